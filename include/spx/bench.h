@@ -1,0 +1,65 @@
+/* include/spx/bench.h: the measuring protocol (warm-up, medians, verification, bandwidth). */
+#ifndef SPX_BENCH_H
+#define SPX_BENCH_H
+
+#include "spx/plan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One matrix prepared for measuring: random x and y0, and the extended-precision references
+ * y_ref = A*x (b = 0) and y_ref_b = ALPHA*A*x + BETA*y0. */
+typedef struct spx_bench_case spx_bench_case;
+
+spx_status spx_bench_case_create(spx_ctx *ctx, const spx_csr *A, unsigned seed,
+                                 spx_bench_case **out);
+void spx_bench_case_destroy(spx_bench_case **c);
+
+typedef struct spx_bench_opts {
+    int reps;   /* timed runs (median reported); 0 = default (CPU 20, GPU 100) */
+    int warmup; /* untimed runs first; 0 = default 3 */
+    int cold;   /* 1 = flush the GPU L2 before each timed run */
+    double tol; /* relative error bound; 0 = default (fp64 1e-12, fp32 1e-5) */
+} spx_bench_opts;
+
+typedef struct spx_bench_result {
+    spx_plan_info plan;
+    spx_status status;    /* SPX_OK, or why the plan or a run failed (message in msg) */
+    char msg[256];
+    int reps;
+    double t_median, t_min, t_max; /* seconds per SpMV */
+    double gflops;                 /* 2*nnz / t_median / 1e9 */
+    double gbytes;                 /* plan.bytes_per_spmv / t_median / 1e9 */
+    double rel_error;              /* max over the b = 0 and b != 0 checks */
+    int verified;                  /* rel_error <= tol and finite */
+    int cold;
+} spx_bench_result;
+
+/* Plans A in the given format, verifies, times; fills *r even when the plan is refused
+ * (r->status says why). Returns SPX_OK unless the arguments are bad or memory ran out. */
+spx_status spx_bench_spmv(spx_ctx *ctx, const spx_bench_case *c, const spx_plan_opts *popts,
+                          const spx_bench_opts *bopts, spx_bench_result *r);
+
+/* Host memory bandwidth in bytes/s: a STREAM-like triad-and-copy over arrays far larger
+ * than the caches, best of several runs, counting bytes read plus written. */
+spx_status spx_bench_host_bandwidth(spx_ctx *ctx, double *bytes_per_s);
+/* Device copy bandwidth in bytes/s (read + write), CUDA events, median of runs. */
+spx_status spx_bench_device_bandwidth(spx_ctx *ctx, double *bytes_per_s);
+
+/* Device description for records: name, SM count, L2 bytes, CUDA runtime version. */
+typedef struct spx_device_info {
+    char name[128];
+    int sm_count;
+    long long l2_bytes;
+    long long global_bytes;
+    int smem_per_block_optin;
+    int cc_major, cc_minor;
+    int runtime_version, driver_version;
+} spx_device_info;
+spx_status spx_device_query(spx_ctx *ctx, spx_device_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,57 @@
+/* include/spx/context.h: the library context: backend choice, allocator, threads, last error. */
+#ifndef SPX_CONTEXT_H
+#define SPX_CONTEXT_H
+
+#include <stddef.h>
+#include "spx/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum spx_backend {
+    SPX_BACKEND_AUTO = 0, /* the GPU when CUDA is built and a device is present, else CPU */
+    SPX_BACKEND_CPU = 1,
+    SPX_BACKEND_CUDA = 2
+} spx_backend;
+
+typedef enum spx_precision { SPX_FP64 = 0, SPX_FP32 = 1 } spx_precision;
+
+/* Host allocator hooks; every host allocation of the library goes through them. */
+typedef struct spx_allocator {
+    void *(*alloc)(void *user, size_t bytes);
+    void *(*realloc)(void *user, void *ptr, size_t bytes);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} spx_allocator;
+
+typedef struct spx_ctx_opts {
+    spx_backend backend;         /* default backend for plans (AUTO) */
+    int threads;                 /* OpenMP threads; 0 = the OpenMP default */
+    int device;                  /* CUDA device ordinal */
+    const spx_allocator *alloc;  /* NULL = malloc/realloc/free */
+} spx_ctx_opts;
+
+typedef struct spx_ctx spx_ctx;
+
+/* Creates a context; opts may be NULL for defaults. */
+spx_status spx_ctx_create(spx_ctx **out, const spx_ctx_opts *opts);
+/* Destroys *ctx (NULL accepted) and sets it to NULL. */
+void spx_ctx_destroy(spx_ctx **ctx);
+/* The message of the last error, with context (file:line, names); "" if none. */
+const char *spx_ctx_last_error(const spx_ctx *ctx);
+/* The backend that AUTO resolves to in this process (CPU or CUDA). */
+spx_backend spx_ctx_resolved_backend(spx_ctx *ctx);
+/* Sets the CUDA stream (a cudaStream_t) the context's GPU work runs on; NULL = default. */
+spx_status spx_ctx_set_stream(spx_ctx *ctx, void *cuda_stream);
+/* Whether this build contains the CUDA backend. */
+int spx_cuda_compiled(void);
+/* Monotonic wall-clock time in seconds (for callers timing host work). */
+double spx_wtime(void);
+/* Name of a backend ("auto", "cpu", "cuda"). */
+const char *spx_backend_str(spx_backend b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* include/spx/matrix.h: CSR and COO matrices (int32 indices, int64 counts, fp64 values). */
+#ifndef SPX_MATRIX_H
+#define SPX_MATRIX_H
+
+#include <stdint.h>
+#include "spx/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum spx_symmetry {
+    SPX_SYM_GENERAL = 0,
+    SPX_SYM_SYMMETRIC,
+    SPX_SYM_SKEW,
+    SPX_SYM_HERMITIAN
+} spx_symmetry;
+
+typedef enum spx_field { SPX_FIELD_REAL = 0, SPX_FIELD_INTEGER, SPX_FIELD_PATTERN } spx_field;
+
+/* Where a matrix came from: what the file declared before symmetric expansion. */
+typedef struct spx_mtx_meta {
+    spx_symmetry symmetry; /* as declared */
+    spx_field field;
+    int64_t stored_entries; /* entries in the file (one triangle for symmetric files) */
+    int64_t duplicates;     /* entries summed into an earlier one */
+    int zero_based;         /* the file's indices were 0-based (accepted, shifted) */
+} spx_mtx_meta;
+
+/* CSR, zero-based. Invariants: rowptr[0] = 0, rowptr non-decreasing, rowptr[m] = nnz,
+ * 0 <= colind[k] < n, columns sorted and unique within a row (when built by spx). */
+typedef struct spx_csr {
+    int32_t m, n;
+    int64_t nnz;
+    int64_t *rowptr; /* m + 1 */
+    int32_t *colind; /* nnz */
+    double *val;     /* nnz */
+    spx_mtx_meta meta;
+    spx_ctx *ctx;  /* whose allocator owns the arrays */
+    int owns;      /* 0 for spx_csr_wrap: arrays belong to the caller */
+} spx_csr;
+
+/* COO, zero-based, any order, duplicates allowed. */
+typedef struct spx_coo {
+    int32_t m, n;
+    int64_t nnz;
+    int32_t *row, *col;
+    double *val;
+    spx_ctx *ctx;
+} spx_coo;
+
+/* Allocates an m x n CSR with room for nnz entries (contents uninitialised, rowptr zeroed). */
+spx_status spx_csr_alloc(spx_ctx *ctx, int64_t m, int64_t n, int64_t nnz, spx_csr **out);
+/* Wraps caller arrays (not copied, not freed); checks the CSR invariants first. */
+spx_status spx_csr_wrap(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, int64_t *rowptr,
+                        int32_t *colind, double *val, spx_csr **out);
+/* Checks the CSR invariants (sorted unique columns not required). */
+spx_status spx_csr_check(spx_ctx *ctx, const spx_csr *A);
+/* Deep copy. */
+spx_status spx_csr_copy(spx_ctx *ctx, const spx_csr *A, spx_csr **out);
+/* Frees *A (NULL accepted) and sets it to NULL. */
+void spx_csr_destroy(spx_csr **A);
+/* 1 if A and B have the same shape, pattern and values (exactly), else 0. */
+int spx_csr_equal(const spx_csr *A, const spx_csr *B);
+
+spx_status spx_coo_alloc(spx_ctx *ctx, int64_t m, int64_t n, int64_t nnz, spx_coo **out);
+void spx_coo_destroy(spx_coo **A);
+/* COO -> CSR: columns sorted in each row, duplicates summed (counted in *duplicates if
+ * non-NULL); with strict set, a duplicate is an error instead. */
+spx_status spx_coo_to_csr(spx_ctx *ctx, const spx_coo *A, int strict, int64_t *duplicates,
+                          spx_csr **out);
+
+/* y = a*A*x + b*y in extended precision, serially: the oracle every result is checked
+ * against. b = 0 means y is not read. */
+void spx_csr_spmv_ref(const spx_csr *A, double a, const double *x, double b, double *y);
+
+/* Row statistics used by `spx info`, the selector and the benchmark. */
+typedef struct spx_csr_stats {
+    int32_t m, n;
+    int64_t nnz;
+    int64_t row_min, row_max;
+    double row_mean, row_stddev;
+    int64_t empty_rows, empty_cols;
+    int64_t bandwidth;    /* max |i - j| over entries */
+    int structurally_symmetric; /* pattern equals its transpose (square only) */
+    int numerically_symmetric;  /* values equal their transpose (square only) */
+} spx_csr_stats;
+
+spx_status spx_csr_compute_stats(spx_ctx *ctx, const spx_csr *A, spx_csr_stats *out);
+
+/* Minimum bytes a CSR SpMV moves: values, column indices, row pointers (index_bytes each),
+ * x read once, y written (and read when b != 0). */
+double spx_csr_spmv_bytes(const spx_csr *A, int value_bytes, int rowptr_bytes, int reads_y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,15 @@
+/* include/spx/spx.h: the umbrella header of libspx. */
+#ifndef SPX_SPX_H
+#define SPX_SPX_H
+
+#include "spx/status.h"
+#include "spx/context.h"
+#include "spx/matrix.h"
+#include "spx/plan.h"
+#include "spx/io.h"
+#include "spx/gen.h"
+#include "spx/bench.h"
+
+#define SPX_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# scripts/deps.sh: installs the Debian packages spx needs to build and test (idempotent;
+# installs nothing when everything is present). nvcc is optional and never installed here.
+set -euo pipefail
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+for p in cmake make gcc zlib1g-dev python3 clang; do
+  have_pkg "$p" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "scripts/deps.sh: missing packages: ${need[*]} (run as root to install them)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+# libFuzzer ships with clang's runtime; it is optional (the fuzz step skips without it)
+if have_pkg clang && ! have_pkg libclang-rt-14-dev && [ "$(id -u)" = 0 ] \
+   && ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  apt-get install -y -qq --no-install-recommends libclang-rt-14-dev >/dev/null 2>&1 || true
+fi
+echo "deps: ok"

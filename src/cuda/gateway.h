@@ -1,0 +1,64 @@
+/* src/cuda/gateway.h: every CUDA entry point the C core calls, as C functions. Built from
+ * the .cu files when CUDA is found, else from src/cuda_stub.c (all SPX_ERR_NOT_COMPILED).
+ * Device pointers cross this line as void*. */
+#ifndef SPX_CUDA_GATEWAY_H
+#define SPX_CUDA_GATEWAY_H
+
+#include <stddef.h>
+#include "core/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when this build contains the CUDA backend. */
+int spx_cuda_built(void);
+/* Number of usable devices (0 when none or no driver); never fails. */
+int spx_cuda_device_count(void);
+/* Binds ctx to its device and reads its properties (idempotent). */
+spx_status spx_cuda_init(spx_ctx *ctx);
+/* Frees the context's CUDA state. */
+void spx_cuda_release(spx_ctx *ctx);
+spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out);
+
+/* Device memory and copies, on the context's stream (copies synchronise). */
+spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes);
+void spx_cuda_free(spx_ctx *ctx, void *p);
+spx_status spx_cuda_h2d(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+spx_status spx_cuda_d2h(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+spx_status spx_cuda_sync(spx_ctx *ctx);
+
+/* Event timer on the context's stream. */
+typedef struct spx_cuda_timer spx_cuda_timer;
+spx_status spx_cuda_timer_create(spx_ctx *ctx, spx_cuda_timer **t);
+spx_status spx_cuda_timer_start(spx_ctx *ctx, spx_cuda_timer *t);
+/* Records the stop event, waits for it, returns the elapsed seconds. */
+spx_status spx_cuda_timer_stop(spx_ctx *ctx, spx_cuda_timer *t, double *seconds);
+void spx_cuda_timer_destroy(spx_ctx *ctx, spx_cuda_timer *t);
+
+/* Evicts the L2 by writing a buffer twice its size (for cold measurements). */
+spx_status spx_cuda_flush_l2(spx_ctx *ctx);
+/* Device-to-device copy bandwidth, bytes read + written per second, median of runs. */
+spx_status spx_cuda_copy_bandwidth(spx_ctx *ctx, double *bytes_per_s);
+
+/* COO -> CSR on the GPU (radix sort by (row, col), duplicates summed), host in and out;
+ * *sort_seconds is the device time of the sort and compression (CUDA events). */
+spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out,
+                               double *sort_seconds);
+
+/* The csr format's GPU path (impl is a spx_csr_fmt*). */
+spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev);
+spx_status spx_csr_cuda_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args);
+void spx_csr_cuda_free(spx_ctx *ctx, void *dev);
+const char *spx_csr_cuda_kernel(const void *dev);
+
+/* The cusparse baseline (impl is a spx_csr_fmt*; algo "alg1" or "alg2"). */
+spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev);
+spx_status spx_cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args);
+void spx_cusparse_free(spx_ctx *ctx, void *dev);
+const char *spx_cusparse_kernel(const void *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,306 @@
+/* src/cuda/runtime.cu: the gateway's runtime half: device discovery and properties, device
+ * memory and copies on the context's stream, event timers, L2 flush and copy bandwidth. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/runtime.cuh"
+
+/* Copy-bandwidth protocol: largest buffer, timed runs (median), untimed warm-up runs. */
+#define SPX_BW_MAX_BYTES (1ull << 30) /* 1 GiB: far above the 50-60 MB L2 of H100/H200 */
+#define SPX_BW_MIN_BYTES (1ull << 20)
+#define SPX_BW_REPS 11
+#define SPX_BW_WARMUP 2
+#define SPX_SCALE_BLOCK 256
+#define SPX_SCALE_BLOCKS_PER_SM 8 /* grid-stride: enough resident warps to saturate HBM */
+
+struct spx_cuda_timer {
+    cudaEvent_t start, stop;
+};
+
+extern "C" int spx_cuda_built(void) { return 1; }
+
+extern "C" int spx_cuda_device_count(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+/* Reads the properties of ctx->device into a new state. */
+static spx_status read_device(spx_ctx *ctx, spx_cuda_state *st)
+{
+    cudaDeviceProp prop;
+    SPX_CUDA_RET(ctx, cudaGetDeviceProperties(&prop, ctx->device));
+    st->device = ctx->device;
+    st->sm_count = prop.multiProcessorCount;
+    st->l2_bytes = prop.l2CacheSize;
+    st->global_bytes = (long long)prop.totalGlobalMem;
+    st->smem_per_block_optin = (int)prop.sharedMemPerBlockOptin;
+    st->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    st->cc_major = prop.major;
+    st->cc_minor = prop.minor;
+    snprintf(st->name, sizeof st->name, "%s", prop.name);
+    SPX_CUDA_RET(ctx, cudaRuntimeGetVersion(&st->runtime_version));
+    SPX_CUDA_RET(ctx, cudaDriverGetVersion(&st->driver_version));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_init(spx_ctx *ctx)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    if (ctx->cuda) { /* idempotent: rebind this host thread to the context's device */
+        SPX_CUDA_RET(ctx, cudaSetDevice(((spx_cuda_state *)ctx->cuda)->device));
+        return SPX_OK;
+    }
+    int count = spx_cuda_device_count();
+    if (count < 1) return spx_fail(ctx, SPX_ERR_NO_DEVICE, "CUDA: no CUDA device is present");
+    if (ctx->device < 0 || ctx->device >= count)
+        return spx_fail(ctx, SPX_ERR_ARG, "CUDA: device %d does not exist (%d device%s present)",
+                        ctx->device, count, count == 1 ? "" : "s");
+    SPX_CUDA_RET(ctx, cudaSetDevice(ctx->device));
+    spx_cuda_state *st = (spx_cuda_state *)spx_calloc_array(ctx, 1, sizeof *st);
+    if (!st) return spx_fail_nomem(ctx, "CUDA context state");
+    spx_status s = read_device(ctx, st);
+    if (s) {
+        spx_free(ctx, st);
+        return s;
+    }
+    ctx->cuda = st;
+    return SPX_OK;
+}
+
+extern "C" void spx_cuda_release(spx_ctx *ctx)
+{
+    if (!ctx || !ctx->cuda) return;
+    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    if (st->flush_buf) {
+        (void)cudaSetDevice(st->device);
+        (void)cudaFree(st->flush_buf);
+        (void)cudaGetLastError();
+    }
+    spx_free(ctx, st);
+    ctx->cuda = NULL;
+}
+
+extern "C" spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out)
+{
+    if (!ctx || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_query: NULL argument") : SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    const spx_cuda_state *st = spx_cuda_state_of(ctx);
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%.127s", st->name);
+    out->sm_count = st->sm_count;
+    out->l2_bytes = st->l2_bytes;
+    out->global_bytes = st->global_bytes;
+    out->smem_per_block_optin = st->smem_per_block_optin;
+    out->cc_major = st->cc_major;
+    out->cc_minor = st->cc_minor;
+    out->runtime_version = st->runtime_version;
+    out->driver_version = st->driver_version;
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes)
+{
+    if (!ctx || !p) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_malloc: NULL argument") : SPX_ERR_ARG;
+    *p = NULL;
+    if (bytes == 0) return SPX_OK;
+    if (!ctx->cuda) {
+        spx_status s = spx_cuda_init(ctx);
+        if (s) return s;
+    }
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        (void)cudaGetLastError();
+        return spx_fail(ctx, spx_cuda_status_of(e), "CUDA: cudaMalloc of %zu bytes failed: %s (%s)", bytes,
+                        cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    return SPX_OK;
+}
+
+extern "C" void spx_cuda_free(spx_ctx *ctx, void *p)
+{
+    (void)ctx;
+    if (!p) return;
+    if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+/* One synchronised copy of the given kind on the context's stream. */
+static spx_status copy_sync(spx_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    if (bytes == 0) return SPX_OK;
+    if (!dst || !src) return spx_fail(ctx, SPX_ERR_ARG, "CUDA copy of %zu bytes with a NULL pointer", bytes);
+    cudaStream_t st = spx_cuda_stream(ctx);
+    SPX_CUDA_RET(ctx, cudaMemcpyAsync(dst, src, bytes, kind, st));
+    SPX_CUDA_RET(ctx, cudaStreamSynchronize(st));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_h2d(spx_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    return copy_sync(ctx, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+extern "C" spx_status spx_cuda_d2h(spx_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    return copy_sync(ctx, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+extern "C" spx_status spx_cuda_sync(spx_ctx *ctx)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    SPX_CUDA_RET(ctx, cudaStreamSynchronize(spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_timer_create(spx_ctx *ctx, spx_cuda_timer **t)
+{
+    if (!ctx || !t) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_timer_create: NULL argument") : SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    spx_cuda_timer *tm = (spx_cuda_timer *)spx_calloc_array(ctx, 1, sizeof *tm);
+    if (!tm) return spx_fail_nomem(ctx, "CUDA timer");
+    cudaError_t e = cudaEventCreate(&tm->start);
+    if (e == cudaSuccess) {
+        e = cudaEventCreate(&tm->stop);
+        if (e != cudaSuccess) (void)cudaEventDestroy(tm->start);
+    }
+    if (e != cudaSuccess) {
+        spx_free(ctx, tm);
+        return spx_cuda_fail_at(ctx, e, "cudaEventCreate", __FILE__, __LINE__);
+    }
+    *t = tm;
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_timer_start(spx_ctx *ctx, spx_cuda_timer *t)
+{
+    if (!ctx || !t) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_timer_start: NULL timer") : SPX_ERR_ARG;
+    SPX_CUDA_RET(ctx, cudaEventRecord(t->start, spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_timer_stop(spx_ctx *ctx, spx_cuda_timer *t, double *seconds)
+{
+    if (!ctx || !t || !seconds)
+        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_timer_stop: NULL argument") : SPX_ERR_ARG;
+    float ms = 0.0f;
+    SPX_CUDA_RET(ctx, cudaEventRecord(t->stop, spx_cuda_stream(ctx)));
+    SPX_CUDA_RET(ctx, cudaEventSynchronize(t->stop));
+    SPX_CUDA_RET(ctx, cudaEventElapsedTime(&ms, t->start, t->stop));
+    *seconds = 1e-3 * (double)ms;
+    return SPX_OK;
+}
+
+extern "C" void spx_cuda_timer_destroy(spx_ctx *ctx, spx_cuda_timer *t)
+{
+    if (!t) return;
+    (void)cudaEventDestroy(t->start);
+    (void)cudaEventDestroy(t->stop);
+    (void)cudaGetLastError();
+    if (ctx) spx_free(ctx, t);
+}
+
+extern "C" spx_status spx_cuda_flush_l2(spx_ctx *ctx)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    if (!st->flush_buf) {
+        size_t l2 = st->l2_bytes > 0 ? (size_t)st->l2_bytes : ((size_t)64 << 20);
+        void *p = NULL;
+        s = spx_cuda_malloc(ctx, &p, 2 * l2);
+        if (s) return s;
+        st->flush_buf = p;
+        st->flush_bytes = 2 * l2;
+    }
+    /* Writing twice the L2's size evicts every line the SpMV could find there. */
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(st->flush_buf, 0x5a, st->flush_bytes, spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" spx_status spx_cuda_copy_bandwidth(spx_ctx *ctx, double *bytes_per_s)
+{
+    if (!ctx || !bytes_per_s)
+        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_copy_bandwidth: NULL argument") : SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    cudaStream_t stream = spx_cuda_stream(ctx);
+    void *src = NULL, *dst = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    double t[SPX_BW_REPS];
+    size_t free_b = 0, total_b = 0, bytes = SPX_BW_MAX_BYTES;
+    SPX_CUDA_GOTO(ctx, s, cudaMemGetInfo(&free_b, &total_b));
+    while (bytes > SPX_BW_MIN_BYTES && 2 * bytes > free_b / 2) bytes /= 2; /* use at most half */
+    if ((s = spx_cuda_malloc(ctx, &src, bytes))) goto done;
+    if ((s = spx_cuda_malloc(ctx, &dst, bytes))) goto done;
+    SPX_CUDA_GOTO(ctx, s, cudaEventCreate(&e0));
+    SPX_CUDA_GOTO(ctx, s, cudaEventCreate(&e1));
+    SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(src, 0x3c, bytes, stream));
+    for (int r = 0; r < SPX_BW_WARMUP; r++)
+        SPX_CUDA_GOTO(ctx, s, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    for (int r = 0; r < SPX_BW_REPS; r++) {
+        float ms = 0.0f;
+        SPX_CUDA_GOTO(ctx, s, cudaEventRecord(e0, stream));
+        SPX_CUDA_GOTO(ctx, s, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+        SPX_CUDA_GOTO(ctx, s, cudaEventRecord(e1, stream));
+        SPX_CUDA_GOTO(ctx, s, cudaEventSynchronize(e1));
+        SPX_CUDA_GOTO(ctx, s, cudaEventElapsedTime(&ms, e0, e1));
+        t[r] = 1e-3 * (double)ms;
+    }
+    qsort(t, SPX_BW_REPS, sizeof t[0], cmp_double);
+    if (!(t[SPX_BW_REPS / 2] > 0.0)) {
+        s = spx_fail(ctx, SPX_ERR_CUDA, "CUDA: copy bandwidth: the timed copy took no measurable time");
+        goto done;
+    }
+    *bytes_per_s = 2.0 * (double)bytes / t[SPX_BW_REPS / 2]; /* bytes read + bytes written */
+done:
+    if (e0) (void)cudaEventDestroy(e0);
+    if (e1) (void)cudaEventDestroy(e1);
+    spx_cuda_free(ctx, src);
+    spx_cuda_free(ctx, dst);
+    return s;
+}
+
+namespace {
+
+/* y[i] = b*y[i], or 0 when read_y is false (b == 0: y is never read). */
+template <typename VT>
+__global__ void __launch_bounds__(SPX_SCALE_BLOCK) spx_scale_y_kernel(int64_t m, VT *__restrict__ y, double b,
+                                                                     bool read_y)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = read_y ? (VT)(b * (double)y[i]) : VT(0);
+}
+
+} /* namespace */
+
+spx_status spx_cuda_scale_y(spx_ctx *ctx, spx_precision prec, int64_t m, double b, void *y)
+{
+    if (m <= 0) return SPX_OK;
+    if (!y) return spx_fail(ctx, SPX_ERR_ARG, "spmv: NULL y");
+    unsigned grid = spx_cuda_grid_stride_blocks(ctx, m, SPX_SCALE_BLOCK, SPX_SCALE_BLOCKS_PER_SM);
+    cudaStream_t st = spx_cuda_stream(ctx);
+    if (prec == SPX_FP32)
+        spx_scale_y_kernel<float><<<grid, SPX_SCALE_BLOCK, 0, st>>>(m, (float *)y, b, b != 0.0);
+    else
+        spx_scale_y_kernel<double><<<grid, SPX_SCALE_BLOCK, 0, st>>>(m, (double *)y, b, b != 0.0);
+    SPX_CUDA_LAUNCHED(ctx, "spx_scale_y_kernel");
+    return SPX_OK;
+}

@@ -1,0 +1,53 @@
+/* src/cuda/runtime.cuh: the per-context CUDA state (device properties read at run time) and the
+ * small runtime helpers the .cu files share: the context's stream, grid sizing, y = b*y. */
+#ifndef SPX_CUDA_RUNTIME_CUH
+#define SPX_CUDA_RUNTIME_CUH
+
+#include <stdint.h>
+
+#include "cuda/check.cuh"
+
+/* What spx_cuda_init reads from the device; hung on ctx->cuda, freed by spx_cuda_release. */
+typedef struct spx_cuda_state {
+    int device;
+    int sm_count;
+    long long l2_bytes;
+    long long global_bytes;
+    int smem_per_block_optin;
+    int max_threads_per_sm;
+    int cc_major, cc_minor;
+    int runtime_version, driver_version;
+    char name[256];
+    void *flush_buf; /* lazily allocated by spx_cuda_flush_l2 */
+    size_t flush_bytes;
+} spx_cuda_state;
+
+/* The context's stream (NULL = the default stream). */
+static inline cudaStream_t spx_cuda_stream(const spx_ctx *ctx)
+{
+    return (cudaStream_t)ctx->cuda_stream;
+}
+
+/* The context's device state, or NULL before spx_cuda_init. */
+static inline const spx_cuda_state *spx_cuda_state_of(const spx_ctx *ctx)
+{
+    return (const spx_cuda_state *)ctx->cuda;
+}
+
+/* Blocks for a grid-stride kernel over `items` with `block` threads: enough to cover the items,
+ * at most blocks_per_sm per SM of the context's device (1 <= result <= 2^31 - 1). */
+static inline unsigned spx_cuda_grid_stride_blocks(const spx_ctx *ctx, long long items, int block,
+                                                   int blocks_per_sm)
+{
+    const spx_cuda_state *st = spx_cuda_state_of(ctx);
+    long long cap = (long long)(st && st->sm_count > 0 ? st->sm_count : 132) * blocks_per_sm;
+    long long need = (items + block - 1) / block;
+    if (need < 1) need = 1;
+    return (unsigned)(need < cap ? need : cap);
+}
+
+/* y[0..m) = b*y, or 0 when b == 0 (y not read), in the given precision; on the context's stream,
+ * not synchronised. Used for matrices with no entries. */
+spx_status spx_cuda_scale_y(spx_ctx *ctx, spx_precision prec, int64_t m, double b, void *y);
+
+#endif

@@ -1,0 +1,45 @@
+/* src/cuda_stub.c: the CUDA gateway for builds without CUDA: every entry point reports
+ * SPX_ERR_NOT_COMPILED, so callers fail loudly instead of silently running on the CPU. */
+#include "cuda/gateway.h"
+
+static spx_status not_compiled(spx_ctx *ctx)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "the CUDA backend is not compiled into this build");
+}
+
+int spx_cuda_built(void) { return 0; }
+int spx_cuda_device_count(void) { return 0; }
+spx_status spx_cuda_init(spx_ctx *ctx) { return not_compiled(ctx); }
+void spx_cuda_release(spx_ctx *ctx) { (void)ctx; }
+spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out) { return not_compiled(ctx); }
+spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
+void spx_cuda_free(spx_ctx *ctx, void *p) { (void)ctx; (void)p; }
+spx_status spx_cuda_h2d(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }
+spx_status spx_cuda_d2h(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }
+spx_status spx_cuda_sync(spx_ctx *ctx) { return not_compiled(ctx); }
+spx_status spx_cuda_timer_create(spx_ctx *ctx, spx_cuda_timer **t) { return not_compiled(ctx); }
+spx_status spx_cuda_timer_start(spx_ctx *ctx, spx_cuda_timer *t) { return not_compiled(ctx); }
+spx_status spx_cuda_timer_stop(spx_ctx *ctx, spx_cuda_timer *t, double *s) { return not_compiled(ctx); }
+void spx_cuda_timer_destroy(spx_ctx *ctx, spx_cuda_timer *t) { (void)ctx; (void)t; }
+spx_status spx_cuda_flush_l2(spx_ctx *ctx) { return not_compiled(ctx); }
+spx_status spx_cuda_copy_bandwidth(spx_ctx *ctx, double *b) { return not_compiled(ctx); }
+spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out, double *s)
+{
+    return not_compiled(ctx);
+}
+
+spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_csr_cuda_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *a) { return not_compiled(ctx); }
+void spx_csr_cuda_free(spx_ctx *ctx, void *dev) { (void)ctx; (void)dev; }
+const char *spx_csr_cuda_kernel(const void *dev) { return "none"; }
+
+spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *a) { return not_compiled(ctx); }
+void spx_cusparse_free(spx_ctx *ctx, void *dev) { (void)ctx; (void)dev; }
+const char *spx_cusparse_kernel(const void *dev) { return "none"; }

@@ -1,0 +1,61 @@
+/* src/formats/csr/csr.h: the `csr` format's layout, shared by its CPU path and CUDA kernels. */
+#ifndef SPX_FORMATS_CSR_H
+#define SPX_FORMATS_CSR_H
+
+#include <stdint.h>
+#include "spx/spx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The algorithms of the csr format (the CUDA kernel family; on the CPU every algorithm runs
+ * the same OpenMP loop, rows split between threads by equal nonzeros). */
+typedef enum spx_csr_algo {
+    SPX_CSR_AUTO = 0,
+    SPX_CSR_SCALAR,   /* one thread per row */
+    SPX_CSR_VECTOR,   /* 2..32 lanes per row, width from the mean row length */
+    SPX_CSR_ADAPTIVE, /* rows binned by length at plan time */
+    SPX_CSR_MERGE,    /* merge-path load balancing (Merrill & Garland, SC'16) */
+    SPX_CSR_NZSPLIT,  /* fixed nonzeros per thread, segmented warp reduction */
+    SPX_CSR_ALGO_COUNT
+} spx_csr_algo;
+
+/* Invariants: nnz <= INT32_MAX (rowptr is int32: 4 bytes a row less traffic than int64);
+ * rowptr[0] = 0, non-decreasing, rowptr[m] = nnz; 0 <= colind < n, sorted within a row;
+ * exactly one of val64 / val32 is set, matching precision; algo is never AUTO after build
+ * (the selector resolved it). Row statistics are kept for the kernels' launch choices. */
+typedef struct spx_csr_fmt {
+    int32_t m, n;
+    int64_t nnz;
+    int32_t *rowptr;
+    int32_t *colind;
+    double *val64;
+    float *val32;
+    spx_precision precision;
+    spx_csr_algo algo;
+    int64_t row_max;
+    double row_mean;
+    double row_cv;     /* coefficient of variation of row lengths */
+    int64_t bandwidth; /* max |i - j| over the entries */
+} spx_csr_fmt;
+
+/* Names of the algorithms, indexed by spx_csr_algo; NULL-terminated. */
+extern const char *const spx_csr_algo_names[];
+
+/* Builds the layout from A (values in opts->precision), resolving opts->algo. */
+spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec,
+                             const char *algo, spx_csr_fmt **out);
+void spx_csr_fmt_destroy(spx_ctx *ctx, spx_csr_fmt *F);
+/* The layout back to a library CSR (fp32 values widened to fp64). */
+spx_status spx_csr_fmt_to_csr(spx_ctx *ctx, const spx_csr_fmt *F, spx_csr **out);
+/* Minimum bytes of one SpMV with b = 0 on this layout. */
+double spx_csr_fmt_bytes(const spx_csr_fmt *F);
+/* y = a*A*x + b*y on the host, OpenMP, rows split between threads by equal nonzeros. */
+spx_status spx_csr_fmt_spmv_cpu(spx_ctx *ctx, const spx_csr_fmt *F, spx_precision prec, double a,
+                                const void *x, double b, void *y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

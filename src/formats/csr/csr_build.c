@@ -1,0 +1,117 @@
+/* src/formats/csr/csr_build.c: CSR (int64 rowptr, fp64) -> the csr format's layout (int32
+ * rowptr, values in the plan's precision), and back. */
+#include <math.h>
+#include <string.h>
+
+#include "core/ctx.h"
+#include "formats/csr/csr.h"
+#include "formats/csr/csr_tuning.h"
+
+const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", NULL};
+
+/* The algorithm of that name, or -1. */
+static int algo_from_name(const char *name)
+{
+    if (!name) return SPX_CSR_AUTO;
+    for (int i = 0; spx_csr_algo_names[i]; i++)
+        if (!strcmp(spx_csr_algo_names[i], name)) return i;
+    return -1;
+}
+
+/* Mean, max and coefficient of variation of the row lengths; bandwidth max|i - j|. */
+static void row_stats(spx_csr_fmt *F)
+{
+    int64_t bw = 0;
+#pragma omp parallel for reduction(max : bw) schedule(static)
+    for (int32_t i = 0; i < F->m; i++)
+        for (int32_t k = F->rowptr[i]; k < F->rowptr[i + 1]; k++) {
+            int64_t d = (int64_t)F->colind[k] - i;
+            if (d < 0) d = -d;
+            if (d > bw) bw = d;
+        }
+    F->bandwidth = bw;
+    double sum = 0, sumsq = 0;
+    int64_t mx = 0;
+    for (int32_t i = 0; i < F->m; i++) {
+        int64_t len = F->rowptr[i + 1] - F->rowptr[i];
+        sum += (double)len;
+        sumsq += (double)len * (double)len;
+        if (len > mx) mx = len;
+    }
+    F->row_max = mx;
+    F->row_mean = F->m ? sum / F->m : 0.0;
+    double var = F->m ? sumsq / F->m - F->row_mean * F->row_mean : 0.0;
+    F->row_cv = F->row_mean > 0 && var > 0 ? sqrt(var) / F->row_mean : 0.0;
+}
+
+spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec, const char *algo,
+                             spx_csr_fmt **out)
+{
+    int a = algo_from_name(algo);
+    if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "csr: unknown algorithm '%s'", algo);
+    if (A->nnz > INT32_MAX)
+        return spx_fail(ctx, SPX_ERR_OVERFLOW, "csr: %lld nonzeros exceed the int32 row-pointer range",
+                        (long long)A->nnz);
+    spx_status s = SPX_OK;
+    spx_csr_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
+    if (!F) return spx_fail_nomem(ctx, "csr layout");
+    F->m = A->m;
+    F->n = A->n;
+    F->nnz = A->nnz;
+    F->precision = prec;
+    F->rowptr = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *F->rowptr);
+    F->colind = spx_malloc_array(ctx, (size_t)A->nnz, sizeof *F->colind);
+    if (prec == SPX_FP32)
+        F->val32 = spx_malloc_array(ctx, (size_t)A->nnz, sizeof *F->val32);
+    else
+        F->val64 = spx_malloc_array(ctx, (size_t)A->nnz, sizeof *F->val64);
+    if (!F->rowptr || !F->colind || (!F->val32 && !F->val64)) {
+        s = spx_fail_nomem(ctx, "csr layout arrays");
+        goto done;
+    }
+    for (int32_t i = 0; i <= A->m; i++) F->rowptr[i] = (int32_t)A->rowptr[i];
+    if (A->nnz) memcpy(F->colind, A->colind, (size_t)A->nnz * sizeof *F->colind);
+    if (prec == SPX_FP32)
+        for (int64_t k = 0; k < A->nnz; k++) F->val32[k] = (float)A->val[k];
+    else if (A->nnz)
+        memcpy(F->val64, A->val, (size_t)A->nnz * sizeof *F->val64);
+    row_stats(F);
+    F->algo = a != SPX_CSR_AUTO ? (spx_csr_algo)a : spx_csr_auto_algo(F->nnz, F->row_mean, F->row_max, F->row_cv,
+                                                                  F->n ? (double)F->bandwidth / F->n : 0.0);
+    *out = F;
+    F = NULL;
+done:
+    spx_csr_fmt_destroy(ctx, F);
+    return s;
+}
+
+void spx_csr_fmt_destroy(spx_ctx *ctx, spx_csr_fmt *F)
+{
+    if (!F) return;
+    spx_free(ctx, F->rowptr);
+    spx_free(ctx, F->colind);
+    spx_free(ctx, F->val64);
+    spx_free(ctx, F->val32);
+    spx_free(ctx, F);
+}
+
+/* The layout back to a library CSR (fp32 values widened). */
+spx_status spx_csr_fmt_to_csr(spx_ctx *ctx, const spx_csr_fmt *F, spx_csr **out)
+{
+    spx_csr *A = NULL;
+    spx_status s = spx_csr_alloc(ctx, F->m, F->n, F->nnz, &A);
+    if (s) return s;
+    for (int32_t i = 0; i <= F->m; i++) A->rowptr[i] = F->rowptr[i];
+    if (F->nnz) memcpy(A->colind, F->colind, (size_t)F->nnz * sizeof *A->colind);
+    for (int64_t k = 0; k < F->nnz; k++) A->val[k] = F->val64 ? F->val64[k] : (double)F->val32[k];
+    A->meta.stored_entries = F->nnz;
+    *out = A;
+    return SPX_OK;
+}
+
+/* Minimum bytes of one SpMV with b = 0: values, columns, int32 row pointers, x, y. */
+double spx_csr_fmt_bytes(const spx_csr_fmt *F)
+{
+    double vb = F->precision == SPX_FP32 ? 4.0 : 8.0;
+    return (double)F->nnz * (vb + 4.0) + ((double)F->m + 1) * 4.0 + (double)F->n * vb + (double)F->m * vb;
+}

@@ -1,0 +1,98 @@
+/* src/formats/csr/csr_cuda_tuning.h: launch shapes and thresholds of the csr CUDA kernels, each
+ * with where its value comes from. Device limits (SM count) are read at run time, not here.
+ * "guess" = a starting point to be measured on the H100/H200 (bench/), not a measured optimum.
+ * Each can be overridden at build time (-DSPX_CSR_CUDA_MERGE_IPT=5 in CMAKE_CUDA_FLAGS) to
+ * measure a variant without editing this file. */
+#ifndef SPX_FORMATS_CSR_CUDA_TUNING_H
+#define SPX_FORMATS_CSR_CUDA_TUNING_H
+
+/* scalar: threads per block. Guess: 8 warps, the common SpMV block since sm_70; one thread a
+ * row needs no shared memory, so occupancy is bounded by registers only. */
+#ifndef SPX_CSR_CUDA_SCALAR_BLOCK
+#define SPX_CSR_CUDA_SCALAR_BLOCK 256
+#endif
+
+/* Nonzeros a lane should get in the lane-group kernels (vector, adaptive short bins): the
+ * group width is the smallest power of two >= row length / NZ_PER_LANE. Measured on an H200
+ * (fp64, warm, GFLOPS): 7-point stencil 150^3, one lane a nonzero (groups of 8) 263 against
+ * 439 for one thread a row (scalar): a group's fixed cost (row pointers, shuffle tree, three
+ * dependent loads) is paid per row and fewer rows are in flight per SM. 27-point stencil 80^3:
+ * NZ_PER_LANE 2 / 4 / 8 gave vector 367 / 419 / 460 and adaptive 273 / 318 / 372 (scalar 187),
+ * so 8 it is; irregular matrices hardly moved. */
+#ifndef SPX_CSR_CUDA_NZ_PER_LANE
+#define SPX_CSR_CUDA_NZ_PER_LANE 8
+#endif
+
+/* vector: threads per block, and the range of lanes per row (Bell & Garland SC'09 use a warp;
+ * CUSP and the CSR report's warp reduction pick the width by the mean). G_MAX = 32 keeps every
+ * reduction inside one warp's shuffles. */
+#ifndef SPX_CSR_CUDA_VECTOR_BLOCK
+#define SPX_CSR_CUDA_VECTOR_BLOCK 256
+#endif
+#ifndef SPX_CSR_CUDA_VECTOR_G_MIN
+#define SPX_CSR_CUDA_VECTOR_G_MIN 2
+#endif
+#ifndef SPX_CSR_CUDA_VECTOR_G_MAX
+#define SPX_CSR_CUDA_VECTOR_G_MAX 32
+#endif
+
+/* adaptive: rows binned by length. Rows up to 16 * NZ_PER_LANE go to lane groups of 1/2/4/8/16
+ * (the narrowest giving each lane at most NZ_PER_LANE nonzeros, several rows a warp); up to
+ * WARP_MAX a warp each; up to HUGE_MIN a block each; longer rows are split into chunks of
+ * HUGE_CHUNK nonzeros, a block a chunk, combined with atomicAdd. WARP_MAX guess: 32 nonzeros
+ * a lane is where a block starts to pay for its reduction. HUGE_MIN guess: 128 nonzeros a
+ * thread of a 256-thread block; one SM reads a row of 32768 fp64 entries (~400 KB) in a few
+ * microseconds, beyond that it becomes the tail of the launch. HUGE_CHUNK = 32 nonzeros a
+ * thread of the block. Bins are launched one kernel each (up to 9 launches). */
+#ifndef SPX_CSR_CUDA_ADAPT_BLOCK
+#define SPX_CSR_CUDA_ADAPT_BLOCK 256
+#endif
+#ifndef SPX_CSR_CUDA_ADAPT_WARP_MAX
+#define SPX_CSR_CUDA_ADAPT_WARP_MAX 1024
+#endif
+#ifndef SPX_CSR_CUDA_ADAPT_HUGE_MIN
+#define SPX_CSR_CUDA_ADAPT_HUGE_MIN 32768
+#endif
+#ifndef SPX_CSR_CUDA_ADAPT_HUGE_CHUNK
+#define SPX_CSR_CUDA_ADAPT_HUGE_CHUNK 8192
+#endif
+
+/* merge: threads per CTA and merge items (row ends + nonzeros) per thread. Merrill & Garland
+ * SC'16 (and CUB's AgentSpmv policies) use 64-128 threads and 5-7 items; odd item counts
+ * spread a thread's shared-memory reads over banks. Measured on an H200 (fp64 GFLOPS; 7-pt
+ * 150^3, 27-pt 80^3, R-MAT 20, uniform 8M x 8, power-law 2M x 16): 128x7 319/330/211/100/219,
+ * 256x5 297/308/225/109/235, 128x5 308/323/219/108/212, 64x7 273/291/142/62/133. 128x7 kept
+ * (best on the regular matrices, within 10 % on the skewed ones); ~13 KB of shared memory. */
+#ifndef SPX_CSR_CUDA_MERGE_BLOCK
+#define SPX_CSR_CUDA_MERGE_BLOCK 128
+#endif
+#ifndef SPX_CSR_CUDA_MERGE_IPT
+#define SPX_CSR_CUDA_MERGE_IPT 7
+#endif
+/* Resident merge CTAs an SM should hold: 2048 threads, a full sm_90 SM (the device limit);
+ * also caps ptxas at 32 registers, where it otherwise spilled (-Xptxas -v, CUDA 13.0). */
+#ifndef SPX_CSR_CUDA_MERGE_MIN_BLOCKS
+#define SPX_CSR_CUDA_MERGE_MIN_BLOCKS (2048 / SPX_CSR_CUDA_MERGE_BLOCK)
+#endif
+
+/* nzsplit: threads per block and nonzeros per thread (a warp owns 32*K consecutive nonzeros,
+ * read in K coalesced rounds, all loaded before the first reduction). Measured on an H200
+ * (fp64 GFLOPS, the five matrices above): K = 4 244/270/233/114/219, K = 8 246/265/229/117/246,
+ * K = 16 187/212/186/108/212: 8 kept. Block 256 as scalar (a guess). */
+#ifndef SPX_CSR_CUDA_NZSPLIT_BLOCK
+#define SPX_CSR_CUDA_NZSPLIT_BLOCK 256
+#endif
+#ifndef SPX_CSR_CUDA_NZSPLIT_K
+#define SPX_CSR_CUDA_NZSPLIT_K 8
+#endif
+
+/* Plan-time and y-preparation kernels: grid-stride, this many blocks per SM at most (the SM
+ * count is the device's). Guess: 8 x 256 threads = a full sm_90 SM (2048 threads). */
+#ifndef SPX_CSR_CUDA_AUX_BLOCK
+#define SPX_CSR_CUDA_AUX_BLOCK 256
+#endif
+#ifndef SPX_CSR_CUDA_AUX_BLOCKS_PER_SM
+#define SPX_CSR_CUDA_AUX_BLOCKS_PER_SM 8
+#endif
+
+#endif

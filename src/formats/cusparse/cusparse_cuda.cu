@@ -1,0 +1,187 @@
+/* src/formats/cusparse/cusparse_cuda.cu: the vendor baseline on the GPU: cusparseSpMV on the csr
+ * layout (32-bit indices, CSR_ALG1 or CSR_ALG2), with its buffer sizing and preprocessing done
+ * at plan time and nothing allocated per call. */
+#include <stdio.h>
+#include <string.h>
+
+#include <cusparse.h>
+
+#include "cuda/runtime.cuh"
+#include "formats/cusparse/cusparse.h"
+
+/* The baseline's GPU state (plan-owned). */
+typedef struct cusparse_dev {
+    int32_t m, n, nnz;
+    spx_precision prec;
+    int alg; /* 1 or 2 */
+    int32_t *rowptr, *colind;
+    void *val;
+    void *buffer; /* cusparseSpMV's external buffer, kept from preprocess on */
+    cusparseHandle_t handle;
+    cusparseSpMatDescr_t A;
+    cusparseDnVecDescr_t x, y; /* values set per call (cusparseDnVecSetValues) */
+    cudaStream_t stream;       /* the stream the handle runs on */
+    char kernel[48];
+} cusparse_dev;
+
+/* Records "what: CUSPARSE_STATUS_X (message) at file:line" and returns the mapped status. */
+static spx_status cusparse_fail_at(spx_ctx *ctx, cusparseStatus_t st, const char *what, const char *file, int line)
+{
+    (void)cudaGetLastError();
+    return spx_fail(ctx, st == CUSPARSE_STATUS_ALLOC_FAILED ? SPX_ERR_NOMEM : SPX_ERR_CUDA,
+                    "cuSPARSE: %s failed: %s (%s) at %s:%d", what, cusparseGetErrorName(st),
+                    cusparseGetErrorString(st), spx_cuda_short_path(file), line);
+}
+
+#define SPX_CUSPARSE_RET(ctx, call)                                                            \
+    do {                                                                                       \
+        cusparseStatus_t spx_st_ = (call);                                                     \
+        if (spx_st_ != CUSPARSE_STATUS_SUCCESS)                                                \
+            return cusparse_fail_at((ctx), spx_st_, #call, __FILE__, __LINE__);                \
+    } while (0)
+
+#define SPX_CUSPARSE_GOTO(ctx, s, call)                                                        \
+    do {                                                                                       \
+        cusparseStatus_t spx_st_ = (call);                                                     \
+        if (spx_st_ != CUSPARSE_STATUS_SUCCESS) {                                              \
+            (s) = cusparse_fail_at((ctx), spx_st_, #call, __FILE__, __LINE__);                 \
+            goto done;                                                                         \
+        }                                                                                      \
+    } while (0)
+
+static cudaDataType value_type(spx_precision p) { return p == SPX_FP32 ? CUDA_R_32F : CUDA_R_64F; }
+
+static cusparseSpMVAlg_t spmv_alg(int alg) { return alg == 2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1; }
+
+/* Uploads the csr layout's arrays. */
+static spx_status upload_arrays(spx_ctx *ctx, const spx_csr_fmt *F, cusparse_dev *d)
+{
+    const size_t vb = F->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
+    const void *hv = F->precision == SPX_FP32 ? (const void *)F->val32 : (const void *)F->val64;
+    spx_status s;
+    if ((s = spx_cuda_malloc(ctx, (void **)&d->rowptr, ((size_t)F->m + 1) * sizeof(int32_t))) ||
+        (s = spx_cuda_malloc(ctx, (void **)&d->colind, (size_t)F->nnz * sizeof(int32_t))) ||
+        (s = spx_cuda_malloc(ctx, &d->val, (size_t)F->nnz * vb)))
+        return s;
+    if ((s = spx_cuda_h2d(ctx, d->rowptr, F->rowptr, ((size_t)F->m + 1) * sizeof(int32_t))) ||
+        (s = spx_cuda_h2d(ctx, d->colind, F->colind, (size_t)F->nnz * sizeof(int32_t))) ||
+        (s = spx_cuda_h2d(ctx, d->val, hv, (size_t)F->nnz * vb)))
+        return s;
+    return SPX_OK;
+}
+
+/* Handle, descriptors, buffer size, buffer, preprocess. The vector descriptors are made on
+ * placeholder vectors freed at the end: every SpMV sets the caller's pointers first. */
+static spx_status analyse(spx_ctx *ctx, cusparse_dev *d)
+{
+    const cudaDataType vt = value_type(d->prec);
+    const size_t vb = d->prec == SPX_FP32 ? sizeof(float) : sizeof(double);
+    const double one64 = 1.0, zero64 = 0.0;
+    const float one32 = 1.0f, zero32 = 0.0f;
+    const void *one = d->prec == SPX_FP32 ? (const void *)&one32 : (const void *)&one64;
+    const void *zero = d->prec == SPX_FP32 ? (const void *)&zero32 : (const void *)&zero64;
+    size_t bytes = 0;
+    char *vecs = NULL;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&vecs, ((size_t)d->n + (size_t)d->m) * vb);
+    if (s) return s;
+    d->stream = spx_cuda_stream(ctx);
+    SPX_CUSPARSE_GOTO(ctx, s, cusparseCreate(&d->handle));
+    SPX_CUSPARSE_GOTO(ctx, s, cusparseSetStream(d->handle, d->stream));
+    SPX_CUSPARSE_GOTO(ctx, s, cusparseCreateCsr(&d->A, d->m, d->n, d->nnz, d->rowptr, d->colind, d->val,
+                                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt));
+    SPX_CUSPARSE_GOTO(ctx, s, cusparseCreateDnVec(&d->x, d->n, vecs, vt));
+    SPX_CUSPARSE_GOTO(ctx, s, cusparseCreateDnVec(&d->y, d->m, vecs + (size_t)d->n * vb, vt));
+    SPX_CUSPARSE_GOTO(ctx, s, cusparseSpMV_bufferSize(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, one, d->A, d->x,
+                                                      zero, d->y, vt, spmv_alg(d->alg), &bytes));
+    if ((s = spx_cuda_malloc(ctx, &d->buffer, bytes))) goto done;
+    SPX_CUSPARSE_GOTO(ctx, s, cusparseSpMV_preprocess(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, one, d->A, d->x,
+                                                      zero, d->y, vt, spmv_alg(d->alg), d->buffer));
+    s = spx_cuda_sync(ctx);
+done:
+    spx_cuda_free(ctx, vecs);
+    return s;
+}
+
+extern "C" spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
+{
+    const spx_cusparse_host *H = (const spx_cusparse_host *)impl;
+    if (!ctx || !H || !H->csr || !dev)
+        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "cusparse upload: NULL argument") : SPX_ERR_ARG;
+    const spx_csr_fmt *F = H->csr;
+    if (F->nnz > INT32_MAX)
+        return spx_fail(ctx, SPX_ERR_OVERFLOW, "cusparse upload: %lld nonzeros exceed the int32 range",
+                        (long long)F->nnz);
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    cusparse_dev *d = (cusparse_dev *)spx_calloc_array(ctx, 1, sizeof *d);
+    if (!d) return spx_fail_nomem(ctx, "cusparse GPU state");
+    d->m = F->m;
+    d->n = F->n;
+    d->nnz = (int32_t)F->nnz;
+    d->prec = F->precision;
+    d->alg = H->alg == 2 ? 2 : 1;
+    if (d->m == 0 || d->nnz == 0) { /* nothing for cuSPARSE to do: y = b*y by our own kernel */
+        snprintf(d->kernel, sizeof d->kernel, "csr_empty(y=b*y; cusparse not called)");
+        *dev = d;
+        return SPX_OK;
+    }
+    double t0 = spx_now();
+    s = upload_arrays(ctx, F, d);
+    spx_phase_add(log, "upload", spx_now() - t0);
+    if (!s) {
+        t0 = spx_now();
+        s = analyse(ctx, d);
+        spx_phase_add(log, "analyse", spx_now() - t0);
+    }
+    if (s) {
+        spx_cusparse_free(ctx, d);
+        return s;
+    }
+    snprintf(d->kernel, sizeof d->kernel, "cusparse_csr_alg%d", d->alg);
+    *dev = d;
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
+{
+    cusparse_dev *d = (cusparse_dev *)dev;
+    if (!ctx || !d || !args) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "cusparse spmv: NULL argument") : SPX_ERR_ARG;
+    if (args->precision != d->prec) return spx_fail(ctx, SPX_ERR_ARG, "cusparse spmv: precision differs from the plan's");
+    if (d->m == 0) return SPX_OK;
+    if (!args->y || (d->nnz > 0 && !args->x)) return spx_fail(ctx, SPX_ERR_ARG, "cusparse spmv: NULL vector");
+    if (d->nnz == 0) return spx_cuda_scale_y(ctx, d->prec, d->m, args->beta, args->y);
+    const cudaDataType vt = value_type(d->prec);
+    const float a32 = (float)args->alpha, b32 = (float)args->beta;
+    const void *a = d->prec == SPX_FP32 ? (const void *)&a32 : (const void *)&args->alpha;
+    const void *b = d->prec == SPX_FP32 ? (const void *)&b32 : (const void *)&args->beta;
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    if (st != d->stream) { /* the context's stream changed since the plan was made */
+        SPX_CUSPARSE_RET(ctx, cusparseSetStream(d->handle, st));
+        d->stream = st;
+    }
+    SPX_CUSPARSE_RET(ctx, cusparseDnVecSetValues(d->x, (void *)args->x));
+    SPX_CUSPARSE_RET(ctx, cusparseDnVecSetValues(d->y, args->y));
+    SPX_CUSPARSE_RET(ctx, cusparseSpMV(d->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, a, d->A, d->x, b, d->y, vt,
+                                       spmv_alg(d->alg), d->buffer));
+    return SPX_OK;
+}
+
+extern "C" void spx_cusparse_free(spx_ctx *ctx, void *dev)
+{
+    cusparse_dev *d = (cusparse_dev *)dev;
+    if (!d) return;
+    if (d->x) (void)cusparseDestroyDnVec(d->x);
+    if (d->y) (void)cusparseDestroyDnVec(d->y);
+    if (d->A) (void)cusparseDestroySpMat(d->A);
+    if (d->handle) (void)cusparseDestroy(d->handle);
+    spx_cuda_free(ctx, d->rowptr);
+    spx_cuda_free(ctx, d->colind);
+    spx_cuda_free(ctx, d->val);
+    spx_cuda_free(ctx, d->buffer);
+    spx_free(ctx, d);
+}
+
+extern "C" const char *spx_cusparse_kernel(const void *dev)
+{
+    return dev ? ((const cusparse_dev *)dev)->kernel : "none";
+}

@@ -1,0 +1,14 @@
+/* src/io/text.h: a whole input file in memory (gunzipped when it carries the gzip magic). */
+#ifndef SPX_IO_TEXT_H
+#define SPX_IO_TEXT_H
+
+#include <stddef.h>
+#include "core/ctx.h"
+
+/* Reads path whole into a new context-allocated buffer *text of *len bytes plus a NUL,
+ * decompressing gzip data (recognised by its magic bytes, whatever the name); *was_gz says
+ * which (may be NULL). Errors name the path; on failure the outputs are untouched. */
+spx_status spx_io_read_text(spx_ctx *ctx, const char *path, char **text, size_t *len,
+                            int *was_gz);
+
+#endif

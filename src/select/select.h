@@ -1,0 +1,10 @@
+/* src/select/select.h: picks a format for a matrix when the user asks for "auto". */
+#ifndef SPX_SELECT_H
+#define SPX_SELECT_H
+
+#include "core/ctx.h"
+
+/* The registered format to use for A on backend b (never NULL). */
+const char *spx_select_format(const spx_csr *A, spx_backend b);
+
+#endif

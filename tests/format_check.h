@@ -1,0 +1,107 @@
+/* tests/format_check.h: the checks every format passes on every matrix, on any backend:
+ * build -> to_csr round trip equals the input (values rounded for fp32), and SpMV on the
+ * format's own layout matches the extended-precision reference with b = 0 (y poisoned with
+ * NaN) and with b != 0. */
+#ifndef SPX_TESTS_FORMAT_CHECK_H
+#define SPX_TESTS_FORMAT_CHECK_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "spx/spx.h"
+
+/* ||y - ref|| / ||ref|| (absolute if ref = 0), inf when y has a non-finite entry. */
+static double fc_rel_err(const double *y, const double *ref, int64_t m)
+{
+    long double num = 0, den = 0;
+    for (int64_t i = 0; i < m; i++) {
+        if (!isfinite(y[i])) return INFINITY;
+        long double d = (long double)y[i] - ref[i];
+        num += d * d;
+        den += (long double)ref[i] * ref[i];
+    }
+    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
+}
+
+/* Round trip: the plan's layout back to CSR equals A (fp32: values rounded to float). */
+static void fc_round_trip(spx_ctx *ctx, spx_plan *p, const spx_csr *A, spx_precision prec, const char *label)
+{
+    spx_csr *B = NULL;
+    spx_status s = spx_plan_to_csr(p, &B);
+    CHECK_MSG(s == SPX_OK, "%s: to_csr: %s", label, spx_ctx_last_error(ctx));
+    if (s) return;
+    int same = B->m == A->m && B->n == A->n && B->nnz == A->nnz;
+    for (int32_t i = 0; same && i <= A->m; i++) same = B->rowptr[i] == A->rowptr[i];
+    for (int64_t k = 0; same && k < A->nnz; k++) {
+        double v = prec == SPX_FP32 ? (double)(float)A->val[k] : A->val[k];
+        same = B->colind[k] == A->colind[k] && B->val[k] == v;
+    }
+    CHECK_MSG(same, "%s: round trip differs", label);
+    spx_csr_destroy(&B);
+}
+
+/* Runs one SpMV in the plan's precision on host arrays (converted for fp32). */
+static spx_status fc_spmv(spx_plan *p, spx_precision prec, double a, const double *x, double b, double *y,
+                          int64_t m, int64_t n)
+{
+    if (prec == SPX_FP64) return spx_plan_spmv(p, a, x, b, y);
+    float *xf = malloc(sizeof(float) * (size_t)(n + 1)), *yf = malloc(sizeof(float) * (size_t)(m + 1));
+    for (int64_t j = 0; j < n; j++) xf[j] = (float)x[j];
+    for (int64_t i = 0; i < m; i++) yf[i] = (float)y[i];
+    spx_status s = spx_plan_spmv_f32(p, (float)a, xf, (float)b, yf);
+    for (int64_t i = 0; i < m; i++) y[i] = yf[i];
+    free(xf);
+    free(yf);
+    return s;
+}
+
+/* Plans A in format/algo on backend and checks round trip and SpMV (b = 0 and b != 0). */
+static void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, const char *algo, spx_backend backend,
+                     spx_precision prec, const char *what)
+{
+    char label[256];
+    snprintf(label, sizeof label, "%s [%s/%s %s %s]", what, format, algo ? algo : "auto",
+             backend == SPX_BACKEND_CUDA ? "cuda" : "cpu", prec == SPX_FP32 ? "fp32" : "fp64");
+    spx_plan_opts o = {.format = format, .algo = algo, .backend = backend, .precision = prec};
+    spx_plan *p = NULL;
+    spx_status s = spx_plan_create(ctx, A, &o, &p);
+    CHECK_MSG(s == SPX_OK, "%s: plan: %s", label, spx_ctx_last_error(ctx));
+    if (s) return;
+    fc_round_trip(ctx, p, A, prec, label);
+    int64_t m = A->m, n = A->n;
+    double *x = malloc(sizeof(double) * (size_t)(n + 1)), *y = malloc(sizeof(double) * (size_t)(m + 1));
+    double *ref = malloc(sizeof(double) * (size_t)(m + 1));
+    uint64_t seed = 42;
+    for (int64_t j = 0; j < n; j++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        x[j] = (double)(float)((double)(seed >> 11) * 0x1.0p-53 * 2.0 - 1.0); /* exact in fp32 */
+    }
+    /* fp32 reference: A's values rounded to float, so only the arithmetic differs */
+    spx_csr *Ar = NULL;
+    if (prec == SPX_FP32 && spx_csr_copy(ctx, A, &Ar) == SPX_OK)
+        for (int64_t k = 0; k < A->nnz; k++) Ar->val[k] = (float)Ar->val[k];
+    const spx_csr *R = Ar ? Ar : A;
+    int64_t row_max = 0;
+    for (int64_t i = 0; i < m; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > row_max) row_max = A->rowptr[i + 1] - A->rowptr[i];
+    double tol = prec == SPX_FP64 ? 1e-12 : 1e-6 * sqrt(row_max > 100 ? (double)row_max : 100.0);
+    for (int64_t i = 0; i < m; i++) y[i] = NAN;
+    spx_csr_spmv_ref(R, 1.0, x, 0.0, ref);
+    s = fc_spmv(p, prec, 1.0, x, 0.0, y, m, n);
+    double e = s ? INFINITY : fc_rel_err(y, ref, m);
+    CHECK_MSG(e <= tol, "%s: b=0 rel error %.3e > %.1e (%s)", label, e, tol, s ? spx_ctx_last_error(ctx) : "");
+    for (int64_t i = 0; i < m; i++) ref[i] = y[i] = (double)(float)(0.25 * (double)(i % 7) - 0.5);
+    spx_csr_spmv_ref(R, -1.5, x, 0.5, ref);
+    s = fc_spmv(p, prec, -1.5, x, 0.5, y, m, n);
+    e = s ? INFINITY : fc_rel_err(y, ref, m);
+    CHECK_MSG(e <= tol, "%s: b!=0 rel error %.3e > %.1e (%s)", label, e, tol, s ? spx_ctx_last_error(ctx) : "");
+    spx_csr_destroy(&Ar);
+    spx_plan_destroy(&p);
+    free(x);
+    free(y);
+    free(ref);
+}
+
+#endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# tests/test_cli.sh: the spx command line: exit codes, error lines, JSON that parses, no
+# partial output files. Usage: test_cli.sh SPX_BINARY TEST_DATA_DIR SHARED_MATRICES_DIR
+set -u
+spx=$1; data=$2; shared=$3
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+
+ok()   { pass=$((pass+1)); }
+bad()  { fail=$((fail+1)); echo "FAIL: $*" >&2; }
+
+# expect CODE CMD...: runs CMD, checks its exit code; stdout/stderr kept in $tmp/out, $tmp/err
+expect() {
+  local want=$1; shift
+  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  if [ "$got" = "$want" ]; then ok; else bad "exit $got (want $want): $*"; sed 's/^/  /' "$tmp/err" >&2; fi
+}
+# one_error_line: stderr is exactly one line starting with "error: "
+one_error_line() {
+  if [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q '^error: ' "$tmp/err"; then ok; else bad "stderr not one error line: $(cat "$tmp/err")"; fi
+}
+json_ok() { if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; then ok; else bad "JSON does not parse: $1"; fi; }
+json_eq() { # json_eq FILE PYEXPR: PYEXPR over d (the parsed JSON) must be true
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" 2>/dev/null; then ok; else bad "JSON check failed: $2 on $1"; fi
+}
+
+expect 0 "$spx" --help
+expect 2 "$spx";                          grep -q usage "$tmp/err" && ok || bad "no usage on stderr"
+expect 2 "$spx" nosuch;                   one_error_line
+expect 0 "$spx" formats;                  grep -q '^csr ' "$tmp/out" && ok || bad "formats lists no csr"
+expect 0 "$spx" formats --json;           json_ok "$tmp/out"
+
+# info
+expect 0 "$spx" info "$shared/karate.mtx.gz" --json; json_ok "$tmp/out"
+cp "$tmp/out" "$tmp/karate.json"
+json_eq "$tmp/karate.json" 'd["rows"]==34 and d["cols"]==34 and d["stored_entries"]==78 and d["nnz"]==156'
+expect 2 "$spx" info "$tmp/does-not-exist.mtx"; one_error_line
+grep -q 'does-not-exist' "$tmp/err" && ok || bad "missing-file message lacks the name"
+expect 2 "$spx" info;                     one_error_line
+expect 2 "$spx" info "$shared/karate.mtx.gz" --bogus; one_error_line
+for f in "$data"/bad/*.mtx; do
+  [ -e "$f" ] || continue
+  expect 2 "$spx" info "$f"; one_error_line
+  grep -q "$(basename "$f"):[0-9]" "$tmp/err" && ok || bad "message for $f lacks file:line: $(cat "$tmp/err")"
+done
+
+# gen: writes a file that info reads back; bad specs and paths leave no file
+expect 0 "$spx" gen gen:poisson2d:n=10 -o "$tmp/p.mtx"
+expect 0 "$spx" info "$tmp/p.mtx" --json; json_eq "$tmp/out" 'd["rows"]==100 and d["nnz"]==460'
+expect 0 "$spx" gen gen:uniform:m=50,k=3 -o "$tmp/u.mtx.gz"
+expect 0 "$spx" info "$tmp/u.mtx.gz" --json; json_eq "$tmp/out" 'd["rows"]==50 and d["nnz"]==150'
+expect 2 "$spx" gen gen:nosuch:n=3 -o "$tmp/x.mtx"; one_error_line
+[ ! -e "$tmp/x.mtx" ] && ok || bad "bad spec left a file"
+expect 2 "$spx" gen gen:poisson2d:n=10 -o "$tmp/no/such/dir/x.mtx"; one_error_line
+[ -z "$(ls "$tmp" | grep tmp\\.)" ] && ok || bad "temporary file left behind"
+expect 2 "$spx" gen gen:poisson2d:n=10;   one_error_line
+
+# spmv
+expect 0 "$spx" spmv gen:poisson2d:n=30 --backend cpu
+grep -q '^verified: yes' "$tmp/out" && ok || bad "spmv did not verify"
+expect 0 "$spx" spmv gen:rmat:scale=8,ef=4 --backend cpu --precision fp32 --reps 3
+grep -q '^verified: yes' "$tmp/out" && ok || bad "fp32 spmv did not verify"
+expect 0 "$spx" spmv "$shared/bcsstk09.mtx.gz" --backend cpu --json; json_ok "$tmp/out"
+json_eq "$tmp/out" 'd["result"]["verified"]==1 and d["result"]["backend"]=="cpu" and d["result"]["rel_error"]<1e-12 and d["env"]["git_commit"]'
+expect 2 "$spx" spmv gen:poisson2d:n=5 --reps 0;          one_error_line
+expect 2 "$spx" spmv gen:poisson2d:n=5 --precision fp16;  one_error_line
+expect 2 "$spx" spmv gen:poisson2d:n=5 --format nosuch;   one_error_line
+expect 2 "$spx" spmv gen:poisson2d:n=5 --algo nosuch --backend cpu; one_error_line
+expect 2 "$spx" spmv gen:poisson2d:n=5 --format cusparse --backend cpu; one_error_line
+expect 2 "$spx" spmv "$tmp/none.mtx";                     one_error_line
+if ! "$spx" --version | grep -q 'CUDA backend built' || ! command -v nvidia-smi >/dev/null || ! nvidia-smi >/dev/null 2>&1; then
+  # no usable GPU here: asking for it is an error, never a silent CPU run
+  expect 2 "$spx" spmv gen:poisson2d:n=5 --backend cuda;  one_error_line
+  grep -qi 'cuda' "$tmp/err" && ok || bad "cuda refusal does not say why"
+fi
+
+# bench
+expect 0 "$spx" bench gen:poisson2d:n=40 gen:uniform:m=2000,k=4 --backend cpu --reps 3 --json "$tmp/b.json" --csv "$tmp/b.csv"
+json_ok "$tmp/b.json"
+json_eq "$tmp/b.json" 'len(d["results"])==2 and all(r["verified"]==1 for r in d["results"]) and d["env"]["host_bandwidth_bytes_per_s"]>0'
+[ "$(wc -l <"$tmp/b.csv")" = 3 ] && ok || bad "CSV should have a header and 2 lines"
+expect 2 "$spx" bench --suite "$tmp/none.txt";            one_error_line
+printf '# a suite\ngen:poisson2d:n=20   # comment\n\n' >"$tmp/s.txt"
+expect 0 "$spx" bench --suite "$tmp/s.txt" --backend cpu --reps 2
+grep -q 'gen:poisson2d:n=20' "$tmp/out" && ok || bad "suite matrix not measured"
+expect 2 "$spx" bench gen:poisson2d:n=5 --formats csr/nosuch; one_error_line
+expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/no/dir/b.json" --backend cpu --reps 1
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,176 @@
+/* tests/test_core.c: reference SpMV on hand-checked matrices, COO -> CSR, CSR checks, the
+ * context, statuses and the plan API's argument errors. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "spx/spx.h"
+
+/* A 4x5 matrix with an empty row and an empty column:
+ *   [ 1  0  2  0  0 ]
+ *   [ 0  0  0  0  0 ]
+ *   [ 0 -3  0  4  0 ]
+ *   [ 5  0  0  0  6 ]                                                                     */
+static int64_t rp4[] = {0, 2, 2, 4, 6};
+static int32_t ci4[] = {0, 2, 1, 3, 0, 4};
+static double va4[] = {1, 2, -3, 4, 5, 6};
+
+static void test_reference_exact(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_csr_wrap(ctx, 4, 5, 6, rp4, ci4, va4, &A));
+    double x[5] = {1, 2, 3, 4, 5};
+    double y[4] = {NAN, NAN, NAN, NAN}; /* b = 0: y must not be read */
+    spx_csr_spmv_ref(A, 1.0, x, 0.0, y);
+    CHECK(y[0] == 7 && y[1] == 0 && y[2] == 10 && y[3] == 35);
+    double y2[4] = {1, 1, 1, 1};
+    spx_csr_spmv_ref(A, 2.0, x, -1.0, y2);
+    CHECK(y2[0] == 13 && y2[1] == -1 && y2[2] == 19 && y2[3] == 69);
+    /* extended precision: 1e16 + 1 - 1e16 is 1, not 0 */
+    int64_t rp[] = {0, 3};
+    int32_t ci[] = {0, 1, 2};
+    double va[] = {1e16, 1, -1e16};
+    spx_csr *B = NULL;
+    CHECK_OK(ctx, spx_csr_wrap(ctx, 1, 3, 3, rp, ci, va, &B));
+    double xb[3] = {1, 1, 1}, yb[1];
+    spx_csr_spmv_ref(B, 1.0, xb, 0.0, yb);
+    CHECK(yb[0] == 1.0);
+    spx_csr_destroy(&A);
+    spx_csr_destroy(&B);
+    CHECK(A == NULL);
+    spx_csr_destroy(&A); /* NULL accepted */
+}
+
+static void test_wrap_rejects(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    int64_t bad_rp[] = {0, 2, 1, 4, 6};
+    CHECK(spx_csr_wrap(ctx, 4, 5, 6, bad_rp, ci4, va4, &A) == SPX_ERR_ARG && A == NULL);
+    CHECK(strstr(spx_ctx_last_error(ctx), "decreases") != NULL);
+    int32_t bad_ci[] = {0, 2, 1, 5, 0, 4};
+    CHECK(spx_csr_wrap(ctx, 4, 5, 6, rp4, bad_ci, va4, &A) == SPX_ERR_ARG);
+    CHECK(strstr(spx_ctx_last_error(ctx), "out of range") != NULL);
+    CHECK(spx_csr_wrap(ctx, 4, 5, 7, rp4, ci4, va4, &A) == SPX_ERR_ARG);
+    CHECK(spx_csr_alloc(ctx, -1, 3, 0, &A) == SPX_ERR_ARG);
+    CHECK(spx_csr_alloc(ctx, (int64_t)INT32_MAX + 1, 3, 0, &A) == SPX_ERR_OVERFLOW);
+}
+
+static void test_coo_to_csr(spx_ctx *ctx)
+{
+    spx_coo *C = NULL;
+    CHECK_OK(ctx, spx_coo_alloc(ctx, 3, 3, 6, &C));
+    int32_t r[] = {2, 0, 2, 0, 1, 2}, c[] = {1, 2, 0, 2, 1, 1};
+    double v[] = {1, 2, 3, 4, 5, 6};
+    memcpy(C->row, r, sizeof r);
+    memcpy(C->col, c, sizeof c);
+    memcpy(C->val, v, sizeof v);
+    spx_csr *A = NULL;
+    int64_t dups = -1;
+    CHECK_OK(ctx, spx_coo_to_csr(ctx, C, 0, &dups, &A));
+    CHECK(dups == 2);
+    CHECK(A && A->nnz == 4);
+    if (A && A->nnz == 4) {
+        CHECK(A->rowptr[0] == 0 && A->rowptr[1] == 1 && A->rowptr[2] == 2 && A->rowptr[3] == 4);
+        CHECK(A->colind[0] == 2 && A->val[0] == 6);  /* (0,2): 2 + 4 */
+        CHECK(A->colind[1] == 1 && A->val[1] == 5);
+        CHECK(A->colind[2] == 0 && A->val[2] == 3);
+        CHECK(A->colind[3] == 1 && A->val[3] == 7);  /* (2,1): 1 + 6 */
+    }
+    spx_csr *S = NULL;
+    CHECK(spx_coo_to_csr(ctx, C, 1, NULL, &S) == SPX_ERR_PARSE && S == NULL);
+    CHECK(strstr(spx_ctx_last_error(ctx), "duplicate") != NULL);
+    spx_csr_destroy(&A);
+    spx_coo_destroy(&C);
+}
+
+static void test_stats(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_csr_wrap(ctx, 4, 5, 6, rp4, ci4, va4, &A));
+    spx_csr_stats st;
+    CHECK_OK(ctx, spx_csr_compute_stats(ctx, A, &st));
+    CHECK(st.row_min == 0 && st.row_max == 2 && st.empty_rows == 1 && st.empty_cols == 0);
+    CHECK(fabs(st.row_mean - 1.5) < 1e-15);
+    CHECK(fabs(st.row_stddev - sqrt(0.75)) < 1e-12);
+    CHECK(st.bandwidth == 3);
+    CHECK(!st.structurally_symmetric);
+    int64_t rp[] = {0, 2, 4};
+    int32_t ci[] = {0, 1, 0, 1};
+    double va[] = {1, 2, 2, 3};
+    spx_csr *S = NULL;
+    CHECK_OK(ctx, spx_csr_wrap(ctx, 2, 2, 4, rp, ci, va, &S));
+    CHECK_OK(ctx, spx_csr_compute_stats(ctx, S, &st));
+    CHECK(st.structurally_symmetric && st.numerically_symmetric);
+    va[2] = 5;
+    CHECK_OK(ctx, spx_csr_compute_stats(ctx, S, &st));
+    CHECK(st.structurally_symmetric && !st.numerically_symmetric);
+    spx_csr_destroy(&A);
+    spx_csr_destroy(&S);
+}
+
+static void test_plan_errors(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_csr_wrap(ctx, 4, 5, 6, rp4, ci4, va4, &A));
+    spx_plan *p = NULL;
+    spx_plan_opts o = {.format = "nosuch", .backend = SPX_BACKEND_CPU};
+    CHECK(spx_plan_create(ctx, A, &o, &p) == SPX_ERR_ARG && !p);
+    CHECK(strstr(spx_ctx_last_error(ctx), "nosuch") != NULL);
+    o = (spx_plan_opts){.format = "csr", .algo = "nosuch", .backend = SPX_BACKEND_CPU};
+    CHECK(spx_plan_create(ctx, A, &o, &p) == SPX_ERR_ARG && !p);
+    o = (spx_plan_opts){.format = "cusparse", .backend = SPX_BACKEND_CPU};
+    CHECK(spx_plan_create(ctx, A, &o, &p) == SPX_ERR_UNSUPPORTED && !p);
+    if (!spx_cuda_compiled()) {
+        o = (spx_plan_opts){.backend = SPX_BACKEND_CUDA};
+        CHECK(spx_plan_create(ctx, A, &o, &p) == SPX_ERR_NOT_COMPILED && !p);
+        CHECK(strstr(spx_ctx_last_error(ctx), "cuda") != NULL);
+    }
+    o = (spx_plan_opts){.backend = SPX_BACKEND_CPU};
+    CHECK_OK(ctx, spx_plan_create(ctx, A, &o, &p));
+    double x[5] = {1, 2, 3, 4, 5}, y[5];
+    float xf[5] = {0}, yf[4];
+    CHECK(spx_plan_spmv_f32(p, 1, xf, 0, yf) == SPX_ERR_ARG);           /* fp64 plan */
+    CHECK(spx_plan_spmv(p, 1, x, 0, (double *)x) == SPX_ERR_ARG);        /* aliasing */
+    CHECK(spx_plan_spmv(p, 1, NULL, 0, y) == SPX_ERR_ARG);
+    CHECK(spx_plan_spmv_device(p, 1, x, 0, y) == SPX_ERR_ARG);           /* CPU plan */
+    CHECK_OK(ctx, spx_plan_spmv(p, 1, x, 0, y));
+    CHECK(y[0] == 7 && y[1] == 0 && y[2] == 10 && y[3] == 35);
+    spx_plan_info info;
+    CHECK_OK(ctx, spx_plan_get_info(p, &info));
+    CHECK(!strcmp(info.format, "csr") && info.backend == SPX_BACKEND_CPU && info.n_phases >= 1);
+    CHECK(info.bytes_per_spmv == 6 * 12.0 + 5 * 4.0 + 5 * 8.0 + 4 * 8.0);
+    spx_plan_destroy(&p);
+    CHECK(p == NULL);
+    spx_plan_destroy(&p);
+    spx_csr_destroy(&A);
+}
+
+static void test_status_and_registry(void)
+{
+    CHECK(!strcmp(spx_status_str(SPX_OK), "SPX_OK"));
+    CHECK(!strcmp(spx_status_str(SPX_ERR_PARSE), "SPX_ERR_PARSE"));
+    CHECK(!strcmp(spx_status_str((spx_status)999), "SPX_ERR_UNKNOWN"));
+    CHECK(spx_format_count() >= 2);
+    spx_format_desc d;
+    CHECK(spx_format_describe(0, &d) == SPX_OK && !strcmp(d.name, "csr") && d.has_cpu);
+    CHECK(spx_format_describe(-1, &d) == SPX_ERR_ARG);
+    CHECK(spx_format_describe(spx_format_count(), &d) == SPX_ERR_ARG);
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts bad = {.threads = -1};
+    CHECK(spx_ctx_create(&ctx, &bad) == SPX_ERR_ARG && !ctx);
+}
+
+int main(void)
+{
+    spx_ctx *ctx = NULL;
+    if (spx_ctx_create(&ctx, NULL)) return 1;
+    test_reference_exact(ctx);
+    test_wrap_rejects(ctx);
+    test_coo_to_csr(ctx);
+    test_stats(ctx);
+    test_plan_errors(ctx);
+    test_status_and_registry();
+    spx_ctx_destroy(&ctx);
+    CHECK(ctx == NULL);
+    return check_report();
+}

@@ -1,0 +1,126 @@
+/* tests/test_formats_cpu.c: every format with a CPU path, fp64 and fp32, on the edge cases of
+ * DESIGN.md §8, on generated matrices and on the shared matrices; plus allocation-failure
+ * injection on plan creation. */
+#include <dirent.h>
+#include <string.h>
+
+#include "fail_alloc.h"
+#include "format_check.h"
+#include "matrices.h"
+
+static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
+
+/* Runs fc_check for every CPU format and both precisions. */
+static void check_all_formats(spx_ctx *ctx, const spx_csr *A, const char *what)
+{
+    for (int f = 0; f < spx_format_count(); f++) {
+        spx_format_desc d;
+        spx_format_describe(f, &d);
+        if (!d.has_cpu) continue;
+        for (int p = 0; p < 2; p++) fc_check(ctx, A, d.name, NULL, SPX_BACKEND_CPU, precisions[p], what);
+    }
+}
+
+static void test_edge_cases(spx_ctx *ctx)
+{
+    for (int i = 0; i < TM_N_EDGE; i++) {
+        const tm_case *c = &tm_edge_cases[i];
+        spx_csr *A = tm_make(ctx, c->m, c->n, c->len, 7 + (uint64_t)i);
+        CHECK_MSG(A != NULL, "%s: build", c->name);
+        if (A) check_all_formats(ctx, A, c->name);
+        spx_csr_destroy(&A);
+    }
+}
+
+static int64_t len_million(int32_t i, int32_t m, int32_t n) { (void)m; return i == 0 ? n : 2; }
+
+static void test_dense_row_1m(spx_ctx *ctx)
+{
+    spx_csr *A = tm_make(ctx, 64, 1000000, len_million, 3);
+    CHECK(A && A->nnz == 1000000 + 63 * 2);
+    if (A) check_all_formats(ctx, A, "one dense row of 1M entries");
+    spx_csr_destroy(&A);
+}
+
+static void test_generated(spx_ctx *ctx)
+{
+    static const char *specs[] = {
+        "gen:poisson2d:n=40", "gen:poisson3d:n=12", "gen:stencil27:n=9", "gen:rmat:scale=10,ef=8",
+        "gen:rmat:scale=9,ef=4,sym=1", "gen:uniform:m=3000,k=16", "gen:powerlaw:m=4000,k=6",
+        "gen:banded:m=2000,bw=3", "gen:blockdiag:m=1000,b=40", "gen:tall:m=20000,n=100,k=2",
+        "gen:wide:m=8,n=50000",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        spx_csr *A = NULL;
+        spx_status s = spx_gen(ctx, specs[i], &A);
+        CHECK_MSG(s == SPX_OK, "%s: %s", specs[i], spx_ctx_last_error(ctx));
+        if (!s) check_all_formats(ctx, A, specs[i]);
+        spx_csr_destroy(&A);
+    }
+}
+
+static void test_shared_matrices(spx_ctx *ctx)
+{
+    DIR *d = opendir(SPX_SHARED_MATRICES);
+    if (!d) {
+        fprintf(stderr, "note: %s not found; shared matrices skipped\n", SPX_SHARED_MATRICES);
+        return;
+    }
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 7, ".mtx.gz")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", SPX_SHARED_MATRICES, e->d_name);
+        spx_csr *A = NULL;
+        spx_status s = spx_mtx_read(ctx, path, NULL, &A, NULL);
+        CHECK_MSG(s == SPX_OK, "%s: %s", path, spx_ctx_last_error(ctx));
+        if (!s) check_all_formats(ctx, A, e->d_name);
+        spx_csr_destroy(&A);
+        count++;
+    }
+    closedir(d);
+    CHECK(count >= 60);
+}
+
+static void test_alloc_failures(void)
+{
+    int saw_success = 0;
+    for (long n = 1; n < 200 && !saw_success; n++) {
+        fail_alloc fa = {0, 0, 0};
+        spx_allocator al = {fa_alloc, fa_realloc, fa_free, &fa};
+        spx_ctx *ctx = NULL;
+        spx_ctx_opts co = {.alloc = &al, .backend = SPX_BACKEND_CPU};
+        if (spx_ctx_create(&ctx, &co)) continue;
+        spx_csr *A = tm_make(ctx, 50, 60, tm_len_const8, 1);
+        fa.fail_at = fa.calls + n; /* count from here: the plan's allocations */
+        spx_plan *p = NULL;
+        spx_plan_opts po = {.format = "csr", .backend = SPX_BACKEND_CPU};
+        spx_status s = spx_plan_create(ctx, A, &po, &p);
+        if (s == SPX_OK) {
+            saw_success = 1;
+            CHECK(p != NULL);
+        } else {
+            CHECK_MSG(s == SPX_ERR_NOMEM && p == NULL, "fail at %ld: %s", n, spx_status_str(s));
+        }
+        spx_plan_destroy(&p);
+        spx_csr_destroy(&A);
+        spx_ctx_destroy(&ctx);
+        CHECK_MSG(fa.live == 0, "fail at %ld: %ld blocks leaked", n, fa.live);
+    }
+    CHECK(saw_success);
+}
+
+int main(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU};
+    if (spx_ctx_create(&ctx, &co)) return 1;
+    test_edge_cases(ctx);
+    test_dense_row_1m(ctx);
+    test_generated(ctx);
+    test_shared_matrices(ctx);
+    test_alloc_failures();
+    spx_ctx_destroy(&ctx);
+    return check_report();
+}

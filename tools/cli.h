@@ -1,0 +1,88 @@
+/* tools/cli.h: what the spx subcommands share: exit codes, option parsing, output. */
+#ifndef SPX_TOOLS_CLI_H
+#define SPX_TOOLS_CLI_H
+
+#include <stdio.h>
+#include "spx/spx.h"
+
+#define CLI_OK 0
+#define CLI_VERIFY_FAILED 1
+#define CLI_ERROR 2 /* usage errors, bad input, failures */
+
+/* Prints "error: <formatted>" on stderr; returns CLI_ERROR. */
+int cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Prints "error: <what>: <context's last error>" and returns CLI_ERROR. */
+int cli_fail(spx_ctx *ctx, const char *what, spx_status s);
+
+/* Options common to the commands; unset fields keep their zero defaults. */
+typedef struct cli_opts {
+    const char *format, *algo, *formats, *suite, *json_path, *csv_path, *out_path;
+    spx_backend backend;
+    spx_precision precision;
+    int reps, warmup, threads, cold, json, strict, no_baseline;
+    const char *positional[256];
+    int n_positional;
+} cli_opts;
+
+/* Parses argv[first..argc) into o; prints the error and returns CLI_ERROR on a bad option.
+ * `allowed` is a space-separated list of the options the command accepts. */
+int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o);
+
+/* A context for the command (threads, backend), or NULL after printing the error. */
+spx_ctx *cli_ctx(const cli_opts *o);
+
+/* Loads a matrix source (path or gen: spec); prints the error on failure. */
+int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out);
+
+/* Minimal JSON writer: keys and values with commas handled by the caller's first flag. */
+void json_str(FILE *f, const char *s);
+void json_kv_str(FILE *f, int *first, const char *key, const char *val);
+void json_kv_num(FILE *f, int *first, const char *key, double v);
+void json_kv_int(FILE *f, int *first, const char *key, long long v);
+void json_key(FILE *f, int *first, const char *key);
+
+/* Machine-and-run record (spx version, commit, date, host, device) as a JSON object value. */
+void json_env(FILE *f, spx_ctx *ctx, spx_backend b, double host_bw, double dev_bw);
+
+/* Opens path for writing through a temporary name; cli_commit renames it into place. */
+FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len);
+int cli_commit_out(FILE *f, const char *tmp, const char *path);
+
+/* One measured (matrix, format) pair with its comparison against the cuSPARSE ALG1 row of
+ * the same matrix (when there is one). */
+typedef struct cli_result {
+    const char *matrix;
+    int32_t m, n;
+    int64_t nnz;
+    spx_bench_result r;
+    double bw;       /* the measured bandwidth the result is a fraction of (bytes/s) */
+    double speedup;  /* t(cusparse alg1) / t; 0 when no baseline */
+    double repay;    /* SpMVs to repay the extra plan time vs the baseline; -1 never; 0 none */
+} cli_result;
+
+/* Fills speedup and repay of res against base (NULL or failed: no comparison). */
+void cli_compare(cli_result *res, const spx_bench_result *base);
+/* The result as one JSON object. */
+void cli_result_json(FILE *f, const cli_result *res);
+void cli_result_csv_header(FILE *f);
+void cli_result_csv(FILE *f, const cli_result *res);
+/* The table's header and one row. */
+void cli_result_table_header(FILE *f);
+void cli_result_table_row(FILE *f, const cli_result *res);
+/* "fmt/algo" of a result. */
+const char *cli_result_name(const cli_result *res, char *buf, size_t len);
+/* Bandwidth of the backend (host STREAM triad or device copy), bytes/s; 0 if unmeasured. */
+double cli_measure_bandwidth(spx_ctx *ctx, spx_backend b);
+
+int cmd_formats(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_spmv(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_readbench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,234 @@
+/* tools/cli_common.c: option parsing, error printing, JSON and safe output files for spx. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#ifndef SPX_GIT_COMMIT
+#define SPX_GIT_COMMIT "unknown"
+#endif
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+int cli_fail(spx_ctx *ctx, const char *what, spx_status s)
+{
+    const char *msg = spx_ctx_last_error(ctx);
+    return cli_error("%s: %s", what, msg && *msg ? msg : spx_status_str(s));
+}
+
+/* Whether opt (e.g. "--reps") is in the allowed list, and whether it takes a value. */
+static int option_allowed(const char *allowed, const char *opt, int *takes_value)
+{
+    size_t len = strlen(opt);
+    for (const char *p = allowed; (p = strstr(p, opt)) != NULL; p += len) {
+        int starts = p == allowed || p[-1] == ' ';
+        char end = p[len];
+        if (starts && (end == ' ' || end == '\0' || end == ':')) {
+            *takes_value = end == ':';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Parses a positive integer in [1, max]; returns 0 on failure. */
+static int parse_count(const char *s, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > max) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+/* Stores the value of one option into o; returns CLI_ERROR on a bad value. */
+static int set_option(cli_opts *o, const char *opt, const char *val)
+{
+    if (!strcmp(opt, "--format")) o->format = val;
+    else if (!strcmp(opt, "--algo")) o->algo = val;
+    else if (!strcmp(opt, "--formats")) o->formats = val;
+    else if (!strcmp(opt, "--suite")) o->suite = val;
+    else if (!strcmp(opt, "--json")) o->json_path = val;
+    else if (!strcmp(opt, "--csv")) o->csv_path = val;
+    else if (!strcmp(opt, "-o")) o->out_path = val;
+    else if (!strcmp(opt, "--backend")) {
+        if (!strcmp(val, "cpu")) o->backend = SPX_BACKEND_CPU;
+        else if (!strcmp(val, "cuda")) o->backend = SPX_BACKEND_CUDA;
+        else if (!strcmp(val, "auto")) o->backend = SPX_BACKEND_AUTO;
+        else return cli_error("--backend must be cpu, cuda or auto, not '%s'", val);
+    } else if (!strcmp(opt, "--precision")) {
+        if (!strcmp(val, "fp64")) o->precision = SPX_FP64;
+        else if (!strcmp(val, "fp32")) o->precision = SPX_FP32;
+        else return cli_error("--precision must be fp64 or fp32, not '%s'", val);
+    } else if (!strcmp(opt, "--reps")) {
+        if (!parse_count(val, 10000000, &o->reps)) return cli_error("--reps needs a count >= 1, not '%s'", val);
+    } else if (!strcmp(opt, "--warmup")) {
+        if (!parse_count(val, 1000000, &o->warmup)) return cli_error("--warmup needs a count >= 1, not '%s'", val);
+    } else if (!strcmp(opt, "--threads")) {
+        if (!parse_count(val, 4096, &o->threads)) return cli_error("--threads needs a count >= 1, not '%s'", val);
+    }
+    return CLI_OK;
+}
+
+int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o)
+{
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !strcmp(a, "-")) {
+            if (o->n_positional >= (int)(sizeof o->positional / sizeof o->positional[0]))
+                return cli_error("too many arguments");
+            o->positional[o->n_positional++] = a;
+            continue;
+        }
+        int takes_value = 0;
+        if (!option_allowed(allowed, a, &takes_value)) return cli_error("unknown option '%s' for `spx %s`", a, argv[1]);
+        if (!takes_value) {
+            if (!strcmp(a, "--json")) o->json = 1;
+            else if (!strcmp(a, "--cold")) o->cold = 1;
+            else if (!strcmp(a, "--strict")) o->strict = 1;
+            else if (!strcmp(a, "--no-baseline")) o->no_baseline = 1;
+            continue;
+        }
+        if (i + 1 >= argc) return cli_error("option '%s' needs a value", a);
+        if (set_option(o, a, argv[++i]) != CLI_OK) return CLI_ERROR;
+    }
+    return CLI_OK;
+}
+
+spx_ctx *cli_ctx(const cli_opts *o)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = o->backend, .threads = o->threads};
+    if (spx_ctx_create(&ctx, &co) != SPX_OK) {
+        cli_error("cannot create the spx context");
+        return NULL;
+    }
+    return ctx;
+}
+
+int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out)
+{
+    spx_read_opts ro = {.strict = o->strict};
+    spx_status s = spx_load(ctx, src, &ro, out);
+    if (!s) return CLI_OK;
+    const char *msg = spx_ctx_last_error(ctx);
+    if (msg && strstr(msg, src)) return cli_error("%s", msg); /* the message names the source */
+    return cli_fail(ctx, src, s);
+}
+
+void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void json_key(FILE *f, int *first, const char *key)
+{
+    if (!*first) fputc(',', f);
+    *first = 0;
+    json_str(f, key);
+    fputc(':', f);
+}
+
+void json_kv_str(FILE *f, int *first, const char *key, const char *val)
+{
+    json_key(f, first, key);
+    json_str(f, val);
+}
+
+void json_kv_num(FILE *f, int *first, const char *key, double v)
+{
+    json_key(f, first, key);
+    if (v != v || v > 1e308 || v < -1e308) fputs("null", f); /* JSON has no NaN or inf */
+    else fprintf(f, "%.9g", v);
+}
+
+void json_kv_int(FILE *f, int *first, const char *key, long long v)
+{
+    json_key(f, first, key);
+    fprintf(f, "%lld", v);
+}
+
+void json_env(FILE *f, spx_ctx *ctx, spx_backend b, double host_bw, double dev_bw)
+{
+    int first = 1;
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    struct utsname u;
+    fputc('{', f);
+    json_kv_str(f, &first, "spx_version", SPX_VERSION);
+    json_kv_str(f, &first, "git_commit", SPX_GIT_COMMIT);
+    json_kv_str(f, &first, "date", date);
+    if (uname(&u) == 0) json_kv_str(f, &first, "host", u.nodename);
+    json_kv_str(f, &first, "backend", spx_backend_str(b));
+    json_kv_int(f, &first, "cuda_compiled", spx_cuda_compiled());
+    json_kv_num(f, &first, "host_bandwidth_bytes_per_s", host_bw);
+    spx_device_info d;
+    if (b == SPX_BACKEND_CUDA && spx_device_query(ctx, &d) == SPX_OK) {
+        json_key(f, &first, "device");
+        int df = 1;
+        fputc('{', f);
+        json_kv_str(f, &df, "name", d.name);
+        json_kv_int(f, &df, "sm_count", d.sm_count);
+        json_kv_int(f, &df, "l2_bytes", d.l2_bytes);
+        json_kv_int(f, &df, "global_bytes", d.global_bytes);
+        json_kv_int(f, &df, "cc_major", d.cc_major);
+        json_kv_int(f, &df, "cc_minor", d.cc_minor);
+        json_kv_int(f, &df, "cuda_runtime_version", d.runtime_version);
+        json_kv_int(f, &df, "cuda_driver_version", d.driver_version);
+        json_kv_num(f, &df, "copy_bandwidth_bytes_per_s", dev_bw);
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len)
+{
+    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error("%s: cannot create: %s", path, strerror(errno));
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        cli_error("%s: cannot open: %s", path, strerror(errno));
+    }
+    return f;
+}
+
+int cli_commit_out(FILE *f, const char *tmp, const char *path)
+{
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return cli_error("%s: write failed: %s", path, strerror(errno));
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,261 @@
+/* tools/cmd_bench.c: `spx bench`: every selected format on every matrix, one table, with
+ * the backend's bandwidth measured in the same run and cuSPARSE ALG1 as the GPU baseline. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* The built-in default suite: a few matrices of each generator, sized so that the whole CPU
+ * run (references included) takes well under a minute on a 2-core machine. The first is the
+ * largest (its matrix and vectors, ~100 MB, are far beyond any CPU cache). */
+static const char *const default_suite[] = {
+    "gen:poisson3d:n=100",
+    "gen:poisson2d:n=700",
+    "gen:stencil27:n=40",
+    "gen:rmat:scale=16,ef=16",
+    "gen:rmat:scale=15,ef=8,sym=1",
+    "gen:uniform:m=200000,k=8",
+    "gen:powerlaw:m=200000,k=8",
+    "gen:banded:m=200000,bw=4",
+    "gen:blockdiag:m=40000,b=32",
+    "gen:tall:m=1000000,n=1000,k=2",
+    "gen:wide:m=512,n=394792",
+    NULL,
+};
+
+#define MAX_SOURCES 256
+#define MAX_VARIANTS 64
+
+typedef struct variant {
+    char format[32], algo[32];
+} variant;
+
+/* Reads a suite file: one source per line, '#' starts a comment. */
+static int read_suite(const char *path, char **srcs, int *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return cli_error("%s: cannot open suite file", path);
+    char line[1024];
+    int lineno = 0, rc = CLI_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *s = line, *e;
+        while (*s == ' ' || *s == '\t') s++;
+        for (e = s + strlen(s); e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'); e--) *(e - 1) = '\0';
+        if (!*s) continue;
+        if (*n >= MAX_SOURCES) {
+            rc = cli_error("%s:%d: more than %d sources", path, lineno, MAX_SOURCES);
+            break;
+        }
+        srcs[(*n)++] = strdup(s);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* Adds fmt/algo to the list, checking both exist. */
+static int add_variant(variant *v, int *n, const char *fmt, const char *algo)
+{
+    if (*n >= MAX_VARIANTS) return cli_error("too many formats");
+    int found = 0;
+    for (int i = 0; i < spx_format_count(); i++) {
+        spx_format_desc d;
+        spx_format_describe(i, &d);
+        if (strcmp(d.name, fmt)) continue;
+        found = 1;
+        int ok = !algo || !strcmp(algo, "auto");
+        for (int a = 0; !ok && d.algos && d.algos[a]; a++) ok = !strcmp(d.algos[a], algo);
+        if (!ok) return cli_error("format '%s' has no algorithm '%s' (see `spx formats`)", fmt, algo);
+    }
+    if (!found) return cli_error("unknown format '%s' (see `spx formats`)", fmt);
+    snprintf(v[*n].format, sizeof v[*n].format, "%s", fmt);
+    snprintf(v[*n].algo, sizeof v[*n].algo, "%s", algo ? algo : "auto");
+    (*n)++;
+    return CLI_OK;
+}
+
+/* "all": on the GPU every algorithm of every format with a CUDA path (cuSPARSE ALG1 first,
+ * it is the baseline); on the CPU every format with a CPU path, once (its algorithms share
+ * the CPU loop). */
+static int expand_all(spx_backend b, variant *v, int *n)
+{
+    int rc = CLI_OK;
+    if (b == SPX_BACKEND_CUDA) rc = add_variant(v, n, "cusparse", "alg1");
+    for (int i = 0; rc == CLI_OK && i < spx_format_count(); i++) {
+        spx_format_desc d;
+        spx_format_describe(i, &d);
+        if (b == SPX_BACKEND_CPU) {
+            if (d.has_cpu) rc = add_variant(v, n, d.name, d.algos ? d.algos[0] : NULL);
+            continue;
+        }
+        if (!d.has_cuda) continue;
+        for (int a = 0; rc == CLI_OK && d.algos && d.algos[a]; a++)
+            if (strcmp(d.name, "cusparse") || strcmp(d.algos[a], "alg1")) rc = add_variant(v, n, d.name, d.algos[a]);
+    }
+    return rc;
+}
+
+/* Parses --formats (all, or a comma list of fmt or fmt/algo). */
+static int parse_formats(const char *spec, spx_backend b, variant *v, int *n)
+{
+    if (!spec || !strcmp(spec, "all")) return expand_all(b, v, n);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *slash = strchr(tok, '/');
+        if (slash) *slash++ = '\0';
+        if (add_variant(v, n, tok, slash) != CLI_OK) return CLI_ERROR;
+    }
+    return *n ? CLI_OK : cli_error("--formats lists nothing");
+}
+
+/* The backend the run uses: what was asked, AUTO resolved; CUDA checked to be usable. */
+static int resolve_backend(spx_ctx *ctx, spx_backend asked, spx_backend *out)
+{
+    spx_backend b = asked == SPX_BACKEND_AUTO ? spx_ctx_resolved_backend(ctx) : asked;
+    if (b == SPX_BACKEND_CUDA) {
+        spx_device_info d;
+        spx_status s = spx_device_query(ctx, &d);
+        if (s) return cli_fail(ctx, "--backend cuda", s);
+    }
+    *out = b;
+    return CLI_OK;
+}
+
+typedef struct bench_run {
+    cli_opts o;
+    spx_backend backend;
+    double bw;
+    variant v[MAX_VARIANTS];
+    int nv;
+    cli_result *res;
+    int nres, cap;
+    int failures, unverified;
+} bench_run;
+
+/* Measures every variant on one matrix, prints its rows, keeps the results. */
+static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, int total)
+{
+    spx_csr *A = NULL;
+    spx_bench_case *c = NULL;
+    int rc = cli_load(ctx, src, &br->o, &A);
+    if (rc) return rc;
+    spx_status s = spx_bench_case_create(ctx, A, 1, &c);
+    if (s) {
+        spx_csr_destroy(&A);
+        return cli_fail(ctx, "benchmark setup", s);
+    }
+    int first = br->nres;
+    for (int i = 0; i < br->nv && rc == CLI_OK; i++) {
+        if (isatty(2)) fprintf(stderr, "\r[%d/%d] %-40.40s %s/%s        ", idx + 1, total, src, br->v[i].format, br->v[i].algo);
+        cli_result *r = &br->res[br->nres];
+        memset(r, 0, sizeof *r);
+        r->matrix = src;
+        r->m = A->m;
+        r->n = A->n;
+        r->nnz = A->nnz;
+        r->bw = br->bw;
+        spx_plan_opts po = {.format = br->v[i].format, .algo = br->v[i].algo, .backend = br->backend, .precision = br->o.precision};
+        spx_bench_opts bo = {.reps = br->o.reps, .warmup = br->o.warmup, .cold = br->o.cold};
+        if ((s = spx_bench_spmv(ctx, c, &po, &bo, &r->r))) rc = cli_fail(ctx, src, s);
+        if (!r->r.plan.format[0]) { /* refused before a plan existed: name it as asked */
+            snprintf(r->r.plan.format, sizeof r->r.plan.format, "%s", br->v[i].format);
+            snprintf(r->r.plan.algo, sizeof r->r.plan.algo, "%s", br->v[i].algo);
+        }
+        br->nres++;
+    }
+    if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
+    const spx_bench_result *base = NULL;
+    for (int i = first; i < br->nres; i++)
+        if (!strcmp(br->res[i].r.plan.format, "cusparse") && !strcmp(br->res[i].r.plan.algo, "alg1")) base = &br->res[i].r;
+    for (int i = first; i < br->nres; i++) {
+        cli_result *r = &br->res[i];
+        cli_compare(r, base == &r->r ? NULL : base);
+        if (r->r.status && r->r.status != SPX_ERR_UNSUPPORTED && r->r.status != SPX_ERR_OVERFLOW) br->failures++;
+        if (!r->r.status && !r->r.verified) br->unverified++;
+        cli_result_table_row(stdout, r);
+    }
+    fflush(stdout);
+    spx_bench_case_destroy(&c);
+    spx_csr_destroy(&A);
+    return rc;
+}
+
+/* Writes the JSON record of the run (environment + every result) to path. */
+static int write_json(spx_ctx *ctx, const bench_run *br, const char *path)
+{
+    char tmp[4096];
+    FILE *f = cli_open_out(path, tmp, sizeof tmp);
+    if (!f) return CLI_ERROR;
+    fprintf(f, "{\"env\":");
+    json_env(f, ctx, br->backend, br->backend == SPX_BACKEND_CPU ? br->bw : 0, br->backend == SPX_BACKEND_CUDA ? br->bw : 0);
+    fprintf(f, ",\"results\":[\n");
+    for (int i = 0; i < br->nres; i++) {
+        cli_result_json(f, &br->res[i]);
+        fprintf(f, i + 1 < br->nres ? ",\n" : "\n");
+    }
+    fprintf(f, "]}\n");
+    return cli_commit_out(f, tmp, path);
+}
+
+/* Writes the CSV lines of the run to path. */
+static int write_csv(const bench_run *br, const char *path)
+{
+    char tmp[4096];
+    FILE *f = cli_open_out(path, tmp, sizeof tmp);
+    if (!f) return CLI_ERROR;
+    cli_result_csv_header(f);
+    for (int i = 0; i < br->nres; i++) cli_result_csv(f, &br->res[i]);
+    return cli_commit_out(f, tmp, path);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_run br;
+    memset(&br, 0, sizeof br);
+    if (cli_parse(argc, argv, 2,
+                  "--suite: --formats: --backend: --precision: --reps: --warmup: --threads: --cold --strict "
+                  "--json: --csv:",
+                  &br.o))
+        return CLI_ERROR;
+    char *srcs[MAX_SOURCES];
+    int nsrc = 0, rc = CLI_OK;
+    for (int i = 0; i < br.o.n_positional; i++) srcs[nsrc++] = strdup(br.o.positional[i]);
+    if (br.o.suite) rc = read_suite(br.o.suite, srcs, &nsrc);
+    if (rc == CLI_OK && !nsrc && !br.o.suite)
+        for (int i = 0; default_suite[i]; i++) srcs[nsrc++] = strdup(default_suite[i]);
+    if (rc == CLI_OK && !nsrc) rc = cli_error("no matrices to measure");
+    spx_ctx *ctx = rc == CLI_OK ? cli_ctx(&br.o) : NULL;
+    if (rc == CLI_OK && !ctx) rc = CLI_ERROR;
+    if (rc == CLI_OK) rc = resolve_backend(ctx, br.o.backend, &br.backend);
+    if (rc == CLI_OK) rc = parse_formats(br.o.formats, br.backend, br.v, &br.nv);
+    if (rc == CLI_OK) {
+        br.cap = nsrc * br.nv;
+        br.res = calloc((size_t)br.cap + 1, sizeof *br.res);
+        if (!br.res) rc = cli_error("out of memory");
+    }
+    if (rc == CLI_OK) {
+        br.bw = cli_measure_bandwidth(ctx, br.backend);
+        printf("backend %s, %s; measured %s bandwidth %.1f GB/s; %s; times per SpMV, GFLOPS = 2*nnz/t\n",
+               spx_backend_str(br.backend), br.o.precision == SPX_FP32 ? "fp32" : "fp64",
+               br.backend == SPX_BACKEND_CUDA ? "device copy" : "host STREAM triad", br.bw * 1e-9,
+               br.o.cold ? "cold (L2 flushed before each run)" : "warm");
+        cli_result_table_header(stdout);
+    }
+    for (int i = 0; rc == CLI_OK && i < nsrc; i++) rc = bench_matrix(ctx, &br, srcs[i], i, nsrc);
+    if (rc == CLI_OK && br.o.json_path) rc = write_json(ctx, &br, br.o.json_path);
+    if (rc == CLI_OK && br.o.csv_path) rc = write_csv(&br, br.o.csv_path);
+    if (rc == CLI_OK && br.failures) rc = cli_error("%d measurement(s) failed", br.failures);
+    if (rc == CLI_OK && br.unverified) {
+        fprintf(stderr, "error: %d result(s) failed verification\n", br.unverified);
+        rc = CLI_VERIFY_FAILED;
+    }
+    free(br.res);
+    for (int i = 0; i < nsrc; i++) free(srcs[i]);
+    spx_ctx_destroy(&ctx);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* tools/cmd_formats.c: `spx formats`: the registry, with which paths this build has. */
+#include <string.h>
+
+#include "cli.h"
+
+/* Prints one format's algorithms separated by sep. */
+static void print_algos(FILE *f, const spx_format_desc *d, int json)
+{
+    for (int a = 0; d->algos && d->algos[a]; a++) {
+        if (json) {
+            if (a) fputc(',', f);
+            json_str(f, d->algos[a]);
+        } else {
+            fprintf(f, "%s%s", a ? "," : "", d->algos[a]);
+        }
+    }
+}
+
+int cmd_formats(int argc, char **argv)
+{
+    cli_opts o = {0};
+    if (cli_parse(argc, argv, 2, "--json", &o)) return CLI_ERROR;
+    if (o.n_positional) return cli_error("`spx formats` takes no arguments");
+    int n = spx_format_count();
+    if (o.json) {
+        printf("{\"cuda_compiled\":%d,\"formats\":[", spx_cuda_compiled());
+        for (int i = 0; i < n; i++) {
+            spx_format_desc d;
+            spx_format_describe(i, &d);
+            int first = 1;
+            printf("%s{", i ? "," : "");
+            json_kv_str(stdout, &first, "name", d.name);
+            json_kv_str(stdout, &first, "summary", d.summary);
+            json_key(stdout, &first, "algos");
+            putchar('[');
+            print_algos(stdout, &d, 1);
+            putchar(']');
+            json_kv_int(stdout, &first, "cpu", d.has_cpu);
+            json_kv_int(stdout, &first, "cuda", d.has_cuda);
+            putchar('}');
+        }
+        printf("]}\n");
+        return CLI_OK;
+    }
+    printf("CUDA backend: %s\n\n", spx_cuda_compiled() ? "built" : "not built");
+    printf("%-10s %-4s %-5s %-42s %s\n", "format", "cpu", "cuda", "algorithms", "summary");
+    for (int i = 0; i < n; i++) {
+        spx_format_desc d;
+        spx_format_describe(i, &d);
+        printf("%-10s %-4s %-5s ", d.name, d.has_cpu ? "yes" : "no", d.has_cuda ? "yes" : "no");
+        char buf[256] = "";
+        for (int a = 0; d.algos && d.algos[a]; a++) {
+            if (a) strncat(buf, ",", sizeof buf - strlen(buf) - 1);
+            strncat(buf, d.algos[a], sizeof buf - strlen(buf) - 1);
+        }
+        printf("%-42s %s\n", buf, d.summary);
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,101 @@
+/* tools/cmd_spmv.c: `spx spmv SRC`: plan one format, verify against the reference, time it;
+ * on the GPU also cuSPARSE ALG1 in the same run, for the speed-up and the repay count. */
+#include <string.h>
+
+#include "cli.h"
+
+/* Prints one result as the readable block of `spx spmv`. */
+static void print_text(const cli_result *res, const cli_result *base)
+{
+    const spx_bench_result *r = &res->r;
+    printf("matrix      %s (%d x %d, %lld nnz)\n", res->matrix, res->m, res->n, (long long)res->nnz);
+    printf("format      %s/%s  kernel %s  backend %s  precision %s\n", r->plan.format, r->plan.algo, r->plan.kernel,
+           spx_backend_str(r->plan.backend), r->plan.precision == SPX_FP32 ? "fp32" : "fp64");
+    printf("plan        %.3f ms (", r->plan.plan_seconds * 1e3);
+    for (int i = 0; i < r->plan.n_phases; i++)
+        printf("%s%s %.3f ms", i ? ", " : "", r->plan.phases[i].name, r->plan.phases[i].seconds * 1e3);
+    printf(")\n");
+    printf("time        median %.6f ms  min %.6f ms  max %.6f ms  (%d runs, %s)\n", r->t_median * 1e3,
+           r->t_min * 1e3, r->t_max * 1e3, r->reps, r->cold ? "cold: L2 flushed" : "warm");
+    printf("GFLOPS      %.3f (2*nnz/t)\n", r->gflops);
+    printf("GB/s        %.3f (%.0f bytes/SpMV; %.2f of the measured %s bandwidth %.1f GB/s)\n", r->gbytes,
+           r->plan.bytes_per_spmv, res->bw > 0 ? r->gbytes * 1e9 / res->bw : 0.0,
+           r->plan.backend == SPX_BACKEND_CUDA ? "device copy" : "host STREAM triad", res->bw * 1e-9);
+    if (base) {
+        printf("cusparse    alg1 median %.6f ms, plan %.3f ms; speed-up %.2fx; ", base->r.t_median * 1e3,
+               base->r.plan.plan_seconds * 1e3, res->speedup);
+        if (res->repay < 0) printf("plan never repaid\n");
+        else printf("plan repaid after %.0f SpMVs\n", res->repay);
+    }
+    printf("rel error   %.3e\n", r->rel_error);
+    printf("verified: %s\n", r->verified ? "yes" : "no");
+}
+
+/* Measures the cuSPARSE ALG1 baseline into base; returns 1 if it ran. */
+static int measure_baseline(spx_ctx *ctx, const spx_bench_case *c, const cli_opts *o, cli_result *base)
+{
+    spx_plan_opts po = {.format = "cusparse", .algo = "alg1", .backend = SPX_BACKEND_CUDA, .precision = o->precision};
+    spx_bench_opts bo = {.reps = o->reps, .warmup = o->warmup, .cold = o->cold};
+    if (spx_bench_spmv(ctx, c, &po, &bo, &base->r) != SPX_OK || base->r.status) {
+        fprintf(stderr, "warning: cuSPARSE baseline failed: %s\n", base->r.msg);
+        return 0;
+    }
+    return 1;
+}
+
+int cmd_spmv(int argc, char **argv)
+{
+    cli_opts o = {0};
+    if (cli_parse(argc, argv, 2,
+                  "--format: --algo: --backend: --precision: --reps: --warmup: --threads: --cold --json --strict "
+                  "--no-baseline",
+                  &o))
+        return CLI_ERROR;
+    if (o.n_positional != 1) return cli_error("usage: spx spmv SRC [options] (see `spx --help`)");
+    spx_ctx *ctx = cli_ctx(&o);
+    if (!ctx) return CLI_ERROR;
+    spx_csr *A = NULL;
+    spx_bench_case *c = NULL;
+    cli_result res = {.matrix = o.positional[0]}, base = {.matrix = o.positional[0]};
+    int have_base = 0;
+    int rc = cli_load(ctx, o.positional[0], &o, &A);
+    if (rc) goto done;
+    res.m = A->m;
+    res.n = A->n;
+    res.nnz = A->nnz;
+    spx_status s = spx_bench_case_create(ctx, A, 1, &c);
+    if (s) {
+        rc = cli_fail(ctx, "benchmark setup", s);
+        goto done;
+    }
+    spx_plan_opts po = {.format = o.format, .algo = o.algo, .backend = o.backend, .precision = o.precision};
+    spx_bench_opts bo = {.reps = o.reps, .warmup = o.warmup, .cold = o.cold};
+    if ((s = spx_bench_spmv(ctx, c, &po, &bo, &res.r))) {
+        rc = cli_fail(ctx, "spmv", s);
+        goto done;
+    }
+    if (res.r.status) {
+        rc = cli_error("spmv: %s", res.r.msg);
+        goto done;
+    }
+    spx_backend b = res.r.plan.backend;
+    res.bw = cli_measure_bandwidth(ctx, b);
+    if (b == SPX_BACKEND_CUDA && !o.no_baseline && strcmp(res.r.plan.format, "cusparse"))
+        have_base = measure_baseline(ctx, c, &o, &base);
+    cli_compare(&res, have_base ? &base.r : NULL);
+    if (o.json) {
+        printf("{\"env\":");
+        json_env(stdout, ctx, b, b == SPX_BACKEND_CPU ? res.bw : 0, b == SPX_BACKEND_CUDA ? res.bw : 0);
+        printf(",\"result\":");
+        cli_result_json(stdout, &res);
+        printf("}\n");
+    } else {
+        print_text(&res, have_base ? &base : NULL);
+    }
+    rc = res.r.verified ? CLI_OK : CLI_VERIFY_FAILED;
+done:
+    spx_bench_case_destroy(&c);
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+    return rc;
+}
