@@ -25,7 +25,7 @@ typedef struct gpu_cfg {
 
 static const gpu_cfg CFGS[] = {
     {"csr", "scalar"}, {"csr", "vector"}, {"csr", "adaptive"}, {"csr", "merge"},
-    {"csr", "nzsplit"}, {"csr", "auto"},  {"cusparse", "alg1"}, {"cusparse", "alg2"},
+    {"csr", "nzsplit"}, {"csr", "stream"}, {"csr", "auto"},  {"cusparse", "alg1"}, {"cusparse", "alg2"},
 };
 #define N_CFGS ((int)(sizeof CFGS / sizeof CFGS[0]))
 

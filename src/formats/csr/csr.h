@@ -18,6 +18,7 @@ typedef enum spx_csr_algo {
     SPX_CSR_ADAPTIVE, /* rows binned by length at plan time */
     SPX_CSR_MERGE,    /* merge-path load balancing (Merrill & Garland, SC'16) */
     SPX_CSR_NZSPLIT,  /* fixed nonzeros per thread, segmented warp reduction */
+    SPX_CSR_STREAM,   /* row blocks of equal nonzeros staged in shared memory, one launch */
     SPX_CSR_ALGO_COUNT
 } spx_csr_algo;
 
@@ -36,8 +37,7 @@ typedef struct spx_csr_fmt {
     spx_csr_algo algo;
     int64_t row_max;
     double row_mean;
-    double row_cv;     /* coefficient of variation of row lengths */
-    int64_t bandwidth; /* max |i - j| over the entries */
+    double row_cv; /* coefficient of variation of row lengths */
 } spx_csr_fmt;
 
 /* Names of the algorithms, indexed by spx_csr_algo; NULL-terminated. */

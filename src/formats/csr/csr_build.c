@@ -7,7 +7,7 @@
 #include "formats/csr/csr.h"
 #include "formats/csr/csr_tuning.h"
 
-const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", NULL};
+const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", "stream", NULL};
 
 /* The algorithm of that name, or -1. */
 static int algo_from_name(const char *name)
@@ -18,18 +18,9 @@ static int algo_from_name(const char *name)
     return -1;
 }
 
-/* Mean, max and coefficient of variation of the row lengths; bandwidth max|i - j|. */
+/* Mean, max and coefficient of variation of the row lengths. */
 static void row_stats(spx_csr_fmt *F)
 {
-    int64_t bw = 0;
-#pragma omp parallel for reduction(max : bw) schedule(static)
-    for (int32_t i = 0; i < F->m; i++)
-        for (int32_t k = F->rowptr[i]; k < F->rowptr[i + 1]; k++) {
-            int64_t d = (int64_t)F->colind[k] - i;
-            if (d < 0) d = -d;
-            if (d > bw) bw = d;
-        }
-    F->bandwidth = bw;
     double sum = 0, sumsq = 0;
     int64_t mx = 0;
     for (int32_t i = 0; i < F->m; i++) {
@@ -76,8 +67,7 @@ spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec,
     else if (A->nnz)
         memcpy(F->val64, A->val, (size_t)A->nnz * sizeof *F->val64);
     row_stats(F);
-    F->algo = a != SPX_CSR_AUTO ? (spx_csr_algo)a : spx_csr_auto_algo(F->nnz, F->row_mean, F->row_max, F->row_cv,
-                                                                  F->n ? (double)F->bandwidth / F->n : 0.0);
+    F->algo = a != SPX_CSR_AUTO ? (spx_csr_algo)a : spx_csr_auto_algo(F->nnz, F->row_mean, F->row_max, F->row_cv);
     *out = F;
     F = NULL;
 done:

@@ -11,6 +11,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/csr/csr.h"
 #include "formats/csr/csr_cuda_tuning.h"
+#include "formats/csr/csr_tuning.h"
 
 /* Every kernel accumulates in fp64, fp32 values too: Hopper runs fp64 at half the fp32 rate,
  * far above what a memory-bound SpMV needs (1 FMA per 8-12 bytes), and fp32 results then
@@ -41,6 +42,12 @@ typedef struct csr_dev {
     int32_t n_warps;
     int32_t *prep_rows; /* nzsplit: rows set to b*y before the split kernel (empty or split) */
     int32_t n_prep;
+    int4 *blocks;        /* stream: (first row, end row, first nonzero, kind) of each block */
+    int32_t n_blocks;
+    int32_t stream_nnz;  /* stream: the nonzero budget of a block of rows */
+    int2 *splits;        /* stream: (first partial slot, chunks) of each row split over blocks */
+    int32_t *split_done; /* stream: chunks finished per split row (the last resets it to 0) */
+    acc_t *partials;     /* stream: one partial sum per chunk of a split row */
     char kernel[64];
 } csr_dev;
 
@@ -418,6 +425,94 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_AUX_BLOCK)
     }
 }
 
+/* stream block kinds (the .w of a block): rows staged together, or one chunk of a long row
+ * (-1: the whole row in one block; >= 0: the index of the row's split, several blocks). */
+enum { STREAM_ROWS = -2, STREAM_LONG = -1 };
+
+/* stream, a block of short rows: stage the block's products in shared memory (coalesced,
+ * STREAM_NNZ / BLOCK loads in flight a thread), then reduce each row from there: one thread
+ * a row when rows are many, else the widest power-of-two lane group that covers them. */
+template <typename VT, int NNZ>
+__device__ __forceinline__ void stream_rows(const spmv_view<VT> &v, int4 blk, acc_t *s_prod)
+{
+    constexpr int BLOCK = SPX_CSR_CUDA_STREAM_BLOCK;
+    const int tid = threadIdx.x;
+    static_assert(NNZ % BLOCK == 0, "the staging loop covers NNZ in whole rounds");
+    const int32_t rb = blk.x, re = blk.y, nz0 = __ldg(v.rowptr + rb), nzn = __ldg(v.rowptr + re) - nz0;
+#pragma unroll
+    for (int it = 0; it < NNZ / BLOCK; it++) {
+        const int i = tid + it * BLOCK;
+        if (i < nzn) s_prod[i] = nz_prod(v, nz0 + i);
+    }
+    __syncthreads();
+    const int32_t nrows = re - rb;
+    if (nrows * 2 > BLOCK) { /* many short rows: a thread a row */
+        for (int32_t r = tid; r < nrows; r += BLOCK) {
+            const int32_t b = __ldg(v.rowptr + rb + r) - nz0, e = __ldg(v.rowptr + rb + r + 1) - nz0;
+            acc_t sum = 0;
+            for (int32_t k = b; k < e; k++) sum += s_prod[k];
+            put_y(v, rb + r, sum);
+        }
+        return;
+    }
+    int g = 32; /* lanes a row: the largest power of two <= 32 with g * nrows <= BLOCK */
+    while (g > 1 && g * nrows > BLOCK) g >>= 1;
+    const int32_t r = tid / g;
+    const int lane = tid & (g - 1);
+    acc_t sum = 0;
+    int32_t b = 0, e = 0;
+    if (r < nrows) {
+        b = __ldg(v.rowptr + rb + r) - nz0;
+        e = __ldg(v.rowptr + rb + r + 1) - nz0;
+        for (int32_t k = b + lane; k < e; k += g) sum += s_prod[k];
+    }
+    for (int off = g / 2; off > 0; off >>= 1) sum += __shfl_xor_sync(SPX_FULL_MASK, sum, off); /* whole warps */
+    if (r < nrows && lane == 0) put_y(v, rb + r, sum);
+}
+
+/* stream, one chunk of a long row: a block-wide sum; a row in several chunks leaves its
+ * partial in its slot and the last chunk to finish adds the slots in order (deterministic). */
+template <typename VT>
+__device__ __forceinline__ void stream_long(const spmv_view<VT> &v, int4 blk, const int2 *__restrict__ splits,
+                                            int32_t *split_done, acc_t *partials)
+{
+    constexpr int BLOCK = SPX_CSR_CUDA_STREAM_BLOCK, CHUNK = SPX_CSR_CUDA_STREAM_CHUNK;
+    const int32_t row = blk.x, row_b = __ldg(v.rowptr + row), row_e = __ldg(v.rowptr + row + 1);
+    const int32_t k0 = blk.z, k1 = min(k0 + CHUNK, row_e);
+    acc_t sum = 0;
+#pragma unroll 4
+    for (int32_t k = k0 + (int32_t)threadIdx.x; k < k1; k += BLOCK) sum += nz_prod(v, k);
+    sum = spx_block_sum<BLOCK>(sum);
+    if (threadIdx.x != 0) return;
+    if (blk.w == STREAM_LONG) {
+        put_y(v, row, sum);
+        return;
+    }
+    const int2 sp = splits[blk.w]; /* (first slot, chunks) */
+    partials[sp.x + (k0 - row_b) / CHUNK] = sum;
+    __threadfence(); /* the partial is visible before the count says so */
+    if (atomicAdd(split_done + blk.w, 1) != sp.y - 1) return;
+    __threadfence();
+    acc_t total = 0;
+    for (int c = 0; c < sp.y; c++) total += __ldcg(partials + sp.x + c); /* from L2, not a stale L1 */
+    put_y(v, row, total);
+    split_done[blk.w] = 0; /* ready for the next SpMV (launches on one stream do not overlap) */
+}
+
+/* stream: one block per plan-time row block of at most NNZ nonzeros. */
+template <typename VT, int NNZ>
+__global__ void __launch_bounds__(SPX_CSR_CUDA_STREAM_BLOCK)
+    csr_stream_kernel(spmv_view<VT> v, const int4 *__restrict__ blocks, const int2 *__restrict__ splits,
+                      int32_t *split_done, acc_t *partials)
+{
+    __shared__ acc_t s_prod[NNZ];
+    const int4 blk = blocks[blockIdx.x];
+    if (blk.w == STREAM_ROWS)
+        stream_rows<VT, NNZ>(v, blk, s_prod);
+    else
+        stream_long(v, blk, splits, split_done, partials);
+}
+
 } /* namespace */
 
 /* ---- plan time (upload + analyse) --------------------------------------------------------- */
@@ -612,6 +707,89 @@ done:
     return s;
 }
 
+/* stream: the row blocks, on the host from the host row pointers (O(m), once): rows join a
+ * block while it holds at most the budget of nonzeros and STREAM_MAX_ROWS rows; a longer row is
+ * cut into STREAM_CHUNK pieces, a block each. */
+static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
+{
+    const int32_t NNZ = spx_csr_rows_skewed(F->row_mean, F->row_max, F->row_cv) ? SPX_CSR_CUDA_STREAM_NNZ_SKEWED
+                                                                               : SPX_CSR_CUDA_STREAM_NNZ;
+    const int32_t CHUNK = SPX_CSR_CUDA_STREAM_CHUNK;
+    d->stream_nnz = NNZ;
+    int64_t nb = 0, ns = 0, nparts = 0; /* first pass: counts */
+    for (int32_t i = 0, rows = 0, acc = 0; i < F->m; i++) {
+        const int32_t len = F->rowptr[i + 1] - F->rowptr[i];
+        if (len > NNZ) {
+            if (rows) nb++;
+            rows = acc = 0;
+            const int64_t chunks = ((int64_t)len + CHUNK - 1) / CHUNK;
+            nb += chunks;
+            if (chunks > 1) ns++, nparts += chunks;
+            continue;
+        }
+        if (rows && (acc + len > NNZ || rows == SPX_CSR_CUDA_STREAM_MAX_ROWS)) nb++, rows = acc = 0;
+        rows++;
+        acc += len;
+        if (i == F->m - 1) nb++;
+    }
+    spx_status s = SPX_OK;
+    int4 *hb = (int4 *)spx_malloc_array(ctx, (size_t)nb, sizeof *hb);
+    int2 *hs = (int2 *)spx_malloc_array(ctx, (size_t)ns + 1, sizeof *hs);
+    if (!hb || !hs) {
+        s = spx_fail_nomem(ctx, "csr stream: row blocks");
+        goto done;
+    }
+    { /* second pass: the blocks */
+        int64_t b = 0, sp = 0, part = 0;
+        int32_t start = 0, rows = 0, acc = 0;
+        for (int32_t i = 0; i < F->m; i++) {
+            const int32_t len = F->rowptr[i + 1] - F->rowptr[i];
+            if (len > NNZ) {
+                if (rows) hb[b++] = make_int4(start, i, 0, STREAM_ROWS);
+                const int32_t chunks = (int32_t)(((int64_t)len + CHUNK - 1) / CHUNK);
+                for (int32_t c = 0; c < chunks; c++)
+                    hb[b++] = make_int4(i, i + 1, F->rowptr[i] + c * CHUNK, chunks > 1 ? (int)sp : STREAM_LONG);
+                if (chunks > 1) hs[sp++] = make_int2((int)part, chunks), part += chunks;
+                start = i + 1;
+                rows = acc = 0;
+                continue;
+            }
+            if (rows && (acc + len > NNZ || rows == SPX_CSR_CUDA_STREAM_MAX_ROWS)) {
+                hb[b++] = make_int4(start, i, 0, STREAM_ROWS);
+                start = i;
+                rows = acc = 0;
+            }
+            rows++;
+            acc += len;
+            if (i == F->m - 1) hb[b++] = make_int4(start, i + 1, 0, STREAM_ROWS);
+        }
+        if (b != nb || sp != ns || part != nparts) {
+            s = spx_fail(ctx, SPX_ERR_ARG, "csr stream: row blocks miscounted (%lld of %lld)", (long long)b, (long long)nb);
+            goto done;
+        }
+    }
+    if (nb > INT32_MAX) {
+        s = spx_fail(ctx, SPX_ERR_OVERFLOW, "csr stream: %lld row blocks exceed the grid", (long long)nb);
+        goto done;
+    }
+    d->n_blocks = (int32_t)nb;
+    if ((s = spx_cuda_malloc(ctx, (void **)&d->blocks, (size_t)nb * sizeof *hb)) ||
+        (s = spx_cuda_h2d(ctx, d->blocks, hb, (size_t)nb * sizeof *hb)))
+        goto done;
+    if (ns > 0) {
+        if ((s = spx_cuda_malloc(ctx, (void **)&d->splits, (size_t)ns * sizeof *hs)) ||
+            (s = spx_cuda_h2d(ctx, d->splits, hs, (size_t)ns * sizeof *hs)) ||
+            (s = spx_cuda_malloc(ctx, (void **)&d->split_done, (size_t)ns * sizeof(int32_t))) ||
+            (s = spx_cuda_malloc(ctx, (void **)&d->partials, (size_t)nparts * sizeof(acc_t))))
+            goto done;
+        SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(d->split_done, 0, (size_t)ns * sizeof(int32_t), spx_cuda_stream(ctx)));
+    }
+done:
+    spx_free(ctx, hb);
+    spx_free(ctx, hs);
+    return s;
+}
+
 /* The name of the kernel(s) that run, e.g. "csr_vector_g8", "csr_adaptive(g8+warp)". */
 static void set_kernel_name(csr_dev *d)
 {
@@ -626,6 +804,9 @@ static void set_kernel_name(csr_dev *d)
         snprintf(d->kernel, sizeof d->kernel, "csr_merge_%dx%d", SPX_CSR_CUDA_MERGE_BLOCK, SPX_CSR_CUDA_MERGE_IPT);
         break;
     case SPX_CSR_NZSPLIT: snprintf(d->kernel, sizeof d->kernel, "csr_nzsplit_k%d", SPX_CSR_CUDA_NZSPLIT_K); break;
+    case SPX_CSR_STREAM:
+        snprintf(d->kernel, sizeof d->kernel, "csr_stream_%dx%d", SPX_CSR_CUDA_STREAM_BLOCK, d->stream_nnz);
+        break;
     case SPX_CSR_ADAPTIVE: {
         size_t len = (size_t)snprintf(d->kernel, sizeof d->kernel, "csr_adaptive(");
         const char *sep = "";
@@ -646,10 +827,11 @@ static spx_status analyse(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d, spx_ph
 {
     if (d->algo == SPX_CSR_VECTOR) d->group = vector_group(F->row_mean);
     if (d->m == 0 || d->nnz == 0) return SPX_OK;
-    if (d->algo != SPX_CSR_ADAPTIVE && d->algo != SPX_CSR_MERGE && d->algo != SPX_CSR_NZSPLIT) return SPX_OK;
+    if (d->algo == SPX_CSR_SCALAR || d->algo == SPX_CSR_VECTOR) return SPX_OK;
     const double t0 = spx_now();
     spx_status s = d->algo == SPX_CSR_ADAPTIVE ? analyse_adaptive(ctx, F, d)
                    : d->algo == SPX_CSR_MERGE  ? analyse_merge(ctx, d)
+                   : d->algo == SPX_CSR_STREAM ? analyse_stream(ctx, F, d)
                                                : analyse_nzsplit(ctx, d);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "analyse", spx_now() - t0);
@@ -691,7 +873,8 @@ extern "C" void spx_csr_cuda_free(spx_ctx *ctx, void *dev)
     csr_dev *d = (csr_dev *)dev;
     if (!d) return;
     void *bufs[] = {d->rowptr, d->colind, d->val, d->rows, d->chunks, d->tiles,
-                    d->carry_row, d->carry_val, d->warp_row, d->prep_rows};
+                    d->carry_row, d->carry_val, d->warp_row, d->prep_rows, d->blocks,
+                    d->splits, d->split_done, d->partials};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) spx_cuda_free(ctx, bufs[i]);
     spx_free(ctx, d);
 }
@@ -794,6 +977,22 @@ static spx_status run_nzsplit(spx_ctx *ctx, const csr_dev *d, const spmv_view<VT
     return SPX_OK;
 }
 
+/* stream: one launch, the kernel instance of the plan's block budget. */
+template <typename VT>
+static spx_status run_stream(spx_ctx *ctx, const csr_dev *d, const spmv_view<VT> &v)
+{
+    const unsigned grid = (unsigned)d->n_blocks;
+    cudaStream_t st = spx_cuda_stream(ctx);
+    if (d->stream_nnz == SPX_CSR_CUDA_STREAM_NNZ_SKEWED)
+        csr_stream_kernel<VT, SPX_CSR_CUDA_STREAM_NNZ_SKEWED><<<grid, SPX_CSR_CUDA_STREAM_BLOCK, 0, st>>>(
+            v, d->blocks, d->splits, d->split_done, d->partials);
+    else
+        csr_stream_kernel<VT, SPX_CSR_CUDA_STREAM_NNZ><<<grid, SPX_CSR_CUDA_STREAM_BLOCK, 0, st>>>(
+            v, d->blocks, d->splits, d->split_done, d->partials);
+    SPX_CUDA_LAUNCHED(ctx, "csr_stream_kernel");
+    return SPX_OK;
+}
+
 /* y = a*A*x + b*y in value type VT. */
 template <typename VT>
 static spx_status spmv_typed(spx_ctx *ctx, const csr_dev *d, const spx_spmv_args *args)
@@ -820,6 +1019,7 @@ static spx_status spmv_typed(spx_ctx *ctx, const csr_dev *d, const spx_spmv_args
     case SPX_CSR_ADAPTIVE: return run_adaptive(ctx, d, v);
     case SPX_CSR_MERGE: return run_merge(ctx, d, v);
     case SPX_CSR_NZSPLIT: return run_nzsplit(ctx, d, v);
+    case SPX_CSR_STREAM: return run_stream(ctx, d, v);
     default: return spx_fail(ctx, SPX_ERR_ARG, "csr: algorithm %d has no CUDA kernel", (int)d->algo);
     }
 }

@@ -95,4 +95,35 @@
 #define SPX_CSR_CUDA_AUX_BLOCKS_PER_SM 8
 #endif
 
+/* stream: rows grouped at plan time into blocks of at most STREAM_NNZ nonzeros (CSR-Stream,
+ * Greathouse & Daga SC'14: the block's products are staged in shared memory with coalesced
+ * loads, then reduced per row); a row longer than that gets blocks of its own, one per
+ * STREAM_CHUNK nonzeros, combined by the last block to finish (no prior launch, no atomics
+ * on y). One launch per SpMV. The budget is per matrix: STREAM_NNZ for even row lengths,
+ * STREAM_NNZ_SKEWED when a few rows are far longer than the mean (csr_tuning.h's test).
+ * Measured on an H200 (fp64 GFLOPS, warm; budget 512 / 1024 / 2048 / 4096):
+ *   poisson3d 300^3   327 / 504 / 547 / -      stencil27 160^3  336 / 502 / 590 / -
+ *   rmat 23 ef 8 sym  194 / 193 / 179 / 79     powerlaw 4M x 8  204 / 199 / 186 / 89
+ *   rmat 15 ef 8 sym   89 /  87 /  74 / -      wide 512 x 395k  141 / 139 / 136 / -
+ * Even rows want large blocks (more loads in flight, fewer row-pointer re-reads at block
+ * edges); skewed rows want small ones (a row longer than the budget gets a whole block to
+ * itself instead of one thread of a shared block). 4096 (16 KB more staging, 16 loads a
+ * thread) collapsed everywhere. STREAM_CHUNK guess: 32 nonzeros a thread, as adaptive's huge
+ * chunks. STREAM_MAX_ROWS bounds a block's rows (empty rows cost no staging) at 4 a thread. */
+#ifndef SPX_CSR_CUDA_STREAM_BLOCK
+#define SPX_CSR_CUDA_STREAM_BLOCK 256
+#endif
+#ifndef SPX_CSR_CUDA_STREAM_NNZ
+#define SPX_CSR_CUDA_STREAM_NNZ 2048
+#endif
+#ifndef SPX_CSR_CUDA_STREAM_NNZ_SKEWED
+#define SPX_CSR_CUDA_STREAM_NNZ_SKEWED 512
+#endif
+#ifndef SPX_CSR_CUDA_STREAM_CHUNK
+#define SPX_CSR_CUDA_STREAM_CHUNK 8192
+#endif
+#ifndef SPX_CSR_CUDA_STREAM_MAX_ROWS
+#define SPX_CSR_CUDA_STREAM_MAX_ROWS (4 * SPX_CSR_CUDA_STREAM_BLOCK)
+#endif
+
 #endif

@@ -5,40 +5,38 @@
 #include "formats/csr/csr.h"
 
 /* The `auto` rule, one row per case, first match wins. Inputs are the row statistics of the
- * matrix (mean and max row length, coefficient of variation = stddev / mean) and the
- * bandwidth max|i - j| as a fraction of n (how local the x accesses are). The measurements
- * behind each row are the H200 tables of docs/formats/csr.md (fp64 GFLOPS, warm).
+ * matrix (mean and max row length, coefficient of variation = stddev / mean). The figures
+ * are fp64 GFLOPS, warm, on an H200, from `spx bench --backend cuda` (bench/results/):
  *
- *   | condition                              | algorithm | why (measured)                           |
- *   |----------------------------------------|-----------|------------------------------------------|
- *   | nnz == 0                               | scalar    | nothing to balance                       |
- *   | row_max > SKEW_MAX_OVER_MEAN * mean    | nzsplit   | R-MAT 20: 230 vs merge 211, adaptive 157 |
- *   |   or cv > SKEW_CV                      |           | power-law 2M: 246 vs merge 219           |
- *   | mean > LONG_ROW_MEAN                   | nzsplit   | few long rows: a warp a row leaves SMs   |
- *   |                                        |           |   idle; fixed nonzeros a warp do not     |
- *   | mean <= SHORT_ROW_MEAN and bandwidth   | scalar    | 7-pt 150^3: 438 vs vector 400,           |
- *   |   <= LOCAL_BANDWIDTH * n               |           |   adaptive 415                           |
- *   | mean <= SHORT_ROW_MEAN                 | nzsplit   | uniform 8M x 8: 111 vs vector 108,       |
- *   |                                        |           |   scalar 97 (x gathers are random)       |
- *   | otherwise                              | vector    | 27-pt 80^3: 455 vs adaptive 368          |
- */
+ *   | condition                          | algorithm | why (measured)                              |
+ *   |------------------------------------|-----------|---------------------------------------------|
+ *   | nnz == 0                           | scalar    | nothing to balance                          |
+ *   | mean <= SHORT_ROW_MEAN, not skewed | scalar    | tall 1M x 2: 324 vs stream 302, vector 269  |
+ *   | otherwise                          | stream    | poisson3d 300^3: 548 vs scalar 468, vector  |
+ *   |                                    |           |   389; stencil27 160^3: 594 vs vector 530;  |
+ *   |                                    |           |   uniform 16.8M x 8: 93 vs nzsplit 92;      |
+ *   |                                    |           |   skewed (its 512-nonzero blocks): rmat 23  |
+ *   |                                    |           |   194 vs nzsplit 192, merge 147; powerlaw   |
+ *   |                                    |           |   4M 204 vs nzsplit 190, merge 134          |
+ *
+ * Skewed = row_max > SKEW_MAX_OVER_MEAN * mean or cv > SKEW_CV; stream then uses its small
+ * row blocks (csr_cuda_tuning.h). */
 #define SPX_CSR_AUTO_SKEW_MAX_OVER_MEAN 32.0 /* guess: a row 32x the mean stalls its warp */
 #define SPX_CSR_AUTO_SKEW_CV 1.0             /* guess: stddev above the mean = irregular */
-#define SPX_CSR_AUTO_LONG_ROW_MEAN 512.0     /* guess: 16 nonzeros a lane of a 32-lane group */
-#define SPX_CSR_AUTO_SHORT_ROW_MEAN 12.0     /* between the 7-pt (scalar) and 27-pt (vector) */
-#define SPX_CSR_AUTO_LOCAL_BANDWIDTH 0.125   /* guess: stencils are ~n^(2/3)/n, random ~1 */
+#define SPX_CSR_AUTO_SHORT_ROW_MEAN 4.0      /* tall (2/row) favours scalar; 7-pt (7/row) stream */
+
+/* Whether the row lengths are skewed: a few rows far longer than the mean. */
+static inline int spx_csr_rows_skewed(double mean, int64_t row_max, double cv)
+{
+    return (double)row_max > SPX_CSR_AUTO_SKEW_MAX_OVER_MEAN * mean || cv > SPX_CSR_AUTO_SKEW_CV;
+}
 
 /* The algorithm `auto` resolves to for these row statistics. */
-static inline spx_csr_algo spx_csr_auto_algo(int64_t nnz, double mean, int64_t row_max, double cv,
-                                             double bandwidth_fraction)
+static inline spx_csr_algo spx_csr_auto_algo(int64_t nnz, double mean, int64_t row_max, double cv)
 {
     if (nnz == 0) return SPX_CSR_SCALAR;
-    if ((double)row_max > SPX_CSR_AUTO_SKEW_MAX_OVER_MEAN * mean || cv > SPX_CSR_AUTO_SKEW_CV)
-        return SPX_CSR_NZSPLIT;
-    if (mean > SPX_CSR_AUTO_LONG_ROW_MEAN) return SPX_CSR_NZSPLIT;
-    if (mean <= SPX_CSR_AUTO_SHORT_ROW_MEAN)
-        return bandwidth_fraction <= SPX_CSR_AUTO_LOCAL_BANDWIDTH ? SPX_CSR_SCALAR : SPX_CSR_NZSPLIT;
-    return SPX_CSR_VECTOR;
+    if (mean <= SPX_CSR_AUTO_SHORT_ROW_MEAN && !spx_csr_rows_skewed(mean, row_max, cv)) return SPX_CSR_SCALAR;
+    return SPX_CSR_STREAM;
 }
 
 #endif
