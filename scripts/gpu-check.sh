@@ -6,7 +6,8 @@
 #             run of every GPU kernel
 #   default   spx bench --backend cuda on the built-in default suite
 #   large     spx bench --backend cuda on bench/suites/large.txt
-# With no STAGE all run, in that order. Logs and JSON results go to OUTDIR.
+# With no STAGE all run, in that order. Logs and JSON results go to OUTDIR. SPX_COMMIT names
+# the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [build|test|sanitize|default|large]...}
@@ -26,6 +27,7 @@ has() { [[ " $stages " == *" $1 "* ]]; }
 if has build || [ ! -x build-gpu/spx ]; then
   log "build (sm_90)"
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DSPX_WERROR=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    ${SPX_COMMIT:+-DSPX_GIT_COMMIT=$SPX_COMMIT} \
     >"$out/build.log" 2>&1 && cmake --build build-gpu -j"$jobs" >>"$out/build.log" 2>&1 \
     || { tail -40 "$out/build.log"; log "build FAILED"; exit 1; }
   build-gpu/spx --version | tee -a "$out/summary.txt"

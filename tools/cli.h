@@ -56,6 +56,7 @@ int cli_commit_out(FILE *f, const char *tmp, const char *path);
  * the same matrix (when there is one). */
 typedef struct cli_result {
     const char *matrix;
+    char requested_algo[32]; /* as asked ("auto" shows what it resolved to) */
     int32_t m, n;
     int64_t nnz;
     spx_bench_result r;

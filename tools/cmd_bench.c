@@ -159,6 +159,7 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
         r->n = A->n;
         r->nnz = A->nnz;
         r->bw = br->bw;
+        snprintf(r->requested_algo, sizeof r->requested_algo, "%s", br->v[i].algo);
         spx_plan_opts po = {.format = br->v[i].format, .algo = br->v[i].algo, .backend = br->backend, .precision = br->o.precision};
         spx_bench_opts bo = {.reps = br->o.reps, .warmup = br->o.warmup, .cold = br->o.cold};
         if ((s = spx_bench_spmv(ctx, c, &po, &bo, &r->r))) rc = cli_fail(ctx, src, s);

@@ -60,6 +60,7 @@ int cmd_spmv(int argc, char **argv)
     int have_base = 0;
     int rc = cli_load(ctx, o.positional[0], &o, &A);
     if (rc) goto done;
+    snprintf(res.requested_algo, sizeof res.requested_algo, "%s", o.algo ? o.algo : "auto");
     res.m = A->m;
     res.n = A->n;
     res.nnz = A->nnz;

@@ -18,8 +18,12 @@ void cli_compare(cli_result *res, const spx_bench_result *base)
 
 const char *cli_result_name(const cli_result *res, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/%s", res->r.plan.format[0] ? res->r.plan.format : "?",
-             res->r.plan.algo[0] ? res->r.plan.algo : "?");
+    const char *fmt = res->r.plan.format[0] ? res->r.plan.format : "?";
+    const char *algo = res->r.plan.algo[0] ? res->r.plan.algo : "?";
+    if (!strcmp(res->requested_algo, "auto") && strcmp(algo, "auto"))
+        snprintf(buf, len, "%s/auto:%s", fmt, algo);
+    else
+        snprintf(buf, len, "%s/%s", fmt, algo);
     return buf;
 }
 
@@ -41,6 +45,7 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_int(f, &first, "nnz", res->nnz);
     json_kv_str(f, &first, "format", r->plan.format);
     json_kv_str(f, &first, "algo", r->plan.algo);
+    json_kv_str(f, &first, "requested_algo", res->requested_algo[0] ? res->requested_algo : r->plan.algo);
     json_kv_str(f, &first, "kernel", r->plan.kernel);
     json_kv_str(f, &first, "backend", spx_backend_str(r->plan.backend));
     json_kv_str(f, &first, "precision", r->plan.precision == SPX_FP32 ? "fp32" : "fp64");
@@ -90,7 +95,7 @@ void cli_result_csv(FILE *f, const cli_result *res)
 
 void cli_result_table_header(FILE *f)
 {
-    fprintf(f, "%-34s %9s %10s %-18s %-24s %9s %8s %8s %6s %7s %7s %9s %s\n", "matrix", "rows", "nnz",
+    fprintf(f, "%-34s %9s %10s %-20s %-22s %9s %8s %8s %6s %7s %7s %9s %s\n", "matrix", "rows", "nnz",
             "format/algo", "kernel", "median_ms", "GFLOPS", "GB/s", "%bw", "vs_cusp", "repay", "rel_err",
             "verified");
 }
@@ -98,10 +103,10 @@ void cli_result_table_header(FILE *f)
 void cli_result_table_row(FILE *f, const cli_result *res)
 {
     const spx_bench_result *r = &res->r;
-    char name[64], speed[16] = "-", repay[16] = "-";
+    char name[96], speed[16] = "-", repay[16] = "-";
     cli_result_name(res, name, sizeof name);
     if (r->status) {
-        fprintf(f, "%-34.34s %9d %10lld %-18s %s: %s\n", res->matrix, res->m, (long long)res->nnz, name,
+        fprintf(f, "%-34.34s %9d %10lld %-20s %s: %s\n", res->matrix, res->m, (long long)res->nnz, name,
                 r->status == SPX_ERR_UNSUPPORTED || r->status == SPX_ERR_OVERFLOW ? "n/a" : "FAILED", r->msg);
         return;
     }
@@ -110,7 +115,7 @@ void cli_result_table_row(FILE *f, const cli_result *res)
         if (res->repay < 0) snprintf(repay, sizeof repay, "never");
         else snprintf(repay, sizeof repay, "%.0f", res->repay);
     }
-    fprintf(f, "%-34.34s %9d %10lld %-18s %-24.24s %9.4f %8.2f %8.2f %5.0f%% %7s %7s %9.2e %s\n", res->matrix,
+    fprintf(f, "%-34.34s %9d %10lld %-20s %-22.22s %9.4f %8.2f %8.2f %5.0f%% %7s %7s %9.2e %s\n", res->matrix,
             res->m, (long long)res->nnz, name, r->plan.kernel, r->t_median * 1e3, r->gflops,
             r->gbytes, res->bw > 0 ? 100.0 * r->gbytes * 1e9 / res->bw : 0.0, speed, repay, r->rel_error,
             r->verified ? "yes" : "NO");
