@@ -3,5 +3,5 @@
 # (arguments are passed to spx bench, e.g. --backend cuda --json out.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/build.sh >&2  # build output on stderr: stdout is the benchmark table
 exec build/spx bench "$@"
