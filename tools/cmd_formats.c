@@ -43,7 +43,7 @@ int cmd_formats(int argc, char **argv)
         return CLI_OK;
     }
     printf("CUDA backend: %s\n\n", spx_cuda_compiled() ? "built" : "not built");
-    printf("%-10s %-4s %-5s %-42s %s\n", "format", "cpu", "cuda", "algorithms", "summary");
+    printf("%-10s %-4s %-5s %-48s %s\n", "format", "cpu", "cuda", "algorithms", "summary");
     for (int i = 0; i < n; i++) {
         spx_format_desc d;
         spx_format_describe(i, &d);
@@ -53,7 +53,7 @@ int cmd_formats(int argc, char **argv)
             if (a) strncat(buf, ",", sizeof buf - strlen(buf) - 1);
             strncat(buf, d.algos[a], sizeof buf - strlen(buf) - 1);
         }
-        printf("%-42s %s\n", buf, d.summary);
+        printf("%-48s %s\n", buf, d.summary);
     }
     return CLI_OK;
 }
