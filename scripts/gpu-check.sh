@@ -6,6 +6,7 @@
 #             run of every GPU kernel
 #   default   spx bench --backend cuda on the built-in default suite
 #   large     spx bench --backend cuda on bench/suites/large.txt
+#   cold      the large suite again, L2 flushed before every run (csr auto and cuSPARSE ALG1)
 # With no STAGE all run, in that order. Logs and JSON results go to OUTDIR. SPX_COMMIT names
 # the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
 set -uo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [build|test|sanitize|default|large]...}
 shift
 mkdir -p "$out"
-stages=${*:-build test sanitize default large}
+stages=${*:-build test sanitize default large cold}
 jobs=$(nproc)
 status=0
 # ../shared does not travel to the GPU machine: a copy carried in .device/matrices stands in
@@ -40,7 +41,9 @@ if has test; then
   log "test"
   ctest --test-dir build-gpu --output-on-failure -j4 >"$out/test.log" 2>&1 || status=1
   tail -15 "$out/test.log" | tee -a "$out/summary.txt"
-  grep -E "passed, [0-9]+ failed" "$out/test.log" | tail -3 >>"$out/summary.txt" || true
+  # the GPU test once more on its own, for its log (device, COO->CSR sort times, errors)
+  build-gpu/tests/test_gpu >"$out/test-gpu.log" 2>&1 || status=1
+  grep -E "^device|COO -> CSR|device [0-9.]+ ms|passed," "$out/test-gpu.log" | tee -a "$out/summary.txt"
 fi
 
 if has sanitize; then
@@ -76,6 +79,13 @@ if has large; then
   $spx bench --backend cuda --suite bench/suites/large.txt --json "$out/bench-large.json" \
     --csv "$out/bench-large.csv" >"$out/bench-large.txt" 2>"$out/bench-large.err" || status=1
   cat "$out/bench-large.txt"
+fi
+
+if has cold; then
+  log "bench: large suite, cold L2"
+  $spx bench --backend cuda --cold --suite bench/suites/large.txt --formats cusparse/alg1,csr/auto \
+    --json "$out/bench-large-cold.json" >"$out/bench-large-cold.txt" 2>"$out/bench-large-cold.err" || status=1
+  cat "$out/bench-large-cold.txt"
 fi
 
 log "gpu-check done: status $status"
