@@ -62,6 +62,9 @@ expect 0 "$spx" spmv gen:rmat:scale=8,ef=4 --backend cpu --precision fp32 --reps
 grep -q '^verified: yes' "$tmp/out" && ok || bad "fp32 spmv did not verify"
 expect 0 "$spx" spmv "$shared/bcsstk09.mtx.gz" --backend cpu --json; json_ok "$tmp/out"
 json_eq "$tmp/out" 'd["result"]["verified"]==1 and d["result"]["backend"]=="cpu" and d["result"]["rel_error"]<1e-12 and d["env"]["git_commit"]'
+if git -C "$data" rev-parse HEAD >/dev/null 2>&1; then # built from a git checkout: the commit is known
+  json_eq "$tmp/out" 'd["env"]["git_commit"] != "unknown"'
+fi
 expect 2 "$spx" spmv gen:poisson2d:n=5 --reps 0;          one_error_line
 expect 2 "$spx" spmv gen:poisson2d:n=5 --precision fp16;  one_error_line
 expect 2 "$spx" spmv gen:poisson2d:n=5 --format nosuch;   one_error_line
