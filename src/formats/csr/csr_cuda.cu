@@ -10,6 +10,7 @@
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/csr/csr.h"
+#include "formats/csr/csr_cuda.h"
 #include "formats/csr/csr_cuda_tuning.h"
 #include "formats/csr/csr_tuning.h"
 
@@ -526,18 +527,7 @@ static unsigned aux_grid(const spx_ctx *ctx, int64_t n)
 /* Allocates and copies the layout's arrays. */
 static spx_status upload_arrays(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
 {
-    const size_t vb = F->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
-    const void *hv = F->precision == SPX_FP32 ? (const void *)F->val32 : (const void *)F->val64;
-    spx_status s;
-    if ((s = spx_cuda_malloc(ctx, (void **)&d->rowptr, ((size_t)F->m + 1) * sizeof(int32_t))) ||
-        (s = spx_cuda_malloc(ctx, (void **)&d->colind, (size_t)F->nnz * sizeof(int32_t))) ||
-        (s = spx_cuda_malloc(ctx, &d->val, (size_t)F->nnz * vb)))
-        return s;
-    if ((s = spx_cuda_h2d(ctx, d->rowptr, F->rowptr, ((size_t)F->m + 1) * sizeof(int32_t))) ||
-        (s = spx_cuda_h2d(ctx, d->colind, F->colind, (size_t)F->nnz * sizeof(int32_t))) ||
-        (s = spx_cuda_h2d(ctx, d->val, hv, (size_t)F->nnz * vb)))
-        return s;
-    return SPX_OK;
+    return spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
 }
 
 /* vector: the smallest power of two >= mean / NZ_PER_LANE, clamped to [G_MIN, G_MAX]. */

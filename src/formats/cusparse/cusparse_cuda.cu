@@ -7,6 +7,7 @@
 #include <cusparse.h>
 
 #include "cuda/runtime.cuh"
+#include "formats/csr/csr_cuda.h"
 #include "formats/cusparse/cusparse.h"
 
 /* The baseline's GPU state (plan-owned). */
@@ -53,21 +54,10 @@ static cudaDataType value_type(spx_precision p) { return p == SPX_FP32 ? CUDA_R_
 
 static cusparseSpMVAlg_t spmv_alg(int alg) { return alg == 2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1; }
 
-/* Uploads the csr layout's arrays. */
+/* Allocates and copies the layout's arrays. */
 static spx_status upload_arrays(spx_ctx *ctx, const spx_csr_fmt *F, cusparse_dev *d)
 {
-    const size_t vb = F->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
-    const void *hv = F->precision == SPX_FP32 ? (const void *)F->val32 : (const void *)F->val64;
-    spx_status s;
-    if ((s = spx_cuda_malloc(ctx, (void **)&d->rowptr, ((size_t)F->m + 1) * sizeof(int32_t))) ||
-        (s = spx_cuda_malloc(ctx, (void **)&d->colind, (size_t)F->nnz * sizeof(int32_t))) ||
-        (s = spx_cuda_malloc(ctx, &d->val, (size_t)F->nnz * vb)))
-        return s;
-    if ((s = spx_cuda_h2d(ctx, d->rowptr, F->rowptr, ((size_t)F->m + 1) * sizeof(int32_t))) ||
-        (s = spx_cuda_h2d(ctx, d->colind, F->colind, (size_t)F->nnz * sizeof(int32_t))) ||
-        (s = spx_cuda_h2d(ctx, d->val, hv, (size_t)F->nnz * vb)))
-        return s;
-    return SPX_OK;
+    return spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
 }
 
 /* Handle, descriptors, buffer size, buffer, preprocess. The vector descriptors are made on
