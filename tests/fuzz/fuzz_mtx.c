@@ -1,7 +1,9 @@
 /* tests/fuzz/fuzz_mtx.c: libFuzzer target: the Matrix Market reader on arbitrary bytes must
  * return a status (never crash, leak or read out of bounds). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "spx/spx.h"

@@ -524,12 +524,6 @@ static unsigned aux_grid(const spx_ctx *ctx, int64_t n)
     return spx_cuda_grid_stride_blocks(ctx, n, SPX_CSR_CUDA_AUX_BLOCK, SPX_CSR_CUDA_AUX_BLOCKS_PER_SM);
 }
 
-/* Allocates and copies the layout's arrays. */
-static spx_status upload_arrays(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
-{
-    return spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
-}
-
 /* vector: the smallest power of two >= mean / NZ_PER_LANE, clamped to [G_MIN, G_MAX]. */
 static int vector_group(double mean)
 {
@@ -697,31 +691,57 @@ done:
     return s;
 }
 
-/* stream: the row blocks, on the host from the host row pointers (O(m), once): rows join a
- * block while it holds at most the budget of nonzeros and STREAM_MAX_ROWS rows; a longer row is
- * cut into STREAM_CHUNK pieces, a block each. */
+/* stream: walks the host row pointers once, cutting blocks: rows join a block while it holds
+ * at most NNZ nonzeros and STREAM_MAX_ROWS rows; a longer row is cut into STREAM_CHUNK pieces,
+ * a block each. Counts blocks into *nb, split rows into *ns and their chunks into *nparts;
+ * when hb and hs are not NULL, also writes the blocks and the splits. */
+static void stream_partition(const spx_csr_fmt *F, int32_t NNZ, int4 *hb, int2 *hs, int64_t *nb, int64_t *ns,
+                             int64_t *nparts)
+{
+    const int32_t CHUNK = SPX_CSR_CUDA_STREAM_CHUNK;
+    int64_t b = 0, sp = 0, part = 0;
+    int32_t start = 0, rows = 0, acc = 0;
+    for (int32_t i = 0; i < F->m; i++) {
+        const int32_t len = F->rowptr[i + 1] - F->rowptr[i];
+        if (len > NNZ) { /* close the open block; the long row gets blocks of its own */
+            if (rows && hb) hb[b] = make_int4(start, i, 0, STREAM_ROWS);
+            b += rows > 0;
+            const int32_t chunks = (int32_t)(((int64_t)len + CHUNK - 1) / CHUNK);
+            for (int32_t c = 0; c < chunks; c++, b++)
+                if (hb) hb[b] = make_int4(i, i + 1, F->rowptr[i] + c * CHUNK, chunks > 1 ? (int)sp : STREAM_LONG);
+            if (chunks > 1) {
+                if (hs) hs[sp] = make_int2((int)part, chunks);
+                sp++;
+                part += chunks;
+            }
+            start = i + 1;
+            rows = acc = 0;
+            continue;
+        }
+        if (rows && (acc + len > NNZ || rows == SPX_CSR_CUDA_STREAM_MAX_ROWS)) {
+            if (hb) hb[b] = make_int4(start, i, 0, STREAM_ROWS);
+            b++;
+            start = i;
+            rows = acc = 0;
+        }
+        rows++;
+        acc += len;
+    }
+    if (rows && hb) hb[b] = make_int4(start, F->m, 0, STREAM_ROWS);
+    b += rows > 0;
+    *nb = b;
+    *ns = sp;
+    *nparts = part;
+}
+
+/* stream: the plan's block budget, its row blocks and split-row slots, on the device. */
 static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
 {
     const int32_t NNZ = spx_csr_rows_skewed(F->row_mean, F->row_max, F->row_cv) ? SPX_CSR_CUDA_STREAM_NNZ_SKEWED
                                                                                : SPX_CSR_CUDA_STREAM_NNZ;
-    const int32_t CHUNK = SPX_CSR_CUDA_STREAM_CHUNK;
     d->stream_nnz = NNZ;
-    int64_t nb = 0, ns = 0, nparts = 0; /* first pass: counts */
-    for (int32_t i = 0, rows = 0, acc = 0; i < F->m; i++) {
-        const int32_t len = F->rowptr[i + 1] - F->rowptr[i];
-        if (len > NNZ) {
-            if (rows) nb++;
-            rows = acc = 0;
-            const int64_t chunks = ((int64_t)len + CHUNK - 1) / CHUNK;
-            nb += chunks;
-            if (chunks > 1) ns++, nparts += chunks;
-            continue;
-        }
-        if (rows && (acc + len > NNZ || rows == SPX_CSR_CUDA_STREAM_MAX_ROWS)) nb++, rows = acc = 0;
-        rows++;
-        acc += len;
-        if (i == F->m - 1) nb++;
-    }
+    int64_t nb = 0, ns = 0, nparts = 0;
+    stream_partition(F, NNZ, NULL, NULL, &nb, &ns, &nparts); /* count, then fill */
     spx_status s = SPX_OK;
     int4 *hb = (int4 *)spx_malloc_array(ctx, (size_t)nb, sizeof *hb);
     int2 *hs = (int2 *)spx_malloc_array(ctx, (size_t)ns + 1, sizeof *hs);
@@ -729,35 +749,7 @@ static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
         s = spx_fail_nomem(ctx, "csr stream: row blocks");
         goto done;
     }
-    { /* second pass: the blocks */
-        int64_t b = 0, sp = 0, part = 0;
-        int32_t start = 0, rows = 0, acc = 0;
-        for (int32_t i = 0; i < F->m; i++) {
-            const int32_t len = F->rowptr[i + 1] - F->rowptr[i];
-            if (len > NNZ) {
-                if (rows) hb[b++] = make_int4(start, i, 0, STREAM_ROWS);
-                const int32_t chunks = (int32_t)(((int64_t)len + CHUNK - 1) / CHUNK);
-                for (int32_t c = 0; c < chunks; c++)
-                    hb[b++] = make_int4(i, i + 1, F->rowptr[i] + c * CHUNK, chunks > 1 ? (int)sp : STREAM_LONG);
-                if (chunks > 1) hs[sp++] = make_int2((int)part, chunks), part += chunks;
-                start = i + 1;
-                rows = acc = 0;
-                continue;
-            }
-            if (rows && (acc + len > NNZ || rows == SPX_CSR_CUDA_STREAM_MAX_ROWS)) {
-                hb[b++] = make_int4(start, i, 0, STREAM_ROWS);
-                start = i;
-                rows = acc = 0;
-            }
-            rows++;
-            acc += len;
-            if (i == F->m - 1) hb[b++] = make_int4(start, i + 1, 0, STREAM_ROWS);
-        }
-        if (b != nb || sp != ns || part != nparts) {
-            s = spx_fail(ctx, SPX_ERR_ARG, "csr stream: row blocks miscounted (%lld of %lld)", (long long)b, (long long)nb);
-            goto done;
-        }
-    }
+    stream_partition(F, NNZ, hb, hs, &nb, &ns, &nparts);
     if (nb > INT32_MAX) {
         s = spx_fail(ctx, SPX_ERR_OVERFLOW, "csr stream: %lld row blocks exceed the grid", (long long)nb);
         goto done;
@@ -846,7 +838,7 @@ extern "C" spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_ph
     d->prec = F->precision;
     d->algo = F->algo;
     const double t0 = spx_now();
-    s = upload_arrays(ctx, F, d);
+    s = spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
     spx_phase_add(log, "upload", spx_now() - t0);
     if (!s) s = analyse(ctx, F, d, log);
     if (s) {

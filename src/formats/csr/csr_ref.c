@@ -20,24 +20,8 @@ static int32_t partition_row(const int32_t *rowptr, int32_t m, int64_t target)
     return lo;
 }
 
-/* sum of val[k] * x[ci[k]] over [b, e). */
-static inline double row_dot_f64(const double *val, const int32_t *ci, const double *x, int32_t b, int32_t e)
-{
-    double sum = 0.0;
-    for (int32_t k = b; k < e; k++) sum += val[k] * x[ci[k]];
-    return sum;
-}
-
-/* sum of val[k] * x[ci[k]] over [b, e), accumulated in double. */
-static inline double row_dot_f32(const float *val, const int32_t *ci, const float *x, int32_t b, int32_t e)
-{
-    double sum = 0.0;
-    for (int32_t k = b; k < e; k++) sum += (double)val[k] * (double)x[ci[k]];
-    return sum;
-}
-
 /* One row-range SpMV per value type; sums are accumulated in double for either type. */
-#define SPX_CSR_CPU_KERNEL(NAME, VT, DOT)                                                              \
+#define SPX_CSR_CPU_KERNEL(NAME, VT)                                                              \
     static void NAME(const spx_csr_fmt *F, const VT *val, double a, const VT *x, double b, VT *y, \
                      int nt)                                                                      \
     {                                                                                             \
@@ -47,16 +31,17 @@ static inline double row_dot_f32(const float *val, const int32_t *ci, const floa
             int t = omp_get_thread_num(), T = omp_get_num_threads();                              \
             int32_t r0 = partition_row(F->rowptr, F->m, work * t / T);                            \
             int32_t r1 = partition_row(F->rowptr, F->m, work * (t + 1) / T);                      \
-            const int32_t *rp = F->rowptr, *ci = F->colind;                                      \
             for (int32_t i = r0; i < r1; i++) {                                                   \
-                const double sum = DOT(val, ci, x, rp[i], rp[i + 1]);                             \
+                double sum = 0.0;                                                                 \
+                for (int32_t k = F->rowptr[i]; k < F->rowptr[i + 1]; k++)                         \
+                    sum += (double)val[k] * (double)x[F->colind[k]];                              \
                 y[i] = (VT)(b == 0.0 ? a * sum : a * sum + b * (double)y[i]);                     \
             }                                                                                     \
         }                                                                                         \
     }
 
-SPX_CSR_CPU_KERNEL(csr_spmv_cpu_f64, double, row_dot_f64)
-SPX_CSR_CPU_KERNEL(csr_spmv_cpu_f32, float, row_dot_f32)
+SPX_CSR_CPU_KERNEL(csr_spmv_cpu_f64, double)
+SPX_CSR_CPU_KERNEL(csr_spmv_cpu_f32, float)
 
 spx_status spx_csr_fmt_spmv_cpu(spx_ctx *ctx, const spx_csr_fmt *F, spx_precision prec, double a,
                                 const void *x, double b, void *y)

@@ -54,12 +54,6 @@ static cudaDataType value_type(spx_precision p) { return p == SPX_FP32 ? CUDA_R_
 
 static cusparseSpMVAlg_t spmv_alg(int alg) { return alg == 2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1; }
 
-/* Allocates and copies the layout's arrays. */
-static spx_status upload_arrays(spx_ctx *ctx, const spx_csr_fmt *F, cusparse_dev *d)
-{
-    return spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
-}
-
 /* Handle, descriptors, buffer size, buffer, preprocess. The vector descriptors are made on
  * placeholder vectors freed at the end: every SpMV sets the caller's pointers first. */
 static spx_status analyse(spx_ctx *ctx, cusparse_dev *d)
@@ -116,7 +110,7 @@ extern "C" spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_ph
         return SPX_OK;
     }
     double t0 = spx_now();
-    s = upload_arrays(ctx, F, d);
+    s = spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
     spx_phase_add(log, "upload", spx_now() - t0);
     if (!s) {
         t0 = spx_now();
