@@ -44,6 +44,9 @@ if has test; then
   # the GPU test once more on its own, for its log (device, COO->CSR sort times, errors)
   build-gpu/tests/test_gpu >"$out/test-gpu.log" 2>&1 || status=1
   grep -E "^device|COO -> CSR|device [0-9.]+ ms|passed," "$out/test-gpu.log" | tee -a "$out/summary.txt"
+  # device allocation failures, device budget, caller stream, device != 0
+  build-gpu/tests/test_gpu_memory >"$out/test-gpu-memory.log" 2>&1 || status=1
+  tail -n 25 "$out/test-gpu-memory.log" | tee -a "$out/summary.txt"
 fi
 
 if has sanitize; then
@@ -61,6 +64,10 @@ if has sanitize; then
       | tee -a "$out/summary.txt"
     [ $rc = 0 ] || status=1
   done
+  "$cs" --tool memcheck --leak-check full --error-exitcode 99 build-gpu/tests/test_gpu_memory \
+    >"$out/sanitize-memcheck-memory.log" 2>&1 || status=1
+  echo "memcheck test_gpu_memory: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|passed,' "$out/sanitize-memcheck-memory.log" | tr '\n' ' ')" \
+    | tee -a "$out/summary.txt"
   "$cs" --tool memcheck --error-exitcode 99 $spx spmv gen:powerlaw:m=3000,k=6 --backend cuda --reps 2 --warmup 1 \
     >"$out/sanitize-memcheck-cli.log" 2>&1 || status=1
   echo "memcheck spx spmv (csr auto + cusparse baseline): $(grep -E 'ERROR SUMMARY|verified' "$out/sanitize-memcheck-cli.log" | tr '\n' ' ')" \

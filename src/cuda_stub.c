@@ -13,6 +13,12 @@ spx_status spx_cuda_init(spx_ctx *ctx) { return not_compiled(ctx); }
 void spx_cuda_release(spx_ctx *ctx) { (void)ctx; }
 spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out) { return not_compiled(ctx); }
 spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream) { return not_compiled(ctx); }
+void spx_cuda_stream_destroy(void *stream) { (void)stream; }
+spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
+int spx_cuda_pointer_device(const void *p) { (void)p; return -1; }
+spx_status spx_cuda_spin(spx_ctx *ctx, double seconds) { return not_compiled(ctx); }
 void spx_cuda_free(spx_ctx *ctx, void *p) { (void)ctx; (void)p; }
 spx_status spx_cuda_h2d(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }
 spx_status spx_cuda_d2h(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }

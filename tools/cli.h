@@ -15,7 +15,13 @@ int cli_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-/* Prints "error: <what>: <context's last error>" and returns CLI_ERROR. */
+/* Options every command takes (in cli_parse's `allowed` syntax). */
+#define CLI_COMMON_OPTIONS "--mem-limit:"
+/* Without --mem-limit, the host budget is the available memory divided by this. */
+#define CLI_DEFAULT_MEM_FRACTION 2
+
+/* Prints "error: <what>: <context's last error>" (just the message when it already names
+ * `what`; with a --mem-limit hint when the host budget refused) and returns CLI_ERROR. */
 int cli_fail(spx_ctx *ctx, const char *what, spx_status s);
 
 /* Options common to the commands; unset fields keep their zero defaults. */
@@ -24,6 +30,7 @@ typedef struct cli_opts {
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
+    size_t mem_limit; /* --mem-limit in bytes; 0: the default (half the available memory) */
     const char *positional[256];
     int n_positional;
 } cli_opts;

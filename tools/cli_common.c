@@ -28,7 +28,35 @@ int cli_error(const char *fmt, ...)
 int cli_fail(spx_ctx *ctx, const char *what, spx_status s)
 {
     const char *msg = spx_ctx_last_error(ctx);
-    return cli_error("%s: %s", what, msg && *msg ? msg : spx_status_str(s));
+    if (!msg || !*msg) msg = spx_status_str(s);
+    const char *hint = s == SPX_ERR_NOMEM && strstr(msg, "host budget") ? " (raise it with --mem-limit)" : "";
+    if (what && *what && !strstr(msg, what)) return cli_error("%s: %s%s", what, msg, hint);
+    return cli_error("%s%s", msg, hint); /* the message already names it */
+}
+
+/* Parses a byte count: a number with an optional K, M, G or T suffix (powers of 1024; "B"
+ * or "iB" may follow), or "none"; returns 0 on failure. */
+static int parse_bytes(const char *s, size_t *out)
+{
+    if (!strcmp(s, "none")) {
+        *out = SPX_BUDGET_NONE;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0)) return 0;
+    const char *units = "KMGT";
+    const char *u = *end ? strchr(units, *end == 'k' ? 'K' : *end) : NULL;
+    if (u && *u) {
+        for (const char *k = units; k <= u; k++) v *= 1024.0;
+        end++;
+    }
+    if (!strcmp(end, "iB")) end += 2;
+    else if (!strcmp(end, "B")) end += 1;
+    if (*end || v < 1.0 || v >= 1.8e19) return 0;
+    *out = (size_t)v;
+    return 1;
 }
 
 /* Whether opt (e.g. "--reps") is in the allowed list, and whether it takes a value. */
@@ -82,6 +110,9 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         if (!parse_count(val, 1000000, &o->warmup)) return cli_error("--warmup needs a count >= 1, not '%s'", val);
     } else if (!strcmp(opt, "--threads")) {
         if (!parse_count(val, 4096, &o->threads)) return cli_error("--threads needs a count >= 1, not '%s'", val);
+    } else if (!strcmp(opt, "--mem-limit")) {
+        if (!parse_bytes(val, &o->mem_limit))
+            return cli_error("--mem-limit needs a size such as 8G, 512M or none, not '%s'", val);
     }
     return CLI_OK;
 }
@@ -97,7 +128,7 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
             continue;
         }
         int takes_value = 0;
-        if (!option_allowed(allowed, a, &takes_value)) return cli_error("unknown option '%s' for `spx %s`", a, argv[1]);
+        if (!option_allowed(CLI_COMMON_OPTIONS, a, &takes_value) && !option_allowed(allowed, a, &takes_value)) return cli_error("unknown option '%s' for `spx %s`", a, argv[1]);
         if (!takes_value) {
             if (!strcmp(a, "--json")) o->json = 1;
             else if (!strcmp(a, "--cold")) o->cold = 1;
@@ -114,7 +145,12 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
 spx_ctx *cli_ctx(const cli_opts *o)
 {
     spx_ctx *ctx = NULL;
-    spx_ctx_opts co = {.backend = o->backend, .threads = o->threads};
+    size_t budget = o->mem_limit;
+    if (budget == 0) { /* a hostile or mistaken file must not push the machine into swap */
+        budget = spx_host_available_bytes() / CLI_DEFAULT_MEM_FRACTION;
+        if (budget == 0) budget = SPX_BUDGET_NONE;
+    }
+    spx_ctx_opts co = {.backend = o->backend, .threads = o->threads, .host_budget = budget};
     if (spx_ctx_create(&ctx, &co) != SPX_OK) {
         cli_error("cannot create the spx context");
         return NULL;
@@ -126,10 +162,7 @@ int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out)
 {
     spx_read_opts ro = {.strict = o->strict};
     spx_status s = spx_load(ctx, src, &ro, out);
-    if (!s) return CLI_OK;
-    const char *msg = spx_ctx_last_error(ctx);
-    if (msg && strstr(msg, src)) return cli_error("%s", msg); /* the message names the source */
-    return cli_fail(ctx, src, s);
+    return s ? cli_fail(ctx, src, s) : CLI_OK;
 }
 
 void json_str(FILE *f, const char *s)
@@ -215,9 +248,10 @@ FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len)
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
+        int e = errno;
         close(fd);
         unlink(tmp);
-        cli_error("%s: cannot open: %s", path, strerror(errno));
+        cli_error("%s: cannot open: %s", path, strerror(e));
     }
     return f;
 }
@@ -227,8 +261,9 @@ int cli_commit_out(FILE *f, const char *tmp, const char *path)
     int bad = ferror(f);
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
+        int e = errno;
         unlink(tmp);
-        return cli_error("%s: write failed: %s", path, strerror(errno));
+        return cli_error("%s: write failed: %s", path, strerror(e));
     }
     return CLI_OK;
 }

@@ -21,8 +21,12 @@ static const char usage[] =
     "\n"
     "SRC is a Matrix Market file (.mtx or .mtx.gz) or a generator spec such as\n"
     "gen:poisson3d:n=100, gen:rmat:scale=20,ef=16, gen:uniform:m=1000000,k=16.\n"
-    "`spx gen --help` lists the generators. Exit status: 0 ok, 1 verification failed,\n"
-    "2 usage error or bad input.\n";
+    "`spx gen --help` lists the generators.\n"
+    "\n"
+    "Every command takes --mem-limit SIZE (e.g. 8G, 512M, none): the host memory spx may\n"
+    "hold at once; default half of the available memory. A matrix needing more is refused\n"
+    "with an error naming what it needs, before it is allocated.\n"
+    "Exit status: 0 ok, 1 verification failed, 2 usage error, bad input or over the budget.\n";
 
 int main(int argc, char **argv)
 {

@@ -25,12 +25,30 @@ typedef struct spx_allocator {
     void *user;
 } spx_allocator;
 
+/* Budgets: SPX_BUDGET_DEFAULT (0) takes the default named at each field; SPX_BUDGET_NONE lifts
+ * the limit. Every allocation whose size comes from the input is checked against its budget
+ * before it is made, counting everything the context holds at that moment. */
+#define SPX_BUDGET_DEFAULT ((size_t)0)
+#define SPX_BUDGET_NONE ((size_t)-1)
+
 typedef struct spx_ctx_opts {
     spx_backend backend;         /* default backend for plans (AUTO) */
     int threads;                 /* OpenMP threads; 0 = the OpenMP default */
     int device;                  /* CUDA device ordinal */
     const spx_allocator *alloc;  /* NULL = malloc/realloc/free */
+    size_t host_budget;          /* bytes of host memory the context may hold at once;
+                                    default: the memory the system reports available
+                                    (MemAvailable) when the context is created */
+    size_t device_budget;        /* bytes of device memory the context may hold at once;
+                                    default: no limit beyond the device's free memory,
+                                    which every device allocation is checked against */
 } spx_ctx_opts;
+
+/* What a context holds now and at most, and its budgets (bytes). */
+typedef struct spx_mem_stats {
+    size_t host_bytes, host_peak, host_budget;
+    size_t device_bytes, device_peak, device_budget; /* device_budget SPX_BUDGET_NONE: none */
+} spx_mem_stats;
 
 typedef struct spx_ctx spx_ctx;
 
@@ -44,6 +62,10 @@ const char *spx_ctx_last_error(const spx_ctx *ctx);
 spx_backend spx_ctx_resolved_backend(spx_ctx *ctx);
 /* Sets the CUDA stream (a cudaStream_t) the context's GPU work runs on; NULL = default. */
 spx_status spx_ctx_set_stream(spx_ctx *ctx, void *cuda_stream);
+/* Fills *out with the context's memory accounting. */
+spx_status spx_ctx_mem_stats(const spx_ctx *ctx, spx_mem_stats *out);
+/* The memory the system reports available now (MemAvailable), in bytes; 0 if unknown. */
+size_t spx_host_available_bytes(void);
 /* Whether this build contains the CUDA backend. */
 int spx_cuda_compiled(void);
 /* Monotonic wall-clock time in seconds (for callers timing host work). */

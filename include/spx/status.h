@@ -9,7 +9,7 @@ extern "C" {
 typedef enum spx_status {
     SPX_OK = 0,
     SPX_ERR_ARG = 1,           /* a bad argument: NULL, negative size, unknown name */
-    SPX_ERR_NOMEM = 2,         /* an allocation failed (host or device) */
+    SPX_ERR_NOMEM = 2,         /* a host allocation failed or would exceed the host budget */
     SPX_ERR_IO = 3,            /* a file could not be opened, read or written */
     SPX_ERR_PARSE = 4,         /* malformed input file */
     SPX_ERR_UNSUPPORTED = 5,   /* valid request this build or format does not support */
@@ -17,7 +17,9 @@ typedef enum spx_status {
     SPX_ERR_NOT_COMPILED = 7,  /* the CUDA backend was not built */
     SPX_ERR_NO_DEVICE = 8,     /* CUDA built, but no usable GPU */
     SPX_ERR_CUDA = 9,          /* a CUDA runtime or library call failed */
-    SPX_ERR_VERIFY = 10        /* a result disagreed with the reference */
+    SPX_ERR_VERIFY = 10,       /* a result disagreed with the reference */
+    SPX_ERR_DEVICE_ALLOC = 11  /* a device allocation failed or would exceed the device
+                                  budget or the device's free memory */
 } spx_status;
 
 /* The status's name, e.g. "SPX_ERR_PARSE"; never NULL. */

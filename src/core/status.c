@@ -16,6 +16,7 @@ const char *spx_status_str(spx_status s)
     case SPX_ERR_NO_DEVICE: return "SPX_ERR_NO_DEVICE";
     case SPX_ERR_CUDA: return "SPX_ERR_CUDA";
     case SPX_ERR_VERIFY: return "SPX_ERR_VERIFY";
+    case SPX_ERR_DEVICE_ALLOC: return "SPX_ERR_DEVICE_ALLOC";
     }
     return "SPX_ERR_UNKNOWN";
 }

@@ -1,5 +1,5 @@
 /* src/cuda/check.cuh: error checks for CUDA runtime calls and kernel launches: a failure becomes
- * an spx_status (SPX_ERR_CUDA; NOMEM for out-of-memory, NO_DEVICE for no device or driver)
+ * an spx_status (SPX_ERR_CUDA; DEVICE_ALLOC for out-of-memory, NO_DEVICE for no device or driver)
  * with the call, the CUDA error name and message, and file:line in the context's last error. */
 #ifndef SPX_CUDA_CHECK_CUH
 #define SPX_CUDA_CHECK_CUH
@@ -15,7 +15,7 @@
 static inline spx_status spx_cuda_status_of(cudaError_t e)
 {
     switch (e) {
-    case cudaErrorMemoryAllocation: return SPX_ERR_NOMEM;
+    case cudaErrorMemoryAllocation: return SPX_ERR_DEVICE_ALLOC;
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
     case cudaErrorInvalidDevice: return SPX_ERR_NO_DEVICE;

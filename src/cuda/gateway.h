@@ -21,9 +21,24 @@ spx_status spx_cuda_init(spx_ctx *ctx);
 void spx_cuda_release(spx_ctx *ctx);
 spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out);
 
-/* Device memory and copies, on the context's stream (copies synchronise). */
+/* Device memory, accounted in the context: an allocation over the device budget or the
+ * device's free memory (or one a test injected a failure into) fails with
+ * SPX_ERR_DEVICE_ALLOC and a message, leaving no CUDA error behind. */
 spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes);
 void spx_cuda_free(spx_ctx *ctx, void *p);
+/* The device's free and total memory (cudaMemGetInfo). */
+spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes);
+/* A new non-blocking stream (a cudaStream_t) on the context's device, and its release. */
+spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream);
+void spx_cuda_stream_destroy(void *stream);
+/* Device-to-device copy on the context's stream, not synchronised. */
+spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+/* The device ordinal a device pointer belongs to; -1 for other pointers. */
+int spx_cuda_pointer_device(const void *p);
+/* Tests: occupies the context's stream for about `seconds` (one spinning thread). */
+spx_status spx_cuda_spin(spx_ctx *ctx, double seconds);
+
+/* Copies on the context's stream (these synchronise). */
 spx_status spx_cuda_h2d(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
 spx_status spx_cuda_d2h(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
 spx_status spx_cuda_sync(spx_ctx *ctx);

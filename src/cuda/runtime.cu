@@ -78,11 +78,9 @@ extern "C" void spx_cuda_release(spx_ctx *ctx)
 {
     if (!ctx || !ctx->cuda) return;
     spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
-    if (st->flush_buf) {
-        (void)cudaSetDevice(st->device);
-        (void)cudaFree(st->flush_buf);
-        (void)cudaGetLastError();
-    }
+    (void)cudaSetDevice(st->device);
+    spx_cuda_free(ctx, st->flush_buf);
+    spx_free(ctx, st->blocks);
     spx_free(ctx, st);
     ctx->cuda = NULL;
 }
@@ -106,30 +104,135 @@ extern "C" spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out)
     return SPX_OK;
 }
 
+/* Fails with SPX_ERR_DEVICE_ALLOC unless `bytes` more fit the device budget and the device's
+ * free memory, or when a test injected this allocation's failure; reserves them otherwise. */
+static spx_status reserve_device(spx_ctx *ctx, size_t bytes)
+{
+    char need[32], lim[32], held[32];
+    long n = ++ctx->dev_allocs;
+    if (ctx->dev_fail_at && n == ctx->dev_fail_at)
+        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: allocation %ld of %s failed (injected by a test)",
+                        n, spx_bytes_str((double)bytes, need, sizeof need));
+    if (!spx_mem_reserve(&ctx->dev, bytes))
+        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: %s more would exceed the device budget %s (%s held)",
+                        spx_bytes_str((double)bytes, need, sizeof need),
+                        spx_bytes_str((double)ctx->dev.budget, lim, sizeof lim),
+                        spx_bytes_str((double)ctx->dev.refused_held, held, sizeof held));
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && bytes > free_b) {
+        spx_mem_release(&ctx->dev, bytes);
+        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: %s needed, %s free on device %d (%s total)",
+                        spx_bytes_str((double)bytes, need, sizeof need), spx_bytes_str((double)free_b, lim, sizeof lim),
+                        ctx->device, spx_bytes_str((double)total_b, held, sizeof held));
+    }
+    (void)cudaGetLastError();
+    return SPX_OK;
+}
+
+/* Records a live device block in the context's table; SPX_ERR_NOMEM if the table cannot grow. */
+static spx_status track_block(spx_ctx *ctx, void *p, size_t bytes)
+{
+    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    if (st->n_blocks == st->cap_blocks) {
+        size_t cap = st->cap_blocks ? 2 * st->cap_blocks : 32;
+        spx_cuda_block *nb = (spx_cuda_block *)spx_realloc(ctx, st->blocks, cap * sizeof *nb);
+        if (!nb) return spx_fail_nomem(ctx, "device allocation table");
+        st->blocks = nb;
+        st->cap_blocks = cap;
+    }
+    st->blocks[st->n_blocks].ptr = p;
+    st->blocks[st->n_blocks].bytes = bytes;
+    st->n_blocks++;
+    return SPX_OK;
+}
+
+/* Removes p from the table; returns its size (0 when it is not there). */
+static size_t untrack_block(spx_ctx *ctx, void *p)
+{
+    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    for (size_t i = st ? st->n_blocks : 0; i-- > 0;) {
+        if (st->blocks[i].ptr != p) continue;
+        size_t bytes = st->blocks[i].bytes;
+        st->blocks[i] = st->blocks[--st->n_blocks];
+        return bytes;
+    }
+    return 0;
+}
+
 extern "C" spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes)
 {
     if (!ctx || !p) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_malloc: NULL argument") : SPX_ERR_ARG;
     *p = NULL;
     if (bytes == 0) return SPX_OK;
-    if (!ctx->cuda) {
-        spx_status s = spx_cuda_init(ctx);
-        if (s) return s;
-    }
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    if ((s = reserve_device(ctx, bytes))) return s;
     cudaError_t e = cudaMalloc(p, bytes);
     if (e != cudaSuccess) {
         *p = NULL;
+        spx_mem_release(&ctx->dev, bytes);
         (void)cudaGetLastError();
-        return spx_fail(ctx, spx_cuda_status_of(e), "CUDA: cudaMalloc of %zu bytes failed: %s (%s)", bytes,
-                        cudaGetErrorName(e), cudaGetErrorString(e));
+        char need[32];
+        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: cudaMalloc of %s failed: %s (%s)",
+                        spx_bytes_str((double)bytes, need, sizeof need), cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    if ((s = track_block(ctx, *p, bytes))) {
+        (void)cudaFree(*p);
+        *p = NULL;
+        spx_mem_release(&ctx->dev, bytes);
+        return s;
     }
     return SPX_OK;
 }
 
 extern "C" void spx_cuda_free(spx_ctx *ctx, void *p)
 {
-    (void)ctx;
     if (!p) return;
+    if (ctx) spx_mem_release(&ctx->dev, untrack_block(ctx, p));
     if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+extern "C" spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes)
+{
+    if (!ctx || !free_bytes || !total_bytes) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_mem_info: NULL argument") : SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    SPX_CUDA_RET(ctx, cudaMemGetInfo(free_bytes, total_bytes));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream)
+{
+    if (!ctx || !stream) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_stream_create: NULL argument") : SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    cudaStream_t st = NULL;
+    SPX_CUDA_RET(ctx, cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    *stream = (void *)st;
+    return SPX_OK;
+}
+
+extern "C" void spx_cuda_stream_destroy(void *stream)
+{
+    if (stream && cudaStreamDestroy((cudaStream_t)stream) != cudaSuccess) (void)cudaGetLastError();
+}
+
+extern "C" spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    if (bytes == 0) return SPX_OK;
+    SPX_CUDA_RET(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
+extern "C" int spx_cuda_pointer_device(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return a.type == cudaMemoryTypeDevice ? a.device : -1;
 }
 
 /* One synchronised copy of the given kind on the context's stream. */
@@ -280,6 +383,14 @@ done:
 
 namespace {
 
+/* Keeps one thread busy for at least `cycles` clock cycles (tests: holds a stream). */
+__global__ void spx_spin_kernel(long long cycles)
+{
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
 /* y[i] = b*y[i], or 0 when read_y is false (b == 0: y is never read). */
 template <typename VT>
 __global__ void __launch_bounds__(SPX_SCALE_BLOCK) spx_scale_y_kernel(int64_t m, VT *__restrict__ y, double b,
@@ -290,6 +401,18 @@ __global__ void __launch_bounds__(SPX_SCALE_BLOCK) spx_scale_y_kernel(int64_t m,
 }
 
 } /* namespace */
+
+extern "C" spx_status spx_cuda_spin(spx_ctx *ctx, double seconds)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    int khz = 0;
+    SPX_CUDA_RET(ctx, cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, ctx->device));
+    spx_spin_kernel<<<1, 1, 0, spx_cuda_stream(ctx)>>>((long long)(seconds * 1e3 * (double)(khz > 0 ? khz : 2000000)));
+    SPX_CUDA_LAUNCHED(ctx, "spx_spin_kernel");
+    return SPX_OK;
+}
 
 spx_status spx_cuda_scale_y(spx_ctx *ctx, spx_precision prec, int64_t m, double b, void *y)
 {

@@ -7,6 +7,12 @@
 
 #include "cuda/check.cuh"
 
+/* One live device allocation. */
+typedef struct spx_cuda_block {
+    void *ptr;
+    size_t bytes;
+} spx_cuda_block;
+
 /* What spx_cuda_init reads from the device; hung on ctx->cuda, freed by spx_cuda_release. */
 typedef struct spx_cuda_state {
     int device;
@@ -20,6 +26,8 @@ typedef struct spx_cuda_state {
     char name[256];
     void *flush_buf; /* lazily allocated by spx_cuda_flush_l2 */
     size_t flush_bytes;
+    spx_cuda_block *blocks; /* the live device allocations, for accounting their frees */
+    size_t n_blocks, cap_blocks;
 } spx_cuda_state;
 
 /* The context's stream (NULL = the default stream). */

@@ -625,6 +625,32 @@ static int chunk_count_for(size_t data_bytes, int threads)
     return want < 1 ? 1 : (int)want;
 }
 
+/* Fails (SPX_ERR_NOMEM, naming the sizes and the budget) unless the largest read the header
+ * allows fits the host budget beside the text already held: the COO arrays (the entries the
+ * text can hold, doubled for mirrors), the CSR arrays and COO->CSR's row counts. A 60-byte
+ * file may declare 2e9 rows; this refuses it before anything that large is allocated. */
+static spx_status check_read_budget(spx_ctx *ctx, const char *path, const mtx_header *h,
+                                    size_t data_bytes)
+{
+    /* every entry line takes at least 2 bytes ("1\n" of an array file) */
+    double entries = (double)h->entries, text_cap = (double)data_bytes / 2.0 + 1.0;
+    if (entries > text_cap)
+        entries = text_cap;
+    double stored = entries * (h->symmetry == SPX_SYM_GENERAL ? 1.0 : 2.0);
+    double rows = (double)h->m + 1.0;
+    double coo = stored * (2.0 * sizeof(int32_t) + sizeof(double));
+    double csr = rows * sizeof(int64_t) + stored * (sizeof(int32_t) + sizeof(double));
+    double counts = rows * sizeof(int64_t);
+    double need = coo + csr + counts;
+    size_t need_bytes = need >= (double)SIZE_MAX ? SIZE_MAX : (size_t)need;
+    char ptrs[32];
+    return spx_host_budget_require(ctx, need_bytes, SPX_ERR_NOMEM,
+                                   "%s: reading %lld x %lld with %lld stored entr%s (%s in row "
+                                   "pointers and row counts)",
+                                   path, (long long)h->m, (long long)h->n, (long long)h->entries,
+                                   h->entries == 1 ? "y" : "ies", spx_bytes_str(2.0 * rows * sizeof(int64_t), ptrs, sizeof ptrs));
+}
+
 /* Reads a .mtx or .mtx.gz file into CSR (symmetric kinds expanded, duplicates summed). */
 spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opts,
                         spx_csr **out, spx_read_stats *stats)
@@ -655,6 +681,9 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
 
     double tp = spx_now();
     size_t data_bytes = (size_t)(end - h.data);
+    st = check_read_budget(ctx, path, &h, data_bytes);
+    if (st)
+        goto done;
     int threads = 1;
     if (!(opts && opts->parallel == -1) && data_bytes > MTX_PARALLEL_BYTES)
         threads = spx_ctx_threads(ctx);
