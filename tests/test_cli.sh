@@ -54,6 +54,35 @@ expect 2 "$spx" gen gen:nosuch:n=3 -o "$tmp/x.mtx"; one_error_line
 expect 2 "$spx" gen gen:poisson2d:n=10 -o "$tmp/no/such/dir/x.mtx"; one_error_line
 [ -z "$(ls "$tmp" | grep tmp\\.)" ] && ok || bad "temporary file left behind"
 expect 2 "$spx" gen gen:poisson2d:n=10;   one_error_line
+# gen killed mid-write by SIGTERM/SIGINT: dies of the signal, leaves neither the target nor
+# its temporary. The matrix (16M nonzeros, ~550 MB of text) takes seconds to write, so the
+# signal lands while the temporary exists; a write that still wins the race is a skip.
+killed_gen() { # killed_gen SIGNAL STATUS
+  local sig=$1 want=$2 d="$tmp/kill_$1" pid rc i seen=0
+  mkdir "$d"
+  set -m # job control: a background job would otherwise ignore SIGINT
+  "$spx" gen gen:uniform:m=2000000,k=8 -o "$d/big.mtx" >/dev/null 2>&1 & pid=$!
+  set +m
+  for i in $(seq 400); do # up to 20 s for the generator to finish and the write to begin
+    if ls "$d" | grep -q '^big\.mtx\.tmp\.'; then seen=1; break; fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -s "$sig" "$pid" 2>/dev/null
+  wait "$pid"; rc=$?
+  if [ -e "$d/big.mtx" ] && { [ "$rc" = 0 ] || [ "$rc" = "$want" ]; }; then
+    echo "SKIP: gen's write completed before SIG$sig arrived; kill check not made" >&2
+  elif [ "$seen" = 0 ]; then
+    bad "gen (SIG$sig): no temporary file appeared (exit $rc)"
+  else
+    [ "$rc" = "$want" ] && ok || bad "gen killed by SIG$sig: exit $rc (want $want)"
+    [ -z "$(ls "$d" | grep 'tmp\.')" ] && ok || bad "gen killed by SIG$sig left $(ls "$d")"
+    [ ! -e "$d/big.mtx" ] && ok || bad "gen killed by SIG$sig left the target"
+  fi
+  rm -rf "$d"
+}
+killed_gen TERM 143
+killed_gen INT 130
 
 # spmv
 expect 0 "$spx" spmv gen:poisson2d:n=30 --backend cpu

@@ -478,6 +478,69 @@ static void test_write_failures(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* What the writer told its on_temp callback. */
+typedef struct temp_log {
+    int named;        /* calls with a path */
+    int cleared;      /* calls with NULL */
+    int existed;      /* the named file existed when it was named */
+    int out_of_order; /* a NULL before any path, or a path after the NULL */
+    char name[512];   /* the last path named */
+} temp_log;
+
+/* spx_write_opts.on_temp that records its calls into the temp_log at user. */
+static void record_temp(const char *tmp_path, void *user)
+{
+    temp_log *log = user;
+    if (!tmp_path) {
+        log->out_of_order |= log->named == 0;
+        log->cleared++;
+        return;
+    }
+    log->out_of_order |= log->cleared > 0;
+    log->named++;
+    log->existed = access(tmp_path, F_OK) == 0;
+    snprintf(log->name, sizeof log->name, "%s", tmp_path);
+}
+
+/* spx_mtx_write_opts names its temporary once it exists and clears it once it is gone, on
+ * success and on a failed rename; nothing when no temporary was made. */
+static void test_write_on_temp(spx_ctx *ctx)
+{
+    int64_t rp[] = {0, 1};
+    int32_t ci[] = {0};
+    double v[] = {2.5};
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_csr_wrap(ctx, 1, 1, 1, rp, ci, v, &A));
+    temp_log log = {0};
+    spx_write_opts o = {.on_temp = record_temp, .user = &log};
+
+    const char *p = tmp_path(1, "on_temp.mtx");
+    CHECK_OK(ctx, spx_mtx_write_opts(ctx, p, A, &o));
+    CHECK(log.named == 1 && log.cleared == 1 && !log.out_of_order && log.existed);
+    CHECK(strncmp(log.name, p, strlen(p)) == 0 && strncmp(log.name + strlen(p), ".tmp.", 5) == 0);
+    CHECK(access(log.name, F_OK) != 0);
+    CHECK(access(p, F_OK) == 0);
+
+    /* the rename fails (the target is a directory): named, removed, cleared */
+    memset(&log, 0, sizeof log);
+    const char *d = tmp_path(3, "on_temp_dir"); /* another slot: p stays valid */
+    CHECK(mkdir(d, 0755) == 0);
+    CHECK(spx_mtx_write_opts(ctx, d, A, &o) == SPX_ERR_IO);
+    CHECK(log.named == 1 && log.cleared == 1 && !log.out_of_order && log.existed);
+    CHECK(log.name[0] && access(log.name, F_OK) != 0);
+
+    /* no temporary could be made: no call */
+    memset(&log, 0, sizeof log);
+    CHECK(spx_mtx_write_opts(ctx, "/nonexistent-spx-dir/out.mtx", A, &o) == SPX_ERR_IO);
+    CHECK(log.named == 0 && log.cleared == 0);
+
+    /* NULL options and a NULL callback are the plain writer */
+    CHECK_OK(ctx, spx_mtx_write_opts(ctx, p, A, NULL));
+    CHECK_OK(ctx, spx_mtx_write_opts(ctx, p, A, &(spx_write_opts){0}));
+    CHECK(count_prefixed(tmpdir, "on_temp.mtx.tmp.") == 0);
+    spx_csr_destroy(&A);
+}
+
 /* Writes a large coordinate file (> 4 MB) with comments, blank lines, duplicates and mixed
  * number forms; bad_line > 0 puts an unparsable value on that line; declared_delta shifts
  * the declared entry count. Returns the number of entries written. */
@@ -842,6 +905,7 @@ int main(void)
     test_gzip_input(ctx);
     test_round_trip(ctx);
     test_write_failures(ctx);
+    test_write_on_temp(ctx);
     test_load_and_args(ctx);
     test_shared(ctx);
     test_zero_based(ctx);

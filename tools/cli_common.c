@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_signal.h"
 
 #ifndef SPX_GIT_COMMIT
 #define SPX_GIT_COMMIT "unknown"
@@ -246,11 +247,13 @@ FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len)
         cli_error("%s: cannot create: %s", path, strerror(errno));
         return NULL;
     }
+    cli_signal_track(tmp); /* removed if a signal kills the command while it is written */
     FILE *f = fdopen(fd, "w");
     if (!f) {
         int e = errno;
         close(fd);
         unlink(tmp);
+        cli_signal_untrack();
         cli_error("%s: cannot open: %s", path, strerror(e));
     }
     return f;
@@ -263,7 +266,9 @@ int cli_commit_out(FILE *f, const char *tmp, const char *path)
     if (bad || rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
+        cli_signal_untrack();
         return cli_error("%s: write failed: %s", path, strerror(e));
     }
+    cli_signal_untrack();
     return CLI_OK;
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_signal.h"
 
 int cmd_gen(int argc, char **argv)
 {
@@ -18,7 +19,11 @@ int cmd_gen(int argc, char **argv)
     int rc = CLI_OK;
     spx_status s = spx_gen(ctx, o.positional[0], &A);
     if (s) rc = cli_fail(ctx, o.positional[0], s);
-    if (rc == CLI_OK && (s = spx_mtx_write(ctx, o.out_path, A))) rc = cli_fail(ctx, o.out_path, s);
+    /* killed mid-write (Ctrl-C, SIGTERM), the handler removes the temporary file; before it
+       exists (the generator), the default action leaves nothing behind */
+    spx_write_opts wo = {.on_temp = cli_signal_on_temp};
+    if (rc == CLI_OK && (s = spx_mtx_write_opts(ctx, o.out_path, A, &wo)))
+        rc = cli_fail(ctx, o.out_path, s);
     if (rc == CLI_OK)
         printf("wrote %s: %d x %d, %lld nonzeros\n", o.out_path, A->m, A->n, (long long)A->nnz);
     spx_csr_destroy(&A);

@@ -29,6 +29,19 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
 /* Writes A as "coordinate real general" (.gz compressed when the name ends in .gz), through
  * a temporary file renamed when complete: no partial file is ever left. */
 spx_status spx_mtx_write(spx_ctx *ctx, const char *path, const spx_csr *A);
+
+/* Options of spx_mtx_write_opts; a zeroed struct (or NULL) behaves as spx_mtx_write. */
+typedef struct spx_write_opts {
+    /* Called with the temporary file's path right after it is created, and with NULL once it
+     * has been renamed into place or removed, on the writing thread. Lets a caller that may be
+     * killed mid-write (a CLI's signal handler) remove the file: the library installs no
+     * handlers itself. The path is valid only until the NULL call; copy it. */
+    void (*on_temp)(const char *tmp_path, void *user);
+    void *user; /* passed back to on_temp */
+} spx_write_opts;
+/* spx_mtx_write, reporting its temporary file through opts->on_temp. opts may be NULL. */
+spx_status spx_mtx_write_opts(spx_ctx *ctx, const char *path, const spx_csr *A,
+                              const spx_write_opts *opts);
 /* The plain baseline for the parse benchmark: one fscanf per token, uncompressed files,
  * general coordinate only. */
 spx_status spx_mtx_read_fscanf(spx_ctx *ctx, const char *path, spx_csr **out);

@@ -79,8 +79,17 @@ static int ends_with_gz(const char *path)
     return n >= 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
-/* Writes A as "coordinate real general" via <path>.tmp.XXXXXX renamed to path. */
-spx_status spx_mtx_write(spx_ctx *ctx, const char *path, const spx_csr *A)
+/* Tells the caller (when it asked) the temporary file's name, or NULL once it is gone. */
+static void notify_temp(const spx_write_opts *opts, const char *tmp_path)
+{
+    if (opts && opts->on_temp)
+        opts->on_temp(tmp_path, opts->user);
+}
+
+/* Writes A as "coordinate real general" via <path>.tmp.XXXXXX renamed to path, reporting the
+ * temporary name to opts->on_temp (when set) from its creation until its rename or removal. */
+spx_status spx_mtx_write_opts(spx_ctx *ctx, const char *path, const spx_csr *A,
+                              const spx_write_opts *opts)
 {
     if (!ctx)
         return SPX_ERR_ARG;
@@ -88,7 +97,7 @@ spx_status spx_mtx_write(spx_ctx *ctx, const char *path, const spx_csr *A)
         return spx_fail(ctx, SPX_ERR_ARG, "spx_mtx_write: %s is NULL", path ? "A" : "path");
     spx_status st = SPX_OK;
     char *tmp = NULL;
-    int fd = -1, made = 0;
+    int fd = -1, made = 0, told = 0; /* made: tmp exists; told: opts->on_temp knows it */
     mtx_sink s = {.ctx = ctx, .path = path};
     int gz = ends_with_gz(path);
 
@@ -116,6 +125,8 @@ spx_status spx_mtx_write(spx_ctx *ctx, const char *path, const spx_csr *A)
         goto done;
     }
     made = 1;
+    notify_temp(opts, tmp);
+    told = 1;
     if (fchmod(fd, WRITE_FILE_MODE) != 0 || !(s.f = fdopen(fd, "wb"))) {
         st = spx_fail(ctx, SPX_ERR_IO, "%s: cannot open the temporary file: %s", path,
                       strerror(errno));
@@ -150,7 +161,15 @@ done:
         close(fd);
     if (made)
         remove(tmp);
+    if (told)
+        notify_temp(opts, NULL);
     spx_free(ctx, s.buf);
     spx_free(ctx, tmp);
     return st;
+}
+
+/* The plain call: spx_mtx_write_opts without options. */
+spx_status spx_mtx_write(spx_ctx *ctx, const char *path, const spx_csr *A)
+{
+    return spx_mtx_write_opts(ctx, path, A, NULL);
 }
