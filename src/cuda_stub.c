@@ -17,6 +17,10 @@ spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_byt
 spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream) { return not_compiled(ctx); }
 void spx_cuda_stream_destroy(void *stream) { (void)stream; }
 spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_h2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
+void spx_cuda_pinned_free(spx_ctx *ctx, void *p, size_t bytes) { (void)ctx; (void)p; (void)bytes; }
 int spx_cuda_pointer_device(const void *p) { (void)p; return -1; }
 spx_status spx_cuda_spin(spx_ctx *ctx, double seconds) { return not_compiled(ctx); }
 void spx_cuda_free(spx_ctx *ctx, void *p) { (void)ctx; (void)p; }
@@ -34,18 +38,15 @@ spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out, do
     return not_compiled(ctx);
 }
 
-spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
+spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out)
 {
     return not_compiled(ctx);
 }
-spx_status spx_csr_cuda_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *a) { return not_compiled(ctx); }
-void spx_csr_cuda_free(spx_ctx *ctx, void *dev) { (void)ctx; (void)dev; }
-const char *spx_csr_cuda_kernel(const void *dev) { return "none"; }
+void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A) { (void)ctx; (void)A; }
+spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out) { return not_compiled(ctx); }
 
-spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
-{
-    return not_compiled(ctx);
-}
-spx_status spx_cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *a) { return not_compiled(ctx); }
-void spx_cusparse_free(spx_ctx *ctx, void *dev) { (void)ctx; (void)dev; }
-const char *spx_cusparse_kernel(const void *dev) { return "none"; }
+/* No format has a GPU half in this build. */
+#define SPX_FORMAT(name) \
+    const spx_format_cuda *spx_##name##_cuda(void) { return NULL; }
+#include "spmv/formats.def"
+#undef SPX_FORMAT

@@ -12,21 +12,8 @@
 #include "check.h"
 #include "spx/spx.h"
 
-/* ||y - ref|| / ||ref|| (absolute if ref = 0), inf when y has a non-finite entry. */
-static double fc_rel_err(const double *y, const double *ref, int64_t m)
-{
-    long double num = 0, den = 0;
-    for (int64_t i = 0; i < m; i++) {
-        if (!isfinite(y[i])) return INFINITY;
-        long double d = (long double)y[i] - ref[i];
-        num += d * d;
-        den += (long double)ref[i] * ref[i];
-    }
-    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
-}
-
 /* Round trip: the plan's layout back to CSR equals A (fp32: values rounded to float). */
-static void fc_round_trip(spx_ctx *ctx, spx_plan *p, const spx_csr *A, spx_precision prec, const char *label)
+static inline void fc_round_trip(spx_ctx *ctx, spx_plan *p, const spx_csr *A, spx_precision prec, const char *label)
 {
     spx_csr *B = NULL;
     spx_status s = spx_plan_to_csr(p, &B);
@@ -43,7 +30,7 @@ static void fc_round_trip(spx_ctx *ctx, spx_plan *p, const spx_csr *A, spx_preci
 }
 
 /* Runs one SpMV in the plan's precision on host arrays (converted for fp32). */
-static spx_status fc_spmv(spx_plan *p, spx_precision prec, double a, const double *x, double b, double *y,
+static inline spx_status fc_spmv(spx_plan *p, spx_precision prec, double a, const double *x, double b, double *y,
                           int64_t m, int64_t n)
 {
     if (prec == SPX_FP64) return spx_plan_spmv(p, a, x, b, y);
@@ -58,7 +45,7 @@ static spx_status fc_spmv(spx_plan *p, spx_precision prec, double a, const doubl
 }
 
 /* Plans A in format/algo on backend and checks round trip and SpMV (b = 0 and b != 0). */
-static void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, const char *algo, spx_backend backend,
+static inline void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, const char *algo, spx_backend backend,
                      spx_precision prec, const char *what)
 {
     char label[256];
@@ -90,12 +77,12 @@ static void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, const c
     for (int64_t i = 0; i < m; i++) y[i] = NAN;
     spx_csr_spmv_ref(R, 1.0, x, 0.0, ref);
     s = fc_spmv(p, prec, 1.0, x, 0.0, y, m, n);
-    double e = s ? INFINITY : fc_rel_err(y, ref, m);
+    double e = s ? INFINITY : spx_rel_error(y, SPX_FP64, ref, m);
     CHECK_MSG(e <= tol, "%s: b=0 rel error %.3e > %.1e (%s)", label, e, tol, s ? spx_ctx_last_error(ctx) : "");
     for (int64_t i = 0; i < m; i++) ref[i] = y[i] = (double)(float)(0.25 * (double)(i % 7) - 0.5);
     spx_csr_spmv_ref(R, -1.5, x, 0.5, ref);
     s = fc_spmv(p, prec, -1.5, x, 0.5, y, m, n);
-    e = s ? INFINITY : fc_rel_err(y, ref, m);
+    e = s ? INFINITY : spx_rel_error(y, SPX_FP64, ref, m);
     CHECK_MSG(e <= tol, "%s: b!=0 rel error %.3e > %.1e (%s)", label, e, tol, s ? spx_ctx_last_error(ctx) : "");
     spx_csr_destroy(&Ar);
     spx_plan_destroy(&p);

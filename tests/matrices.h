@@ -5,15 +5,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "core/rng.h"
 #include "spx/spx.h"
 
-static uint64_t tm_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+/* splitmix64 (the library's own, src/core/rng.h). */
+static uint64_t tm_next(uint64_t *s) { return spx_splitmix64(s); }
 
 /* An m x n CSR whose row i has len(i, m, n) entries (clamped to n). */
 static spx_csr *tm_make(spx_ctx *ctx, int32_t m, int32_t n, int64_t (*len)(int32_t, int32_t, int32_t), uint64_t seed)

@@ -1,6 +1,8 @@
-/* tests/test_gpu.c: the CUDA backend against the reference SpMV: every csr algorithm and both
- * cuSPARSE algorithms, fp64 and fp32, host and device entry points, on edge cases (DESIGN §8),
- * generated and shared matrices; plus the GPU COO -> CSR and the runtime helpers.
+/* tests/test_gpu.c: the CUDA backend against the reference SpMV: every algorithm of every
+ * registered format with a CUDA path (built on the host and, where the format can, on the
+ * device), fp64 and fp32, host and device entry points, on edge cases (DESIGN §8), generated
+ * and shared matrices; the GPU round trip of every device layout (and host-built vs
+ * device-built layouts identical); plus the GPU COO -> CSR and the runtime helpers.
  * Environment: SPX_GPU_TEST_QUICK or SPX_GPU_TEST_NO_SHARED leave out the shared matrices;
  * SPX_GPU_TEST_SKIP_CUSPARSE leaves out cuSPARSE (racecheck flags hazards inside its kernels);
  * SPX_SHARED_MATRICES overrides the directory of the shared matrices. */
@@ -13,47 +15,56 @@
 #include <string.h>
 
 #include "check.h"
+#include "format_check.h"
 #include "cuda/gateway.h"
+#include "core/rng.h"
 #include "spx/spx.h"
 
 static const double ALPHA = 1.5, BETA = -0.75; /* exact in fp32 too */
 static const double TOL64 = 1e-12, TOL32 = 1e-5;
 
+/* One configuration under test: a format's algorithm, built on the host or the device. */
 typedef struct gpu_cfg {
-    const char *format, *algo;
+    const char *format, *algo, *kernel_prefix;
+    spx_build_site build;
+    int baseline, round_trip;
 } gpu_cfg;
 
-static const gpu_cfg CFGS[] = {
-    {"csr", "scalar"}, {"csr", "vector"}, {"csr", "adaptive"}, {"csr", "merge"},
-    {"csr", "nzsplit"}, {"csr", "stream"}, {"csr", "auto"},  {"cusparse", "alg1"}, {"cusparse", "alg2"},
-};
-#define N_CFGS ((int)(sizeof CFGS / sizeof CFGS[0]))
+/* Configurations at most: every algorithm of every format, twice for device builds. */
+#define MAX_CFGS 128
+static gpu_cfg CFGS[MAX_CFGS];
+static int N_CFGS;
 
-/* splitmix64 */
-static uint64_t rng_next(uint64_t *s)
+/* Fills CFGS from the registry: every available format with a CUDA path, every algorithm,
+ * host-built and (where the format can) device-built. */
+static void collect_cfgs(void)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    for (int i = 0; i < spx_format_count(); i++) {
+        spx_format_desc d;
+        if (spx_format_describe(i, &d) != SPX_OK || !d.has_cuda) continue;
+        if (!d.available) {
+            printf("format %s skipped: not built: %s\n", d.name, d.why_unavailable);
+            continue;
+        }
+        for (int a = 0; d.algos[a]; a++)
+            for (int site = 0; site < 2; site++) {
+                if (site == 1 && !d.builds_on_device) continue;
+                if (N_CFGS == MAX_CFGS) return;
+                CFGS[N_CFGS++] = (gpu_cfg){d.name, d.algos[a], d.kernel_prefix,
+                                           site ? SPX_BUILD_DEVICE : SPX_BUILD_HOST, d.is_baseline,
+                                           d.has_device_to_csr};
+            }
+    }
 }
+
+/* "host" or "device": where a configuration builds. */
+static const char *site_name(const gpu_cfg *c) { return c->build == SPX_BUILD_DEVICE ? "device" : "host"; }
+
+/* splitmix64 (the library's own, src/core/rng.h). */
+static uint64_t rng_next(uint64_t *s) { return spx_splitmix64(s); }
 
 /* Uniform in [-1, 1). */
 static double rng_sym(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-52 - 1.0; }
-
-/* ||y - ref|| / ||ref|| (the plain norm of the difference when ref is 0); +inf when y holds
- * NaN or inf, so that a poisoned entry never passes. */
-static double rel_err(const double *y, const double *ref, int64_t m)
-{
-    long double d = 0, r = 0;
-    for (int64_t i = 0; i < m; i++) {
-        if (!isfinite(y[i])) return INFINITY;
-        long double e = (long double)y[i] - (long double)ref[i];
-        d += e * e;
-        r += (long double)ref[i] * (long double)ref[i];
-    }
-    return (double)(r > 0 ? sqrtl(d / r) : sqrtl(d));
-}
 
 static int cmp_i32(const void *a, const void *b)
 {
@@ -204,7 +215,8 @@ done:
     return s;
 }
 
-/* Checks what a plan reports: the CUDA backend, a kernel name of its family, an upload phase. */
+/* Checks what a plan reports: the CUDA backend, a kernel name of its format's family, where it
+ * was built, its device bytes, an upload phase. */
 static void check_info(spx_plan *p, const gpu_cfg *cfg, const spx_csr *A, const char *label)
 {
     spx_plan_info info;
@@ -212,14 +224,30 @@ static void check_info(spx_plan *p, const gpu_cfg *cfg, const spx_csr *A, const 
     CHECK_MSG(info.backend == SPX_BACKEND_CUDA, "%s: %s/%s ran on %s", label, cfg->format, cfg->algo,
               spx_backend_str(info.backend));
     CHECK_MSG(info.kernel[0], "%s: %s/%s reports no kernel", label, cfg->format, cfg->algo);
+    CHECK_MSG(info.built_on_device == (cfg->build == SPX_BUILD_DEVICE), "%s: %s/%s built on the %s, reports %d",
+              label, cfg->format, cfg->algo, site_name(cfg), info.built_on_device);
     if (A->m > 0 && A->nnz > 0) {
-        const char *want = strcmp(cfg->format, "csr") ? "cusparse_csr_alg" : "csr_";
-        CHECK_MSG(!strncmp(info.kernel, want, strlen(want)), "%s: %s/%s reports kernel '%s'", label, cfg->format,
-                  cfg->algo, info.kernel);
+        const char *want = cfg->kernel_prefix ? cfg->kernel_prefix : "";
+        CHECK_MSG(!strncmp(info.kernel, want, strlen(want)), "%s: %s/%s reports kernel '%s', not %s*", label,
+                  cfg->format, cfg->algo, info.kernel, want);
+        CHECK_MSG(info.device_bytes >= (size_t)A->nnz * 8, "%s: %s/%s holds %zu device bytes for %lld nonzeros",
+                  label, cfg->format, cfg->algo, info.device_bytes, (long long)A->nnz);
         int upload = 0;
         for (int i = 0; i < info.n_phases; i++) upload |= info.phases[i].name && !strcmp(info.phases[i].name, "upload");
         CHECK_MSG(upload, "%s: %s/%s has no upload phase", label, cfg->format, cfg->algo);
     }
+}
+
+/* The plan's device layout back to CSR equals A (values rounded to float for fp32 plans): the
+ * round trip checks what the GPU holds, whether the host or the device built it; both builds
+ * equal to A means they produced identical arrays. */
+static void check_round_trip(spx_ctx *ctx, spx_plan *p, const spx_csr *A, spx_precision prec, const gpu_cfg *cfg,
+                             const char *label)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%s: %s/%s (%s build, %s) device layout", label, cfg->format, cfg->algo,
+             site_name(cfg), prec == SPX_FP32 ? "fp32" : "fp64");
+    fc_round_trip(ctx, p, A, prec, what);
 }
 
 /* Every configuration in one precision on A: host b = 0 (y poisoned), host b != 0, and the
@@ -244,20 +272,22 @@ static double check_precision(spx_ctx *ctx, const spx_csr *A, const char *label,
     const int skip_cusparse = skip_env && *skip_env;
     for (int k = 0; k < N_CFGS; k++) {
         const gpu_cfg *cfg = &CFGS[k];
-        if (skip_cusparse && !strcmp(cfg->format, "cusparse")) continue;
-        spx_plan_opts o = {.format = cfg->format, .algo = cfg->algo, .backend = SPX_BACKEND_CUDA, .precision = prec};
+        if (skip_cusparse && cfg->baseline) continue;
+        spx_plan_opts o = {.format = cfg->format, .algo = cfg->algo, .backend = SPX_BACKEND_CUDA, .precision = prec,
+                           .build = cfg->build};
         spx_plan *p = NULL;
         spx_status s = spx_plan_create(ctx, A, &o, &p);
-        CHECK_MSG(s == SPX_OK, "%s %s %s/%s: plan: %s: %s", label, pn, cfg->format, cfg->algo, spx_status_str(s),
-                  spx_ctx_last_error(ctx));
+        CHECK_MSG(s == SPX_OK, "%s %s %s/%s (%s build): plan: %s: %s", label, pn, cfg->format, cfg->algo,
+                  site_name(cfg), spx_status_str(s), spx_ctx_last_error(ctx));
         if (s) continue;
         check_info(p, cfg, A, label);
+        if (cfg->round_trip) check_round_trip(ctx, p, A, prec, cfg, label);
         for (int run = 0; run < 4; run++) {
             int dev = run >= 2, with_b = run & 1;
             double b = with_b ? BETA : 0.0;
             const double *yin = with_b ? c.y0 : nan_y;
             s = dev ? device_spmv(ctx, p, prec, &c, b, yin, y) : host_spmv(p, prec, &c, b, yin, y);
-            double e = s ? INFINITY : rel_err(y, with_b ? c.ref1 : c.ref0, A->m);
+            double e = s ? INFINITY : spx_rel_error(y, SPX_FP64, with_b ? c.ref1 : c.ref0, A->m);
             if (e > worst || isnan(e)) worst = e;
             CHECK_MSG(s == SPX_OK && e <= tol, "%s %s %s/%s %s b=%g: %s %s rel err %.3g (tol %.0e)", label, pn,
                       cfg->format, cfg->algo, dev ? "device" : "host", b, spx_status_str(s),
@@ -447,7 +477,7 @@ static void check_coo(spx_ctx *ctx, spx_coo *C, const char *label)
             CHECK_MSG(!memcmp(G->rowptr, H->rowptr, ((size_t)G->m + 1) * sizeof *G->rowptr), "%s: rowptr differs", label);
             CHECK_MSG(!G->nnz || !memcmp(G->colind, H->colind, (size_t)G->nnz * sizeof *G->colind),
                       "%s: colind differs", label);
-            double e = rel_err(G->val, H->val, G->nnz);
+            double e = spx_rel_error(G->val, SPX_FP64, H->val, G->nnz);
             CHECK_MSG(e <= 1e-12, "%s: values rel err %.3g", label, e);
         }
         CHECK_MSG(G->meta.duplicates == dups, "%s: %lld duplicates, host %lld", label,
@@ -528,6 +558,10 @@ int main(void)
         fprintf(stderr, "cannot create a context\n");
         return 1;
     }
+    collect_cfgs();
+    printf("%d configurations from the registry:", N_CFGS);
+    for (int k = 0; k < N_CFGS; k++) printf(" %s/%s%s", CFGS[k].format, CFGS[k].algo, CFGS[k].build == SPX_BUILD_DEVICE ? "@dev" : "");
+    printf("\n");
     test_runtime(ctx);
     test_edge_cases(ctx);
     test_generated(ctx);

@@ -1,9 +1,12 @@
 /* tests/test_gpu_memory.c: the GPU paths of device memory and streams: every device
  * allocation along plan creation and SpMV made to fail in turn (SPX_ERR_DEVICE_ALLOC, a
  * message, the context usable, nothing leaked), the device budget, a caller-supplied
- * stream, and device != 0 where the machine has one. Skips without a GPU. */
+ * stream, a CUDA plan refusing a second concurrent call, and device != 0 where the machine
+ * has one. Skips without a GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +228,67 @@ static void test_caller_stream(const mem_case *c)
     spx_ctx_destroy(&ctx);
 }
 
+/* How long the stream is held while one thread's call waits on it, and how often the other
+ * thread tries to enter the same plan meanwhile. */
+#define BUSY_HOLD_SECONDS 1.0
+#define BUSY_POLL_NS 5000000L
+
+/* The call that holds the plan: a host-array SpMV waiting behind the held stream. */
+typedef struct busy_call {
+    spx_plan *p;
+    const mem_case *c;
+    double *y;
+    spx_status status;
+    int done; /* atomic */
+} busy_call;
+
+static void *busy_thread(void *arg)
+{
+    busy_call *b = arg;
+    b->status = spx_plan_spmv(b->p, ALPHA, b->c->x, 0.0, b->y);
+    __atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A CUDA plan takes one call at a time: while one thread's call waits on the held stream, a
+ * second call on the plan is refused with SPX_ERR_ARG and a message; both leave it usable. */
+static void test_one_call_at_a_time(const mem_case *c)
+{
+    spx_ctx *ctx = NULL;
+    CHECK(spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}) == SPX_OK);
+    spx_plan *p = NULL;
+    void *dx = NULL, *dy = NULL;
+    double *y = malloc(((size_t)c->A->m + 1) * sizeof *y);
+    CHECK_OK(ctx, spx_plan_create(ctx, c->A, &(spx_plan_opts){.format = "csr", .backend = SPX_BACKEND_CUDA}, &p));
+    CHECK_OK(ctx, spx_cuda_malloc(ctx, &dx, (size_t)c->A->n * sizeof(double)));
+    CHECK_OK(ctx, spx_cuda_malloc(ctx, &dy, (size_t)c->A->m * sizeof(double)));
+    if (!p || !dx || !dy || !y) goto done;
+    CHECK_OK(ctx, spx_cuda_spin(ctx, BUSY_HOLD_SECONDS));
+    busy_call b = {p, c, y, SPX_OK, 0};
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, busy_thread, &b) == 0);
+    int refused = 0;
+    while (!refused && !__atomic_load_n(&b.done, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = {0, BUSY_POLL_NS};
+        nanosleep(&ts, NULL);
+        spx_status s = spx_plan_spmv_device(p, ALPHA, dx, 0.0, dy);
+        refused = s == SPX_ERR_ARG && strstr(spx_ctx_last_error(ctx), "one call at a time");
+        CHECK_MSG(s == SPX_OK || refused, "second call: %s '%s'", spx_status_str(s), spx_ctx_last_error(ctx));
+    }
+    pthread_join(t, NULL);
+    CHECK_MSG(refused, "a second call on a busy CUDA plan was never refused");
+    CHECK_MSG(b.status == SPX_OK, "the first call: %s", spx_status_str(b.status));
+    CHECK_OK(ctx, spx_plan_spmv_device(p, ALPHA, dx, 0.0, dy)); /* usable again */
+    CHECK_OK(ctx, spx_cuda_sync(ctx));
+    printf("one call at a time: a second call during a held call was refused: %s\n", refused ? "yes" : "no");
+done:
+    spx_cuda_free(ctx, dx);
+    spx_cuda_free(ctx, dy);
+    spx_plan_destroy(&p);
+    free(y);
+    spx_ctx_destroy(&ctx);
+}
+
 /* A context on the last device: its plan's memory lives there and its SpMV verifies. With one
  * device this checks only that a device past the last one is refused. */
 static void test_other_device(const mem_case *c)
@@ -275,6 +339,7 @@ int main(void)
     test_injected_failures(ctx, &c);
     test_device_budget(&c);
     test_caller_stream(&c);
+    test_one_call_at_a_time(&c);
     test_other_device(&c);
     case_free(&c);
     spx_ctx_destroy(&ctx);

@@ -13,6 +13,7 @@
 #include "fail_alloc.h"
 #include "io/gz.h"
 #include "io/mtx_lex.h"
+#include "core/rng.h"
 #include "spx/spx.h"
 
 #define GOOD SPX_TEST_DATA "/good/"
@@ -260,14 +261,8 @@ static void test_gzip_input(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* A small deterministic generator (splitmix64). */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+/* splitmix64 (the library's own, src/core/rng.h). */
+static uint64_t rng_next(uint64_t *s) { return spx_splitmix64(s); }
 
 /* A random finite double from random bits: every exponent, subnormals, signed zeros. */
 static double rng_double(uint64_t *s)

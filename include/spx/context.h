@@ -31,11 +31,21 @@ typedef struct spx_allocator {
 #define SPX_BUDGET_DEFAULT ((size_t)0)
 #define SPX_BUDGET_NONE ((size_t)-1)
 
+/* Device allocator hooks: every device allocation of the library goes through them when set
+ * (budget and accounting still apply). alloc returns 0 and sets *ptr on success; non-zero
+ * (any value) on failure. */
+typedef struct spx_device_allocator {
+    int (*alloc)(void *user, void **ptr, size_t bytes);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} spx_device_allocator;
+
 typedef struct spx_ctx_opts {
     spx_backend backend;         /* default backend for plans (AUTO) */
     int threads;                 /* OpenMP threads; 0 = the OpenMP default */
     int device;                  /* CUDA device ordinal */
     const spx_allocator *alloc;  /* NULL = malloc/realloc/free */
+    const spx_device_allocator *device_alloc; /* NULL = cudaMalloc/cudaFree */
     size_t host_budget;          /* bytes of host memory the context may hold at once;
                                     default: the memory the system reports available
                                     (MemAvailable) when the context is created */
@@ -58,6 +68,9 @@ spx_status spx_ctx_create(spx_ctx **out, const spx_ctx_opts *opts);
 void spx_ctx_destroy(spx_ctx **ctx);
 /* The message of the last error, with context (file:line, names); "" if none. */
 const char *spx_ctx_last_error(const spx_ctx *ctx);
+/* The backend a request for `asked` runs on: AUTO takes the context's, then resolves; CUDA is
+ * checked usable (built, a device present, the context's device valid), else an error. */
+spx_status spx_ctx_resolve_backend(spx_ctx *ctx, spx_backend asked, spx_backend *out);
 /* The backend that AUTO resolves to in this process (CPU or CUDA). */
 spx_backend spx_ctx_resolved_backend(spx_ctx *ctx);
 /* Sets the CUDA stream (a cudaStream_t) the context's GPU work runs on; NULL = default. */

@@ -73,8 +73,34 @@ spx_status spx_coo_to_csr(spx_ctx *ctx, const spx_coo *A, int strict, int64_t *d
 /* y = a*A*x + b*y in extended precision, serially: the oracle every result is checked
  * against. b = 0 means y is not read. */
 void spx_csr_spmv_ref(const spx_csr *A, double a, const double *x, double b, double *y);
+/* ||y - ref||_2 / ||ref||_2 in extended precision (the plain norm of y - ref when ref is 0),
+ * y of precision p (float* or double*); +inf when y holds NaN or inf, so a poisoned entry
+ * never passes. */
+double spx_rel_error(const void *y, spx_precision p, const double *ref, int64_t m);
 
-/* Row statistics used by `spx info`, the selector and the benchmark. */
+/* What format selection, kernel choices and the benchmark need to know about a matrix:
+ * computed once per matrix (one pass over rows and columns, no allocation). */
+typedef struct spx_features {
+    int32_t m, n;
+    int64_t nnz;
+    int64_t row_min, row_max;   /* 0, 0 for m = 0 */
+    double row_mean, row_stddev;
+    double row_cv;              /* coefficient of variation stddev / mean (0 without entries) */
+    int64_t empty_rows;
+    int64_t bandwidth;          /* max |j - i| over entries */
+    double diag_distance;       /* mean |j - i| / max(m, n): 0 on the diagonal, ~1/3 uniform */
+    double col_near;            /* fraction of a row's consecutive entries whose columns lie
+                                   within SPX_FEATURES_NEAR_COLS (one 64-byte line of fp64 x):
+                                   a cheap measure of how well x is reused from cache */
+} spx_features;
+
+/* Columns within which two consecutive entries of a row count as "near" (8 doubles = 64 B). */
+#define SPX_FEATURES_NEAR_COLS 8
+
+/* Fills *out with A's features. */
+spx_status spx_features_compute(const spx_csr *A, spx_features *out);
+
+/* Statistics printed by `spx info`: the features' row part plus what needs extra memory. */
 typedef struct spx_csr_stats {
     int32_t m, n;
     int64_t nnz;
@@ -91,6 +117,8 @@ spx_status spx_csr_compute_stats(spx_ctx *ctx, const spx_csr *A, spx_csr_stats *
 /* Minimum bytes a CSR SpMV moves: values, column indices, row pointers (index_bytes each),
  * x read once, y written (and read when b != 0). */
 double spx_csr_spmv_bytes(const spx_csr *A, int value_bytes, int rowptr_bytes, int reads_y);
+/* The same from the sizes alone (for layouts that keep no spx_csr). */
+double spx_csr_traffic_bytes(int64_t m, int64_t n, int64_t nnz, int value_bytes, int rowptr_bytes, int reads_y);
 
 #ifdef __cplusplus
 }

@@ -9,11 +9,20 @@
 extern "C" {
 #endif
 
+/* Where a CUDA plan builds its layout. */
+typedef enum spx_build_site {
+    SPX_BUILD_AUTO = 0, /* on the device when the format can, else on the host */
+    SPX_BUILD_HOST,     /* on the host, then uploaded */
+    SPX_BUILD_DEVICE    /* on the device from the uploaded CSR (SPX_ERR_UNSUPPORTED if the
+                           format cannot) */
+} spx_build_site;
+
 typedef struct spx_plan_opts {
     const char *format;      /* registered format name; NULL or "auto" = chosen per matrix */
     const char *algo;        /* the format's algorithm; NULL or "auto" = the format's choice */
     spx_backend backend;     /* AUTO = the context's */
     spx_precision precision; /* FP64 (default) or FP32 */
+    spx_build_site build;    /* CUDA plans: where the layout is built (AUTO) */
 } spx_plan_opts;
 
 #define SPX_MAX_PHASES 8
@@ -28,14 +37,28 @@ typedef struct spx_plan_info {
     char format[32];       /* resolved format name */
     char algo[32];         /* resolved algorithm name */
     char kernel[64];       /* the kernel (or CPU loop) that actually runs */
+    int32_t m, n;          /* the matrix's rows and columns (y and x lengths) */
     spx_backend backend;   /* CPU or CUDA, never AUTO */
     spx_precision precision;
     double bytes_per_spmv; /* minimum bytes one SpMV with b = 0 moves on this layout */
     double plan_seconds;   /* wall time of spx_plan_create */
+    int built_on_device;   /* the layout was built on the GPU from the uploaded CSR */
+    size_t device_bytes;   /* device memory the plan holds (layout, preprocessing, staging) */
     int n_phases;
     spx_phase_time phases[SPX_MAX_PHASES];
 } spx_plan_info;
 
+/* Threads and streams. A context and everything made from it are used by one thread at a
+ * time, with one exception: a CPU plan may run (spx_plan_spmv, _f32) on several threads at
+ * once, its layout being read-only during SpMV (a failing call's message then lands in the
+ * shared context, last writer wins). Any number of threads may each use their own context;
+ * give each an explicit `threads` count (spx_ctx_opts) or N contexts start N x cores OpenMP
+ * threads. A CUDA plan takes one call at a time: its staging vectors and the per-call device
+ * state of some algorithms (merge carries, stream split counters, cuSPARSE's vector
+ * descriptors) belong to the plan, so a second call entering while one runs is refused with
+ * SPX_ERR_ARG; to run one matrix on several streams at once, make a plan per stream. Calls
+ * run on the context's stream at the time of the call, in order on that stream, and bind the
+ * calling thread to the context's device. */
 typedef struct spx_plan spx_plan;
 
 /* Analyses and converts A (and uploads it for CUDA); A may be freed afterwards. */
@@ -50,7 +73,8 @@ spx_status spx_plan_spmv_f32(spx_plan *p, float a, const float *x, float b, floa
 spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, void *y);
 /* Fills *info (a self-contained copy: it outlives the plan). */
 spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info);
-/* Converts the plan's layout back to CSR (the round-trip check of every format). */
+/* Converts the plan's layout back to CSR (the round-trip check of every format): a CUDA
+ * plan's from what the GPU holds when the format can download it, else the host layout. */
 spx_status spx_plan_to_csr(const spx_plan *p, spx_csr **out);
 /* Frees *p (NULL accepted) and sets it to NULL. */
 void spx_plan_destroy(spx_plan **p);
@@ -62,6 +86,12 @@ typedef struct spx_format_desc {
     const char *const *algos; /* NULL-terminated; the first is the default */
     int has_cpu;  /* a CPU SpMV on the format's own layout exists */
     int has_cuda; /* a CUDA SpMV exists and is compiled into this build */
+    int is_baseline;       /* a vendor library measured as the reference (cuSPARSE) */
+    int builds_on_device;  /* CUDA plans can build the layout on the GPU from the CSR */
+    int has_device_to_csr; /* a CUDA plan's device layout converts back to CSR */
+    const char *kernel_prefix; /* every kernel name the format reports starts with this */
+    int available;               /* 0: not built in this build (why_unavailable says why) */
+    const char *why_unavailable; /* NULL when available */
 } spx_format_desc;
 
 int spx_format_count(void);

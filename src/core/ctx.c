@@ -44,6 +44,14 @@ spx_status spx_ctx_create(spx_ctx **out, const spx_ctx_opts *opts)
     ctx->threads = o.threads;
     ctx->device = o.device;
     ctx->alloc = a;
+    if (o.device_alloc) {
+        if (!o.device_alloc->alloc || !o.device_alloc->free) {
+            pthread_mutex_destroy(&ctx->error_lock);
+            a.free(a.user, ctx);
+            return SPX_ERR_ARG;
+        }
+        ctx->device_alloc = *o.device_alloc;
+    }
     ctx->host.budget = o.host_budget;
     if (ctx->host.budget == SPX_BUDGET_DEFAULT) ctx->host.budget = spx_host_available_bytes();
     if (ctx->host.budget == 0) ctx->host.budget = SPX_BUDGET_NONE; /* unknown: no limit */

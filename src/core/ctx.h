@@ -29,6 +29,7 @@ struct spx_ctx {
     int threads;
     int device;
     spx_allocator alloc;
+    spx_device_allocator device_alloc; /* alloc NULL: cudaMalloc/cudaFree */
     void *cuda;        /* the gateway's per-context state (device props, stream); NULL on CPU */
     void *cuda_stream; /* caller's stream, or NULL for the default stream */
     spx_mem_account host, dev;

@@ -5,7 +5,7 @@
 #define SPX_CUDA_GATEWAY_H
 
 #include <stddef.h>
-#include "core/format.h"
+#include "spmv/format.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,8 +31,14 @@ spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_byt
 /* A new non-blocking stream (a cudaStream_t) on the context's device, and its release. */
 spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream);
 void spx_cuda_stream_destroy(void *stream);
-/* Device-to-device copy on the context's stream, not synchronised. */
+/* Copies on the context's stream, not synchronised (host memory must stay valid until the
+ * stream reaches them; pinned buffers make host copies truly asynchronous). */
 spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+spx_status spx_cuda_h2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+/* Pinned (page-locked) host memory, counted against the host budget; free with its size. */
+spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes);
+void spx_cuda_pinned_free(spx_ctx *ctx, void *p, size_t bytes);
 /* The device ordinal a device pointer belongs to; -1 for other pointers. */
 int spx_cuda_pointer_device(const void *p);
 /* Tests: occupies the context's stream for about `seconds` (one spinning thread). */
@@ -61,17 +67,16 @@ spx_status spx_cuda_copy_bandwidth(spx_ctx *ctx, double *bytes_per_s);
 spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out,
                                double *sort_seconds);
 
-/* The csr format's GPU path (impl is a spx_csr_fmt*). */
-spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev);
-spx_status spx_csr_cuda_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args);
-void spx_csr_cuda_free(spx_ctx *ctx, void *dev);
-const char *spx_csr_cuda_kernel(const void *dev);
+/* The CSR on the device as formats' device builds receive it (int64 row pointers and fp64
+ * values converted there); its release; and a device CSR back to a host CSR. */
+spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out);
+void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A);
+spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out);
 
-/* The cusparse baseline (impl is a spx_csr_fmt*; algo "alg1" or "alg2"). */
-spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev);
-spx_status spx_cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args);
-void spx_cusparse_free(spx_ctx *ctx, void *dev);
-const char *spx_cusparse_kernel(const void *dev);
+/* Every format's GPU half, from src/spmv/formats.def (NULL in builds without CUDA). */
+#define SPX_FORMAT(name) const spx_format_cuda *spx_##name##_cuda(void);
+#include "spmv/formats.def"
+#undef SPX_FORMAT
 
 #ifdef __cplusplus
 }

@@ -129,6 +129,16 @@ static spx_status reserve_device(spx_ctx *ctx, size_t bytes)
     return SPX_OK;
 }
 
+/* Returns p to whichever allocator made it (the caller's hooks or cudaFree). */
+static void release_block(spx_ctx *ctx, void *p)
+{
+    if (ctx->device_alloc.free) {
+        ctx->device_alloc.free(ctx->device_alloc.user, p);
+        return;
+    }
+    if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
 /* Records a live device block in the context's table; SPX_ERR_NOMEM if the table cannot grow. */
 static spx_status track_block(spx_ctx *ctx, void *p, size_t bytes)
 {
@@ -167,17 +177,27 @@ extern "C" spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes)
     spx_status s = spx_cuda_init(ctx);
     if (s) return s;
     if ((s = reserve_device(ctx, bytes))) return s;
-    cudaError_t e = cudaMalloc(p, bytes);
-    if (e != cudaSuccess) {
-        *p = NULL;
-        spx_mem_release(&ctx->dev, bytes);
-        (void)cudaGetLastError();
-        char need[32];
-        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: cudaMalloc of %s failed: %s (%s)",
-                        spx_bytes_str((double)bytes, need, sizeof need), cudaGetErrorName(e), cudaGetErrorString(e));
+    if (ctx->device_alloc.alloc) { /* the caller's allocator */
+        if (ctx->device_alloc.alloc(ctx->device_alloc.user, p, bytes) != 0 || !*p) {
+            *p = NULL;
+            spx_mem_release(&ctx->dev, bytes);
+            char need[32];
+            return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: the caller's device allocator refused %s",
+                            spx_bytes_str((double)bytes, need, sizeof need));
+        }
+    } else {
+        cudaError_t e = cudaMalloc(p, bytes);
+        if (e != cudaSuccess) {
+            *p = NULL;
+            spx_mem_release(&ctx->dev, bytes);
+            (void)cudaGetLastError();
+            char need[32];
+            return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: cudaMalloc of %s failed: %s (%s)",
+                            spx_bytes_str((double)bytes, need, sizeof need), cudaGetErrorName(e), cudaGetErrorString(e));
+        }
     }
     if ((s = track_block(ctx, *p, bytes))) {
-        (void)cudaFree(*p);
+        release_block(ctx, *p);
         *p = NULL;
         spx_mem_release(&ctx->dev, bytes);
         return s;
@@ -188,8 +208,12 @@ extern "C" spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes)
 extern "C" void spx_cuda_free(spx_ctx *ctx, void *p)
 {
     if (!p) return;
-    if (ctx) spx_mem_release(&ctx->dev, untrack_block(ctx, p));
-    if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+    if (!ctx) {
+        if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
+        return;
+    }
+    spx_mem_release(&ctx->dev, untrack_block(ctx, p));
+    release_block(ctx, p);
 }
 
 extern "C" spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes)
@@ -215,6 +239,45 @@ extern "C" spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream)
 extern "C" void spx_cuda_stream_destroy(void *stream)
 {
     if (stream && cudaStreamDestroy((cudaStream_t)stream) != cudaSuccess) (void)cudaGetLastError();
+}
+
+extern "C" spx_status spx_cuda_h2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    if (bytes == 0) return SPX_OK;
+    SPX_CUDA_RET(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    if (bytes == 0) return SPX_OK;
+    SPX_CUDA_RET(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes)
+{
+    if (!ctx || !p) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_pinned_alloc: NULL argument") : SPX_ERR_ARG;
+    *p = NULL;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    if (!spx_mem_reserve(&ctx->host, bytes)) return spx_fail_nomem(ctx, "pinned host buffer");
+    cudaError_t e = cudaMallocHost(p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        spx_mem_release(&ctx->host, bytes);
+        return spx_cuda_fail_at(ctx, e, "cudaMallocHost", __FILE__, __LINE__);
+    }
+    return SPX_OK;
+}
+
+extern "C" void spx_cuda_pinned_free(spx_ctx *ctx, void *p, size_t bytes)
+{
+    if (!p) return;
+    if (ctx) spx_mem_release(&ctx->host, bytes);
+    if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
 extern "C" spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes)

@@ -3,6 +3,7 @@
 #ifndef SPX_GEN_INTERNAL_H
 #define SPX_GEN_INTERNAL_H
 
+#include "core/rng.h"
 #include <stdint.h>
 
 #include "core/ctx.h"
@@ -37,7 +38,7 @@
 
 /* ---- counter-based RNG: splitmix64 keyed by (seed, stream, index) ---------------------- */
 
-#define SPX_GEN_GOLDEN 0x9e3779b97f4a7c15ULL
+#define SPX_GEN_GOLDEN SPX_SPLITMIX64_GAMMA
 
 /* Streams keep the random numbers of different purposes independent. */
 enum {
@@ -48,13 +49,8 @@ enum {
     SPX_GEN_STREAM_PERM = 5  /* R-MAT vertex permutation */
 };
 
-/* The splitmix64 finaliser: a bijective 64-bit mix. */
-static inline uint64_t spx_gen_mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+/* The splitmix64 finaliser (src/core/rng.h). */
+static inline uint64_t spx_gen_mix64(uint64_t z) { return spx_mix64(z); }
 
 /* The key of one stream under one seed. */
 static inline uint64_t spx_gen_stream_key(uint64_t seed, uint64_t stream)

@@ -6,19 +6,19 @@
 
 typedef struct select_rule {
     const char *format;
-    int (*applies)(const spx_csr *A, spx_backend b);
+    int (*applies)(const spx_features *feat, spx_backend b);
     const char *why;
 } select_rule;
 
-static int always(const spx_csr *A, spx_backend b) { (void)A; (void)b; return 1; }
+static int always(const spx_features *feat, spx_backend b) { (void)feat; (void)b; return 1; }
 
 static const select_rule rules[] = {
     {"csr", always, "the only spx format so far; its auto algorithm adapts to row lengths"},
 };
 
-const char *spx_select_format(const spx_csr *A, spx_backend b)
+const char *spx_select_format(const spx_features *feat, spx_backend b)
 {
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (rules[i].applies(A, b)) return rules[i].format;
+        if (rules[i].applies(feat, b)) return rules[i].format;
     return "csr";
 }

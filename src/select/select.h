@@ -4,7 +4,7 @@
 
 #include "core/ctx.h"
 
-/* The registered format to use for A on backend b (never NULL). */
-const char *spx_select_format(const spx_csr *A, spx_backend b);
+/* The registered format to use for a matrix of these features on backend b (never NULL). */
+const char *spx_select_format(const spx_features *feat, spx_backend b);
 
 #endif

@@ -25,7 +25,8 @@ typedef enum spx_csr_algo {
 /* Invariants: nnz <= INT32_MAX (rowptr is int32: 4 bytes a row less traffic than int64);
  * rowptr[0] = 0, non-decreasing, rowptr[m] = nnz; 0 <= colind < n, sorted within a row;
  * exactly one of val64 / val32 is set, matching precision; algo is never AUTO after build
- * (the selector resolved it). Row statistics are kept for the kernels' launch choices. */
+ * (the selector resolved it). Row statistics (from the matrix's features) are kept for the
+ * kernels' launch choices. */
 typedef struct spx_csr_fmt {
     int32_t m, n;
     int64_t nnz;
@@ -43,9 +44,9 @@ typedef struct spx_csr_fmt {
 /* Names of the algorithms, indexed by spx_csr_algo; NULL-terminated. */
 extern const char *const spx_csr_algo_names[];
 
-/* Builds the layout from A (values in opts->precision), resolving opts->algo. */
-spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec,
-                             const char *algo, spx_csr_fmt **out);
+/* Builds the layout from A (values in prec), resolving algo from A's features. */
+spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat,
+                             spx_precision prec, const char *algo, spx_csr_fmt **out);
 void spx_csr_fmt_destroy(spx_ctx *ctx, spx_csr_fmt *F);
 /* The layout back to a library CSR (fp32 values widened to fp64). */
 spx_status spx_csr_fmt_to_csr(spx_ctx *ctx, const spx_csr_fmt *F, spx_csr **out);

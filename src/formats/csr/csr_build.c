@@ -18,25 +18,8 @@ static int algo_from_name(const char *name)
     return -1;
 }
 
-/* Mean, max and coefficient of variation of the row lengths. */
-static void row_stats(spx_csr_fmt *F)
-{
-    double sum = 0, sumsq = 0;
-    int64_t mx = 0;
-    for (int32_t i = 0; i < F->m; i++) {
-        int64_t len = F->rowptr[i + 1] - F->rowptr[i];
-        sum += (double)len;
-        sumsq += (double)len * (double)len;
-        if (len > mx) mx = len;
-    }
-    F->row_max = mx;
-    F->row_mean = F->m ? sum / F->m : 0.0;
-    double var = F->m ? sumsq / F->m - F->row_mean * F->row_mean : 0.0;
-    F->row_cv = F->row_mean > 0 && var > 0 ? sqrt(var) / F->row_mean : 0.0;
-}
-
-spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec, const char *algo,
-                             spx_csr_fmt **out)
+spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
+                             const char *algo, spx_csr_fmt **out)
 {
     int a = algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "csr: unknown algorithm '%s'", algo);
@@ -66,7 +49,9 @@ spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec,
         for (int64_t k = 0; k < A->nnz; k++) F->val32[k] = (float)A->val[k];
     else if (A->nnz)
         memcpy(F->val64, A->val, (size_t)A->nnz * sizeof *F->val64);
-    row_stats(F);
+    F->row_max = feat->row_max;
+    F->row_mean = feat->row_mean;
+    F->row_cv = feat->row_cv;
     F->algo = a != SPX_CSR_AUTO ? (spx_csr_algo)a : spx_csr_auto_algo(F->nnz, F->row_mean, F->row_max, F->row_cv);
     *out = F;
     F = NULL;
@@ -102,6 +87,5 @@ spx_status spx_csr_fmt_to_csr(spx_ctx *ctx, const spx_csr_fmt *F, spx_csr **out)
 /* Minimum bytes of one SpMV with b = 0: values, columns, int32 row pointers, x, y. */
 double spx_csr_fmt_bytes(const spx_csr_fmt *F)
 {
-    double vb = F->precision == SPX_FP32 ? 4.0 : 8.0;
-    return (double)F->nnz * (vb + 4.0) + ((double)F->m + 1) * 4.0 + (double)F->n * vb + (double)F->m * vb;
+    return spx_csr_traffic_bytes(F->m, F->n, F->nnz, F->precision == SPX_FP32 ? 4 : 8, 4, 0);
 }

@@ -820,7 +820,10 @@ static spx_status analyse(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d, spx_ph
     return s;
 }
 
-extern "C" spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
+static void csr_free(spx_ctx *ctx, void *dev);
+
+/* Uploads the host layout and runs the algorithm's GPU preprocessing. */
+static spx_status csr_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
 {
     const spx_csr_fmt *F = (const spx_csr_fmt *)impl;
     if (!ctx || !F || !dev) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "csr upload: NULL argument") : SPX_ERR_ARG;
@@ -842,7 +845,7 @@ extern "C" spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_ph
     spx_phase_add(log, "upload", spx_now() - t0);
     if (!s) s = analyse(ctx, F, d, log);
     if (s) {
-        spx_csr_cuda_free(ctx, d);
+        csr_free(ctx, d);
         return s;
     }
     set_kernel_name(d);
@@ -850,7 +853,8 @@ extern "C" spx_status spx_csr_cuda_upload(spx_ctx *ctx, const void *impl, spx_ph
     return SPX_OK;
 }
 
-extern "C" void spx_csr_cuda_free(spx_ctx *ctx, void *dev)
+/* Frees the GPU state. */
+static void csr_free(spx_ctx *ctx, void *dev)
 {
     csr_dev *d = (csr_dev *)dev;
     if (!d) return;
@@ -861,9 +865,18 @@ extern "C" void spx_csr_cuda_free(spx_ctx *ctx, void *dev)
     spx_free(ctx, d);
 }
 
-extern "C" const char *spx_csr_cuda_kernel(const void *dev)
+/* The kernel the plan runs. */
+static const char *csr_kernel(const void *dev)
 {
     return dev ? ((const csr_dev *)dev)->kernel : "none";
+}
+
+/* The layout on the device back to a host CSR. */
+static spx_status csr_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
+{
+    const csr_dev *d = (const csr_dev *)dev;
+    spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val};
+    return spx_cuda_dev_csr_download(ctx, &view, out);
 }
 
 /* ---- SpMV launchers ------------------------------------------------------------------------ */
@@ -1006,7 +1019,8 @@ static spx_status spmv_typed(spx_ctx *ctx, const csr_dev *d, const spx_spmv_args
     }
 }
 
-extern "C" spx_status spx_csr_cuda_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
+/* y = a*A*x + b*y with the plan's algorithm, on the context's stream. */
+static spx_status csr_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
 {
     const csr_dev *d = (const csr_dev *)dev;
     if (!ctx || !d || !args) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "csr spmv: NULL argument") : SPX_ERR_ARG;
@@ -1018,3 +1032,17 @@ extern "C" spx_status spx_csr_cuda_spmv(spx_ctx *ctx, void *dev, const spx_spmv_
     if (d->nnz == 0) return spx_cuda_scale_y(ctx, d->prec, d->m, args->beta, args->y);
     return d->prec == SPX_FP32 ? spmv_typed<float>(ctx, d, args) : spmv_typed<double>(ctx, d, args);
 }
+
+/* The csr format's GPU half (slots in spx_format_cuda's order). */
+static const spx_format_cuda csr_cuda = {
+    csr_upload,     /* upload */
+    NULL,           /* build: the host layout's row statistics drive the GPU analyses */
+    csr_dev_to_csr, /* to_csr */
+    csr_spmv,       /* spmv */
+    csr_free,       /* free */
+    csr_kernel,     /* kernel_name */
+    NULL,           /* algo_name: from the host layout */
+    NULL,           /* bytes_per_spmv: from the host layout */
+};
+
+extern "C" const spx_format_cuda *spx_csr_cuda(void) { return &csr_cuda; }

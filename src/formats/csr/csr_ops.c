@@ -1,14 +1,14 @@
 /* src/formats/csr/csr_ops.c: the csr format's entry in the registry. */
-#include "core/format.h"
+#include "spmv/format.h"
 #include "cuda/gateway.h"
 #include "formats/csr/csr.h"
 
-static spx_status csr_build(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *o, spx_phase_log *log,
-                            void **impl)
+static spx_status csr_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
+                            spx_phase_log *log, void **impl)
 {
     double t0 = spx_now();
     spx_csr_fmt *F = NULL;
-    spx_status s = spx_csr_fmt_build(ctx, A, o->precision, o->algo, &F);
+    spx_status s = spx_csr_fmt_build(ctx, A, feat, o->precision, o->algo, &F);
     spx_phase_add(log, "convert", spx_now() - t0);
     if (!s) *impl = F;
     return s;
@@ -31,10 +31,7 @@ static const char *csr_algo_name(const void *impl)
     return spx_csr_algo_names[((const spx_csr_fmt *)impl)->algo];
 }
 
-static const char *csr_kernel_name(const void *impl, const void *dev, spx_backend b)
-{
-    return b == SPX_BACKEND_CUDA ? spx_csr_cuda_kernel(dev) : "cpu_omp_nnz_balanced";
-}
+static const char *csr_cpu_kernel_name(const void *impl) { return "cpu_omp_nnz_balanced"; }
 
 static double csr_bytes(const void *impl) { return spx_csr_fmt_bytes(impl); }
 
@@ -42,14 +39,13 @@ const spx_format_ops spx_csr_ops = {
     .name = "csr",
     .summary = "compressed sparse row; GPU kernel family (CSR report, Merrill & Garland)",
     .algos = spx_csr_algo_names,
+    .kernel_prefix = "csr_",
     .build = csr_build,
     .to_csr = csr_to_csr,
     .spmv_cpu = csr_spmv_cpu,
-    .upload = spx_csr_cuda_upload,
-    .spmv_cuda = spx_csr_cuda_spmv,
-    .free_dev = spx_csr_cuda_free,
     .destroy = csr_destroy,
     .algo_name = csr_algo_name,
-    .kernel_name = csr_kernel_name,
+    .cpu_kernel_name = csr_cpu_kernel_name,
     .bytes_per_spmv = csr_bytes,
+    .cuda = spx_csr_cuda,
 };

@@ -29,7 +29,7 @@ typedef struct cusparse_dev {
 static spx_status cusparse_fail_at(spx_ctx *ctx, cusparseStatus_t st, const char *what, const char *file, int line)
 {
     (void)cudaGetLastError();
-    return spx_fail(ctx, st == CUSPARSE_STATUS_ALLOC_FAILED ? SPX_ERR_NOMEM : SPX_ERR_CUDA,
+    return spx_fail(ctx, st == CUSPARSE_STATUS_ALLOC_FAILED ? SPX_ERR_DEVICE_ALLOC : SPX_ERR_CUDA,
                     "cuSPARSE: %s failed: %s (%s) at %s:%d", what, cusparseGetErrorName(st),
                     cusparseGetErrorString(st), spx_cuda_short_path(file), line);
 }
@@ -86,7 +86,43 @@ done:
     return s;
 }
 
-extern "C" spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
+static void cusparse_free(spx_ctx *ctx, void *dev);
+
+/* A new GPU state for an m x n matrix with nnz entries (arrays not yet set). */
+static cusparse_dev *state_new(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_precision prec, int alg)
+{
+    cusparse_dev *d = (cusparse_dev *)spx_calloc_array(ctx, 1, sizeof *d);
+    if (!d) return NULL;
+    d->m = m;
+    d->n = n;
+    d->nnz = (int32_t)nnz;
+    d->prec = prec;
+    d->alg = alg == 2 ? 2 : 1;
+    return d;
+}
+
+/* With the arrays on the device: cuSPARSE's analysis, the kernel name; frees d on failure. */
+static spx_status finish(spx_ctx *ctx, cusparse_dev *d, spx_phase_log *log, void **dev)
+{
+    spx_status s = SPX_OK;
+    if (d->m == 0 || d->nnz == 0) { /* nothing for cuSPARSE to do: y = b*y by our own kernel */
+        snprintf(d->kernel, sizeof d->kernel, "csr_empty(y=b*y; cusparse not called)");
+    } else {
+        const double t0 = spx_now();
+        s = analyse(ctx, d);
+        spx_phase_add(log, "analyse", spx_now() - t0);
+        snprintf(d->kernel, sizeof d->kernel, "cusparse_csr_alg%d", d->alg);
+    }
+    if (s) {
+        cusparse_free(ctx, d);
+        return s;
+    }
+    *dev = d;
+    return SPX_OK;
+}
+
+/* Uploads the host csr layout, then analyses. */
+static spx_status cusparse_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
 {
     const spx_cusparse_host *H = (const spx_cusparse_host *)impl;
     if (!ctx || !H || !H->csr || !dev)
@@ -97,36 +133,53 @@ extern "C" spx_status spx_cusparse_upload(spx_ctx *ctx, const void *impl, spx_ph
                         (long long)F->nnz);
     spx_status s = spx_cuda_init(ctx);
     if (s) return s;
-    cusparse_dev *d = (cusparse_dev *)spx_calloc_array(ctx, 1, sizeof *d);
+    cusparse_dev *d = state_new(ctx, F->m, F->n, F->nnz, F->precision, H->alg);
     if (!d) return spx_fail_nomem(ctx, "cusparse GPU state");
-    d->m = F->m;
-    d->n = F->n;
-    d->nnz = (int32_t)F->nnz;
-    d->prec = F->precision;
-    d->alg = H->alg == 2 ? 2 : 1;
-    if (d->m == 0 || d->nnz == 0) { /* nothing for cuSPARSE to do: y = b*y by our own kernel */
-        snprintf(d->kernel, sizeof d->kernel, "csr_empty(y=b*y; cusparse not called)");
-        *dev = d;
-        return SPX_OK;
-    }
-    double t0 = spx_now();
+    const double t0 = spx_now();
     s = spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
     spx_phase_add(log, "upload", spx_now() - t0);
-    if (!s) {
-        t0 = spx_now();
-        s = analyse(ctx, d);
-        spx_phase_add(log, "analyse", spx_now() - t0);
-    }
     if (s) {
-        spx_cusparse_free(ctx, d);
+        cusparse_free(ctx, d);
         return s;
     }
-    snprintf(d->kernel, sizeof d->kernel, "cusparse_csr_alg%d", d->alg);
-    *dev = d;
-    return SPX_OK;
+    return finish(ctx, d, log, dev);
 }
 
-extern "C" spx_status spx_cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
+/* Builds on the device: takes the uploaded CSR's arrays as they are (cuSPARSE reads int32
+ * CSR directly), then analyses. No host layout exists. */
+static spx_status cusparse_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, const spx_plan_opts *opts,
+                                 spx_phase_log *log, void **dev)
+{
+    int alg = opts && opts->algo && !strcmp(opts->algo, "alg2") ? 2 : 1;
+    cusparse_dev *d = state_new(ctx, A->m, A->n, A->nnz, A->precision, alg);
+    if (!d) return spx_fail_nomem(ctx, "cusparse GPU state");
+    d->rowptr = A->rowptr;
+    d->colind = A->colind;
+    d->val = A->val;
+    A->rowptr = A->colind = NULL;
+    A->val = NULL;
+    return finish(ctx, d, log, dev);
+}
+
+/* The device arrays back to a host CSR. */
+static spx_status cusparse_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
+{
+    const cusparse_dev *d = (const cusparse_dev *)dev;
+    spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val};
+    return spx_cuda_dev_csr_download(ctx, &view, out);
+}
+
+static const char *cusparse_algo(const void *dev) { return ((const cusparse_dev *)dev)->alg == 2 ? "alg2" : "alg1"; }
+
+/* The csr layout's minimum bytes (int32 row pointers). */
+static double cusparse_bytes(const void *dev)
+{
+    const cusparse_dev *d = (const cusparse_dev *)dev;
+    return spx_csr_traffic_bytes(d->m, d->n, d->nnz, d->prec == SPX_FP32 ? 4 : 8, 4, 0);
+}
+
+/* y = a*A*x + b*y through cusparseSpMV on the context's stream. */
+static spx_status cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
 {
     cusparse_dev *d = (cusparse_dev *)dev;
     if (!ctx || !d || !args) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "cusparse spmv: NULL argument") : SPX_ERR_ARG;
@@ -150,7 +203,7 @@ extern "C" spx_status spx_cusparse_spmv(spx_ctx *ctx, void *dev, const spx_spmv_
     return SPX_OK;
 }
 
-extern "C" void spx_cusparse_free(spx_ctx *ctx, void *dev)
+static void cusparse_free(spx_ctx *ctx, void *dev)
 {
     cusparse_dev *d = (cusparse_dev *)dev;
     if (!d) return;
@@ -165,7 +218,21 @@ extern "C" void spx_cusparse_free(spx_ctx *ctx, void *dev)
     spx_free(ctx, d);
 }
 
-extern "C" const char *spx_cusparse_kernel(const void *dev)
+static const char *cusparse_kernel(const void *dev)
 {
     return dev ? ((const cusparse_dev *)dev)->kernel : "none";
 }
+
+/* The baseline's GPU half (slots in spx_format_cuda's order). */
+static const spx_format_cuda cusparse_cuda = {
+    cusparse_upload,  /* upload */
+    cusparse_build,   /* build: on the device, from the uploaded CSR */
+    cusparse_to_csr,  /* to_csr */
+    cusparse_spmv,    /* spmv */
+    cusparse_free,    /* free */
+    cusparse_kernel,  /* kernel_name */
+    cusparse_algo,    /* algo_name */
+    cusparse_bytes,   /* bytes_per_spmv */
+};
+
+extern "C" const spx_format_cuda *spx_cusparse_cuda(void) { return &cusparse_cuda; }

@@ -3,20 +3,20 @@
  * host layout is the csr format's (int32 row pointers); it has no CPU path. */
 #include <string.h>
 
-#include "core/format.h"
+#include "spmv/format.h"
 #include "cuda/gateway.h"
 #include "formats/cusparse/cusparse.h"
 
 static const char *const cusparse_algos[] = {"alg1", "alg2", NULL};
 
-static spx_status cusparse_build(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *o, spx_phase_log *log,
-                                 void **impl)
+static spx_status cusparse_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
+                                 spx_phase_log *log, void **impl)
 {
     double t0 = spx_now();
     spx_cusparse_host *H = spx_calloc_array(ctx, 1, sizeof *H);
     if (!H) return spx_fail_nomem(ctx, "cusparse plan");
     H->alg = o->algo && !strcmp(o->algo, "alg2") ? 2 : 1;
-    spx_status s = spx_csr_fmt_build(ctx, A, o->precision, "scalar", &H->csr);
+    spx_status s = spx_csr_fmt_build(ctx, A, feat, o->precision, "scalar", &H->csr);
     if (s) {
         spx_free(ctx, H);
         return s;
@@ -43,25 +43,19 @@ static const char *cusparse_algo_name(const void *impl)
     return ((const spx_cusparse_host *)impl)->alg == 2 ? "alg2" : "alg1";
 }
 
-static const char *cusparse_kernel_name(const void *impl, const void *dev, spx_backend b)
-{
-    return spx_cusparse_kernel(dev);
-}
-
 static double cusparse_bytes(const void *impl) { return spx_csr_fmt_bytes(((const spx_cusparse_host *)impl)->csr); }
 
 const spx_format_ops spx_cusparse_ops = {
     .name = "cusparse",
     .summary = "vendor baseline: cusparseSpMV on CSR (CUSPARSE_SPMV_CSR_ALG1/ALG2)",
     .algos = cusparse_algos,
+    .flags = SPX_FORMAT_BASELINE,
+    .kernel_prefix = "cusparse_",
     .build = cusparse_build,
     .to_csr = cusparse_to_csr,
     .spmv_cpu = NULL,
-    .upload = spx_cusparse_upload,
-    .spmv_cuda = spx_cusparse_spmv,
-    .free_dev = spx_cusparse_free,
     .destroy = cusparse_destroy,
     .algo_name = cusparse_algo_name,
-    .kernel_name = cusparse_kernel_name,
     .bytes_per_spmv = cusparse_bytes,
+    .cuda = spx_cusparse_cuda,
 };

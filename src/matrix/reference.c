@@ -1,4 +1,5 @@
-/* src/core/reference.c: the oracle SpMV (serial, extended precision) and matrix statistics. */
+/* src/matrix/reference.c: the oracle SpMV (serial, extended precision), its error measure, and
+ * the statistics `spx info` prints. */
 #include <math.h>
 #include <string.h>
 
@@ -17,11 +18,28 @@ void spx_csr_spmv_ref(const spx_csr *A, double a, const double *x, double b, dou
     }
 }
 
+double spx_rel_error(const void *y, spx_precision p, const double *ref, int64_t m)
+{
+    long double num = 0, den = 0;
+    for (int64_t i = 0; i < m; i++) {
+        double yi = p == SPX_FP32 ? (double)((const float *)y)[i] : ((const double *)y)[i];
+        if (!isfinite(yi)) return INFINITY;
+        long double d = (long double)yi - ref[i];
+        num += d * d;
+        den += (long double)ref[i] * ref[i];
+    }
+    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
+}
+
+double spx_csr_traffic_bytes(int64_t m, int64_t n, int64_t nnz, int value_bytes, int rowptr_bytes, int reads_y)
+{
+    return (double)nnz * (value_bytes + 4.0) + ((double)m + 1) * rowptr_bytes + (double)n * value_bytes +
+           (double)m * value_bytes * (reads_y ? 2.0 : 1.0);
+}
+
 double spx_csr_spmv_bytes(const spx_csr *A, int value_bytes, int rowptr_bytes, int reads_y)
 {
-    double nnz = (double)A->nnz;
-    return nnz * (value_bytes + 4.0) + ((double)A->m + 1) * rowptr_bytes + (double)A->n * value_bytes +
-           (double)A->m * value_bytes * (reads_y ? 2.0 : 1.0);
+    return spx_csr_traffic_bytes(A->m, A->n, A->nnz, value_bytes, rowptr_bytes, reads_y);
 }
 
 /* Whether the pattern (and, in *num_sym, the values) equals its transpose. Uses a transpose
@@ -72,37 +90,26 @@ done:
 spx_status spx_csr_compute_stats(spx_ctx *ctx, const spx_csr *A, spx_csr_stats *out)
 {
     if (!ctx || !A || !out) return SPX_ERR_ARG;
+    spx_features f;
+    spx_status s = spx_features_compute(A, &f);
+    if (s) return s;
     spx_csr_stats st;
     memset(&st, 0, sizeof st);
-    st.m = A->m;
-    st.n = A->n;
-    st.nnz = A->nnz;
-    st.row_min = A->m ? INT64_MAX : 0;
-    double sum = 0, sumsq = 0;
-    for (int32_t i = 0; i < A->m; i++) {
-        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-        if (len < st.row_min) st.row_min = len;
-        if (len > st.row_max) st.row_max = len;
-        if (len == 0) st.empty_rows++;
-        sum += (double)len;
-        sumsq += (double)len * (double)len;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            int64_t d = (int64_t)A->colind[k] - i;
-            if (d < 0) d = -d;
-            if (d > st.bandwidth) st.bandwidth = d;
-        }
-    }
-    if (A->m) {
-        st.row_mean = sum / A->m;
-        double var = sumsq / A->m - st.row_mean * st.row_mean;
-        st.row_stddev = var > 0 ? sqrt(var) : 0.0;
-    }
+    st.m = f.m;
+    st.n = f.n;
+    st.nnz = f.nnz;
+    st.row_min = f.row_min;
+    st.row_max = f.row_max;
+    st.row_mean = f.row_mean;
+    st.row_stddev = f.row_stddev;
+    st.empty_rows = f.empty_rows;
+    st.bandwidth = f.bandwidth;
     unsigned char *seen = spx_calloc_array(ctx, (size_t)A->n + 1, 1);
     if (!seen) return spx_fail_nomem(ctx, "column statistics");
     for (int64_t k = 0; k < A->nnz; k++) seen[A->colind[k]] = 1;
     for (int32_t j = 0; j < A->n; j++) st.empty_cols += !seen[j];
     spx_free(ctx, seen);
-    spx_status s = symmetry_check(ctx, A, &st.structurally_symmetric, &st.numerically_symmetric);
+    s = symmetry_check(ctx, A, &st.structurally_symmetric, &st.numerically_symmetric);
     if (s) return s;
     *out = st;
     return SPX_OK;

@@ -1,4 +1,4 @@
-/* src/formats/csr/csr_ref.c: CPU SpMV on the csr layout: OpenMP, each thread a contiguous
+/* src/formats/csr/csr_cpu.c: CPU SpMV on the csr layout: OpenMP, each thread a contiguous
  * range of rows holding an equal share of nonzeros (plus one unit per row, so long runs of
  * empty rows are shared out too). */
 #include <omp.h>

@@ -56,21 +56,16 @@ static spx_status sort_rows(spx_ctx *ctx, spx_csr *A, int32_t *dup_row, int64_t 
         s = spx_fail_nomem(ctx, "COO->CSR sort scratch");
         goto done;
     }
-    int32_t first_dup = -1;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1024)
+    int32_t first_dup = INT32_MAX; /* a reduction, not a critical section: no process-wide lock */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1024) reduction(min : first_dup)
     for (int32_t i = 0; i < A->m; i++) {
         size_t off = (size_t)omp_get_thread_num() * (size_t)(max_len / 2 + 1);
         int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
         sort_row(A->colind + b, A->val + b, tcol + off, tval + off, e - b);
-        int has_dup = 0;
         for (int64_t k = b + 1; k < e; k++)
-            if (A->colind[k] == A->colind[k - 1]) has_dup = 1;
-        if (has_dup) {
-#pragma omp critical(spx_first_dup)
-            if (first_dup < 0 || i < first_dup) first_dup = i;
-        }
+            if (A->colind[k] == A->colind[k - 1] && i < first_dup) first_dup = i;
     }
-    *dup_row = first_dup;
+    *dup_row = first_dup == INT32_MAX ? -1 : first_dup;
 done:
     spx_free(ctx, tcol);
     spx_free(ctx, tval);

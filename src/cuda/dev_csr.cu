@@ -1,0 +1,129 @@
+/* src/cuda/dev_csr.cu: a library CSR (int64 row pointers, fp64 values) put on the device in the
+ * shape device-built layouts start from (int32 row pointers, values in the plan's precision),
+ * converted by kernels there; and any such device CSR back to a host CSR, for round trips. */
+#include "cuda/runtime.cuh"
+
+#define SPX_CONVERT_BLOCK 256
+#define SPX_CONVERT_BLOCKS_PER_SM 8 /* grid-stride: enough resident warps to saturate HBM */
+
+namespace {
+
+/* out[i] = (int32) in[i]: the row pointers fit int32 (checked: nnz <= INT32_MAX). */
+__global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
+    spx_narrow_rowptr_kernel(int64_t n, const int64_t *__restrict__ in, int32_t *__restrict__ out)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = (int32_t)in[i];
+}
+
+/* out[i] = (float) in[i], rounded to nearest as the host build rounds. */
+__global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
+    spx_narrow_values_kernel(int64_t n, const double *__restrict__ in, float *__restrict__ out)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = (float)in[i];
+}
+
+} /* namespace */
+
+extern "C" void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A)
+{
+    if (!A) return;
+    spx_cuda_free(ctx, A->rowptr);
+    spx_cuda_free(ctx, A->colind);
+    spx_cuda_free(ctx, A->val);
+    A->rowptr = A->colind = NULL;
+    A->val = NULL;
+}
+
+/* Uploads n int64 row pointers and narrows them into out (device) through a staging buffer. */
+static spx_status upload_rowptr(spx_ctx *ctx, const int64_t *host, int64_t n, int32_t *out)
+{
+    int64_t *stage = NULL;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&stage, (size_t)n * sizeof *stage);
+    if (!s) s = spx_cuda_h2d(ctx, stage, host, (size_t)n * sizeof *stage);
+    if (!s) {
+        unsigned grid = spx_cuda_grid_stride_blocks(ctx, n, SPX_CONVERT_BLOCK, SPX_CONVERT_BLOCKS_PER_SM);
+        spx_narrow_rowptr_kernel<<<grid, SPX_CONVERT_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, stage, out);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "launch of spx_narrow_rowptr_kernel", __FILE__, __LINE__);
+    }
+    if (!s) s = spx_cuda_sync(ctx);
+    spx_cuda_free(ctx, stage);
+    return s;
+}
+
+/* Uploads n fp64 values into out in precision prec (narrowed on the device for fp32). */
+static spx_status upload_values(spx_ctx *ctx, const double *host, int64_t n, spx_precision prec, void *out)
+{
+    if (prec == SPX_FP64) return spx_cuda_h2d(ctx, out, host, (size_t)n * sizeof(double));
+    double *stage = NULL;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&stage, (size_t)n * sizeof *stage);
+    if (!s) s = spx_cuda_h2d(ctx, stage, host, (size_t)n * sizeof *stage);
+    if (!s) {
+        unsigned grid = spx_cuda_grid_stride_blocks(ctx, n, SPX_CONVERT_BLOCK, SPX_CONVERT_BLOCKS_PER_SM);
+        spx_narrow_values_kernel<<<grid, SPX_CONVERT_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, stage, (float *)out);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "launch of spx_narrow_values_kernel", __FILE__, __LINE__);
+    }
+    if (!s) s = spx_cuda_sync(ctx);
+    spx_cuda_free(ctx, stage);
+    return s;
+}
+
+extern "C" spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out)
+{
+    if (!ctx || !A || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "device CSR upload: NULL argument") : SPX_ERR_ARG;
+    if (A->nnz > INT32_MAX)
+        return spx_fail(ctx, SPX_ERR_OVERFLOW, "device CSR: %lld nonzeros exceed the int32 row-pointer range",
+                        (long long)A->nnz);
+    spx_dev_csr D = {A->m, A->n, A->nnz, prec, NULL, NULL, NULL};
+    const size_t vb = prec == SPX_FP32 ? sizeof(float) : sizeof(double);
+    spx_status s;
+    if ((s = spx_cuda_malloc(ctx, (void **)&D.rowptr, ((size_t)A->m + 1) * sizeof(int32_t))) ||
+        (s = spx_cuda_malloc(ctx, (void **)&D.colind, (size_t)A->nnz * sizeof(int32_t))) ||
+        (s = spx_cuda_malloc(ctx, &D.val, (size_t)A->nnz * vb)) ||
+        (s = upload_rowptr(ctx, A->rowptr, (int64_t)A->m + 1, D.rowptr)) ||
+        (s = spx_cuda_h2d(ctx, D.colind, A->colind, (size_t)A->nnz * sizeof(int32_t))) ||
+        (s = upload_values(ctx, A->val, A->nnz, prec, D.val))) {
+        spx_cuda_dev_csr_free(ctx, &D);
+        return s;
+    }
+    *out = D;
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *D, spx_csr **out)
+{
+    if (!ctx || !D || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "device CSR download: NULL argument") : SPX_ERR_ARG;
+    spx_csr *A = NULL;
+    int32_t *rowptr = NULL;
+    float *val32 = NULL;
+    spx_status s = spx_csr_alloc(ctx, D->m, D->n, D->nnz, &A);
+    if (s) return s;
+    rowptr = (int32_t *)spx_malloc_array(ctx, (size_t)D->m + 1, sizeof *rowptr);
+    if (D->precision == SPX_FP32) val32 = (float *)spx_malloc_array(ctx, (size_t)D->nnz, sizeof *val32);
+    if (!rowptr || (D->precision == SPX_FP32 && !val32)) {
+        s = spx_fail_nomem(ctx, "device CSR download");
+        goto done;
+    }
+    if (!D->rowptr) { /* an empty layout may keep no arrays */
+        for (int64_t i = 0; i <= D->m; i++) rowptr[i] = 0;
+    } else if ((s = spx_cuda_d2h(ctx, rowptr, D->rowptr, ((size_t)D->m + 1) * sizeof *rowptr))) {
+        goto done;
+    }
+    if ((s = spx_cuda_d2h(ctx, A->colind, D->colind, (size_t)D->nnz * sizeof(int32_t))) ||
+        (s = spx_cuda_d2h(ctx, D->precision == SPX_FP32 ? (void *)val32 : (void *)A->val, D->val,
+                          (size_t)D->nnz * (D->precision == SPX_FP32 ? sizeof(float) : sizeof(double)))))
+        goto done;
+    for (int64_t i = 0; i <= D->m; i++) A->rowptr[i] = rowptr[i];
+    if (val32)
+        for (int64_t k = 0; k < D->nnz; k++) A->val[k] = (double)val32[k];
+    *out = A;
+    A = NULL;
+done:
+    spx_free(ctx, rowptr);
+    spx_free(ctx, val32);
+    spx_csr_destroy(&A);
+    return s;
+}

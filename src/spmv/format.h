@@ -1,0 +1,103 @@
+/* src/spmv/format.h: the SpMV format plug-in table. A format fills one spx_format_ops (its
+ * host half) and, in its .cu files, one spx_format_cuda (its GPU half); a NULL slot means
+ * "not supported" and the caller gets SPX_ERR_UNSUPPORTED. src/spmv/formats.def lists them. */
+#ifndef SPX_SPMV_FORMAT_H
+#define SPX_SPMV_FORMAT_H
+
+#include "core/ctx.h"
+#include "core/phase.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One SpMV call as the formats see it: x and y are float* or double* per precision, host
+ * arrays for spmv_cpu and device arrays for the CUDA spmv. */
+typedef struct spx_spmv_args {
+    spx_precision precision;
+    double alpha, beta;
+    const void *x;
+    void *y;
+} spx_spmv_args;
+
+/* A CSR matrix on the device, as a format's device build receives it: int32 row pointers
+ * (nnz <= INT32_MAX), int32 columns, values in the plan's precision. A build may take the
+ * arrays (setting them to NULL); the plan frees what is left. */
+typedef struct spx_dev_csr {
+    int32_t m, n;
+    int64_t nnz;
+    spx_precision precision;
+    int32_t *rowptr, *colind;
+    void *val;
+} spx_dev_csr;
+
+/* Format flags. */
+enum {
+    SPX_FORMAT_BASELINE = 1u << 0 /* a vendor library measured as the reference, not an spx format */
+};
+
+/* The GPU half of a format (every slot but spmv and free may be NULL). */
+typedef struct spx_format_cuda {
+    /* Uploads the host layout (and runs any GPU preprocessing); *dev is the GPU state. */
+    spx_status (*upload)(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev);
+    /* Builds the GPU state from the CSR on the device (and the matrix's features), with no
+     * host layout. */
+    spx_status (*build)(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, const spx_plan_opts *opts,
+                        spx_phase_log *log, void **dev);
+    /* The device layout back to a host CSR: the GPU round trip checks what the GPU holds. */
+    spx_status (*to_csr)(spx_ctx *ctx, const void *dev, spx_csr **out);
+    /* y = a*A*x + b*y on device arrays, on the context's stream, no allocation. */
+    spx_status (*spmv)(spx_ctx *ctx, void *dev, const spx_spmv_args *args);
+    void (*free)(spx_ctx *ctx, void *dev);
+    /* The kernel that runs (e.g. "csr_stream_fp64"). */
+    const char *(*kernel_name)(const void *dev);
+    /* For plans built on the device (no host layout): the resolved algorithm and the minimum
+     * bytes of one SpMV with b = 0. */
+    const char *(*algo_name)(const void *dev);
+    double (*bytes_per_spmv)(const void *dev);
+} spx_format_cuda;
+
+typedef struct spx_format_ops {
+    const char *name;
+    const char *summary;
+    const char *const *algos;  /* NULL-terminated; algos[0] is the default ("auto" if any) */
+    unsigned flags;            /* SPX_FORMAT_* */
+    const char *kernel_prefix; /* every kernel name the format reports starts with this */
+
+    /* Whether algo (NULL: any) can run in this build; 0 with *why set when a dependency is
+     * missing. NULL slot: always available. */
+    int (*available)(const char *algo, const char **why);
+    /* Converts A (whose features the plan computed once) into the format's host layout
+     * (preprocessing); opts->algo already valid. */
+    spx_status (*build)(spx_ctx *ctx, const spx_csr *A, const spx_features *feat,
+                        const spx_plan_opts *opts, spx_phase_log *log, void **impl);
+    /* The host layout back to CSR (the round-trip check). */
+    spx_status (*to_csr)(spx_ctx *ctx, const void *impl, spx_csr **out);
+    /* y = a*A*x + b*y on the host layout, OpenMP; must not write the layout (a CPU plan may
+     * run on several threads at once). */
+    spx_status (*spmv_cpu)(spx_ctx *ctx, const void *impl, const spx_spmv_args *args);
+    void (*destroy)(spx_ctx *ctx, void *impl);
+    /* Resolved algorithm name; the CPU loop's name; minimum bytes of one SpMV (b = 0). */
+    const char *(*algo_name)(const void *impl);
+    const char *(*cpu_kernel_name)(const void *impl);
+    double (*bytes_per_spmv)(const void *impl);
+    /* The GPU half: the format's spx_<name>_cuda (NULL when CUDA is not built). */
+    const spx_format_cuda *(*cuda)(void);
+} spx_format_ops;
+
+/* The registry: every format, in listing order. */
+const spx_format_ops *spx_format_at(int i);
+/* The format of that name, or NULL. */
+const spx_format_ops *spx_format_find(const char *name);
+/* Whether name is one of ops' algorithms. */
+int spx_format_has_algo(const spx_format_ops *ops, const char *name);
+/* The format's GPU half, or NULL when it has none in this build. */
+const spx_format_cuda *spx_format_cuda_of(const spx_format_ops *ops);
+/* Whether the format can run algo (NULL: any) in this build; *why when not. */
+int spx_format_available(const spx_format_ops *ops, const char *algo, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,274 @@
+/* src/spmv/plan.c: the SpMV plan lifecycle: resolve backend, format and algorithm; build the
+ * layout on the host (and upload it) or on the device; run on host or device arrays; report
+ * what ran and what it cost. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda/gateway.h"
+#include "select/select.h"
+#include "spmv/format.h"
+
+struct spx_plan {
+    spx_ctx *ctx;
+    const spx_format_ops *ops;
+    const spx_format_cuda *cuda; /* the format's GPU half (CUDA plans) */
+    void *impl;                  /* the format's host layout (NULL when built on the device) */
+    void *dev;                   /* the format's GPU state (CUDA plans) */
+    spx_backend backend;         /* CPU or CUDA */
+    spx_precision precision;
+    int32_t m, n;
+    void *dx, *dy; /* device staging for the host-array entry points, made on first use */
+    int busy;      /* a CUDA call is running (atomic): one call at a time */
+    spx_phase_log log;
+    double plan_seconds;
+    size_t device_bytes;
+};
+
+/* The format named in opts (or selected from the features), checked against the backend, the
+ * algorithm and what this build has. */
+static spx_status resolve_format(spx_ctx *ctx, const spx_features *feat, const spx_plan_opts *o, spx_backend b,
+                                 const spx_format_ops **out)
+{
+    const char *name = o->format && strcmp(o->format, "auto") ? o->format : spx_select_format(feat, b);
+    const spx_format_ops *ops = spx_format_find(name);
+    const char *why = NULL;
+    if (!ops) return spx_fail(ctx, SPX_ERR_ARG, "unknown format '%s' (see `spx formats`)", name);
+    if (o->algo && strcmp(o->algo, "auto") && !spx_format_has_algo(ops, o->algo))
+        return spx_fail(ctx, SPX_ERR_ARG, "format '%s' has no algorithm '%s' (see `spx formats`)", name, o->algo);
+    if (!spx_format_available(ops, o->algo, &why))
+        return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' is not built: %s", name, why);
+    if (b == SPX_BACKEND_CPU && !ops->spmv_cpu)
+        return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no CPU path", name);
+    const spx_format_cuda *cu = spx_format_cuda_of(ops);
+    if (b == SPX_BACKEND_CUDA && (!cu || !cu->spmv))
+        return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no CUDA path", name);
+    *out = ops;
+    return SPX_OK;
+}
+
+/* Whether the CUDA plan builds on the device, per the option and what the format offers. */
+static spx_status choose_site(spx_plan *p, const spx_plan_opts *o, int *on_device)
+{
+    int can = p->cuda->build != NULL;
+    if (o->build == SPX_BUILD_DEVICE && !can)
+        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' cannot build its layout on the device",
+                        p->ops->name);
+    if (o->build == SPX_BUILD_HOST && !p->cuda->upload)
+        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' builds only on the device", p->ops->name);
+    *on_device = o->build == SPX_BUILD_DEVICE || (o->build == SPX_BUILD_AUTO && can);
+    return SPX_OK;
+}
+
+/* Uploads A as it is and lets the format build its GPU state from it. */
+static spx_status build_on_device(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o)
+{
+    spx_dev_csr D;
+    memset(&D, 0, sizeof D);
+    double t0 = spx_now();
+    spx_status s = spx_cuda_dev_csr_upload(p->ctx, A, p->precision, &D);
+    spx_phase_add(&p->log, "upload", spx_now() - t0);
+    if (!s) s = p->cuda->build(p->ctx, &D, feat, o, &p->log, &p->dev);
+    spx_cuda_dev_csr_free(p->ctx, &D);
+    return s;
+}
+
+/* Builds the layout where it belongs: host (then uploaded for CUDA plans) or device. */
+static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o)
+{
+    int on_device = 0;
+    spx_status s = SPX_OK;
+    if (p->backend == SPX_BACKEND_CUDA && ((s = spx_cuda_init(p->ctx)) || (s = choose_site(p, o, &on_device))))
+        return s;
+    if (on_device) return build_on_device(p, A, feat, o);
+    s = p->ops->build(p->ctx, A, feat, o, &p->log, &p->impl);
+    if (!s && p->backend == SPX_BACKEND_CUDA) s = p->cuda->upload(p->ctx, p->impl, &p->log, &p->dev);
+    return s;
+}
+
+spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_plan **out)
+{
+    if (!ctx || !A || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_plan_create: NULL argument") : SPX_ERR_ARG;
+    double t0 = spx_now();
+    spx_plan_opts o = {0};
+    if (opts) o = *opts;
+    if (o.precision != SPX_FP64 && o.precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "unknown precision");
+    if (o.build < SPX_BUILD_AUTO || o.build > SPX_BUILD_DEVICE) return spx_fail(ctx, SPX_ERR_ARG, "unknown build site");
+    spx_status s = spx_csr_check(ctx, A);
+    if (s) return s;
+    spx_backend b = SPX_BACKEND_CPU;
+    const spx_format_ops *ops = NULL;
+    spx_features feat;
+    double tf = spx_now();
+    if ((s = spx_features_compute(A, &feat))) return s;
+    tf = spx_now() - tf;
+    if ((s = spx_ctx_resolve_backend(ctx, o.backend, &b))) return s;
+    if ((s = resolve_format(ctx, &feat, &o, b, &ops))) return s;
+    spx_plan *p = spx_malloc(ctx, sizeof *p);
+    if (!p) return spx_fail_nomem(ctx, "plan");
+    memset(p, 0, sizeof *p);
+    p->ctx = ctx;
+    p->ops = ops;
+    p->cuda = b == SPX_BACKEND_CUDA ? spx_format_cuda_of(ops) : NULL;
+    p->backend = b;
+    p->precision = o.precision;
+    p->m = A->m;
+    p->n = A->n;
+    spx_phase_add(&p->log, "features", tf);
+    spx_mem_stats before, after;
+    spx_ctx_mem_stats(ctx, &before);
+    s = plan_build(p, A, &feat, &o);
+    if (!s && b == SPX_BACKEND_CUDA) s = spx_cuda_sync(ctx);
+    if (s) {
+        spx_plan_destroy(&p);
+        return s;
+    }
+    spx_ctx_mem_stats(ctx, &after);
+    p->device_bytes = after.device_bytes - before.device_bytes;
+    p->plan_seconds = spx_now() - t0;
+    *out = p;
+    return SPX_OK;
+}
+
+/* Makes the staging vectors of a CUDA plan's host entry points (first host call only). */
+static spx_status staging(spx_plan *p)
+{
+    if (p->dx || p->dy) return SPX_OK;
+    size_t vb = p->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
+    spx_status s = spx_cuda_malloc(p->ctx, &p->dx, (size_t)p->n * vb);
+    if (!s) s = spx_cuda_malloc(p->ctx, &p->dy, (size_t)p->m * vb);
+    if (s) {
+        spx_cuda_free(p->ctx, p->dx);
+        spx_cuda_free(p->ctx, p->dy);
+        p->dx = p->dy = NULL;
+        return s;
+    }
+    p->device_bytes += (size_t)(p->n + p->m) * vb;
+    return SPX_OK;
+}
+
+/* Runs one SpMV of a CUDA plan on host arrays through the staging vectors. */
+static spx_status spmv_cuda_host(spx_plan *p, const spx_spmv_args *host)
+{
+    size_t vb = p->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
+    spx_status s = staging(p);
+    if (s) return s;
+    spx_spmv_args d = *host;
+    d.x = p->dx;
+    d.y = p->dy;
+    s = spx_cuda_h2d(p->ctx, p->dx, host->x, (size_t)p->n * vb);
+    if (!s && host->beta != 0.0) s = spx_cuda_h2d(p->ctx, p->dy, host->y, (size_t)p->m * vb);
+    if (!s) s = p->cuda->spmv(p->ctx, p->dev, &d);
+    if (!s) s = spx_cuda_d2h(p->ctx, host->y, p->dy, (size_t)p->m * vb);
+    return s;
+}
+
+/* Takes the CUDA plan for one call (SPX_ERR_ARG when another call holds it) and binds the
+ * calling thread to the context's device (a context may be used from another thread than the
+ * one that made the plan). */
+static spx_status enter(spx_plan *p)
+{
+    if (__atomic_exchange_n(&p->busy, 1, __ATOMIC_ACQUIRE))
+        return spx_fail(p->ctx, SPX_ERR_ARG,
+                        "plan is running another call: a CUDA plan takes one call at a time (make a plan "
+                        "per thread or stream)");
+    spx_status s = spx_cuda_init(p->ctx);
+    if (s) __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+    return s;
+}
+
+static void leave(spx_plan *p) { __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE); }
+
+/* Checks the arguments of an SpMV call; then runs it on the plan's backend. */
+static spx_status plan_run(spx_plan *p, spx_precision prec, const spx_spmv_args *a)
+{
+    if (!p) return SPX_ERR_ARG;
+    if (prec != p->precision)
+        return spx_fail(p->ctx, SPX_ERR_ARG, "plan precision is %s: call spx_plan_spmv%s",
+                        p->precision == SPX_FP32 ? "fp32" : "fp64", p->precision == SPX_FP32 ? "_f32" : "");
+    if ((p->n && !a->x) || (p->m && !a->y)) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: NULL vector");
+    if (a->x && a->x == (const void *)a->y) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: x and y must not alias");
+    if (p->backend != SPX_BACKEND_CUDA) return p->ops->spmv_cpu(p->ctx, p->impl, a);
+    spx_status s = enter(p);
+    if (s) return s;
+    s = spmv_cuda_host(p, a);
+    leave(p);
+    return s;
+}
+
+spx_status spx_plan_spmv(spx_plan *p, double a, const double *x, double b, double *y)
+{
+    spx_spmv_args args = {SPX_FP64, a, b, x, y};
+    return plan_run(p, SPX_FP64, &args);
+}
+
+spx_status spx_plan_spmv_f32(spx_plan *p, float a, const float *x, float b, float *y)
+{
+    spx_spmv_args args = {SPX_FP32, a, b, x, y};
+    return plan_run(p, SPX_FP32, &args);
+}
+
+spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, void *y)
+{
+    if (!p) return SPX_ERR_ARG;
+    if (p->backend != SPX_BACKEND_CUDA)
+        return spx_fail(p->ctx, SPX_ERR_ARG, "spx_plan_spmv_device needs a CUDA plan");
+    if (x && x == (const void *)y) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: x and y must not alias");
+    spx_spmv_args args = {p->precision, a, b, x, y};
+    spx_status s = enter(p);
+    if (s) return s;
+    s = p->cuda->spmv(p->ctx, p->dev, &args);
+    leave(p);
+    return s;
+}
+
+/* The kernel that runs: the GPU state's or the CPU loop's name. */
+static const char *kernel_of(const spx_plan *p)
+{
+    if (p->backend == SPX_BACKEND_CUDA) return p->cuda->kernel_name ? p->cuda->kernel_name(p->dev) : "?";
+    return p->ops->cpu_kernel_name ? p->ops->cpu_kernel_name(p->impl) : "?";
+}
+
+spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info)
+{
+    if (!p || !info) return SPX_ERR_ARG;
+    memset(info, 0, sizeof *info);
+    const int on_device = p->impl == NULL;
+    snprintf(info->format, sizeof info->format, "%s", p->ops->name);
+    const char *algo = on_device ? (p->cuda->algo_name ? p->cuda->algo_name(p->dev) : "default")
+                                 : (p->ops->algo_name ? p->ops->algo_name(p->impl) : "default");
+    snprintf(info->algo, sizeof info->algo, "%s", algo);
+    snprintf(info->kernel, sizeof info->kernel, "%s", kernel_of(p));
+    info->m = p->m;
+    info->n = p->n;
+    info->backend = p->backend;
+    info->precision = p->precision;
+    info->bytes_per_spmv = on_device ? (p->cuda->bytes_per_spmv ? p->cuda->bytes_per_spmv(p->dev) : 0.0)
+                                     : (p->ops->bytes_per_spmv ? p->ops->bytes_per_spmv(p->impl) : 0.0);
+    info->plan_seconds = p->plan_seconds;
+    info->built_on_device = on_device;
+    info->device_bytes = p->device_bytes;
+    info->n_phases = p->log.n;
+    memcpy(info->phases, p->log.phases, sizeof info->phases);
+    return SPX_OK;
+}
+
+spx_status spx_plan_to_csr(const spx_plan *p, spx_csr **out)
+{
+    if (!p || !out) return SPX_ERR_ARG;
+    if (p->backend == SPX_BACKEND_CUDA && p->cuda->to_csr) return p->cuda->to_csr(p->ctx, p->dev, out);
+    if (!p->impl || !p->ops->to_csr)
+        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no to_csr", p->ops->name);
+    return p->ops->to_csr(p->ctx, p->impl, out);
+}
+
+void spx_plan_destroy(spx_plan **pp)
+{
+    if (!pp || !*pp) return;
+    spx_plan *p = *pp;
+    if (p->dev && p->cuda && p->cuda->free) p->cuda->free(p->ctx, p->dev);
+    spx_cuda_free(p->ctx, p->dx);
+    spx_cuda_free(p->ctx, p->dy);
+    if (p->impl && p->ops->destroy) p->ops->destroy(p->ctx, p->impl);
+    spx_free(p->ctx, p);
+    *pp = NULL;
+}

@@ -1,0 +1,67 @@
+/* src/spmv/registry.c: the format registry, derived from src/spmv/formats.def. */
+#include <string.h>
+
+#include "cuda/gateway.h"
+#include "spmv/format.h"
+
+#define SPX_FORMAT(name) extern const spx_format_ops spx_##name##_ops;
+#include "spmv/formats.def"
+#undef SPX_FORMAT
+
+static const spx_format_ops *const formats[] = {
+#define SPX_FORMAT(name) &spx_##name##_ops,
+#include "spmv/formats.def"
+#undef SPX_FORMAT
+};
+
+#define N_FORMATS ((int)(sizeof formats / sizeof formats[0]))
+
+const spx_format_ops *spx_format_at(int i) { return i >= 0 && i < N_FORMATS ? formats[i] : NULL; }
+
+const spx_format_ops *spx_format_find(const char *name)
+{
+    for (int i = 0; name && i < N_FORMATS; i++)
+        if (!strcmp(formats[i]->name, name)) return formats[i];
+    return NULL;
+}
+
+int spx_format_has_algo(const spx_format_ops *ops, const char *name)
+{
+    for (const char *const *a = ops->algos; a && *a; a++)
+        if (!strcmp(*a, name)) return 1;
+    return 0;
+}
+
+const spx_format_cuda *spx_format_cuda_of(const spx_format_ops *ops)
+{
+    return ops && ops->cuda ? ops->cuda() : NULL;
+}
+
+int spx_format_available(const spx_format_ops *ops, const char *algo, const char **why)
+{
+    const char *reason = NULL;
+    if (!ops->available || ops->available(algo, &reason)) return 1;
+    if (why) *why = reason ? reason : "a dependency is missing";
+    return 0;
+}
+
+int spx_format_count(void) { return N_FORMATS; }
+
+spx_status spx_format_describe(int i, spx_format_desc *out)
+{
+    const spx_format_ops *ops = spx_format_at(i);
+    if (!ops || !out) return SPX_ERR_ARG;
+    const spx_format_cuda *cu = spx_format_cuda_of(ops);
+    memset(out, 0, sizeof *out);
+    out->name = ops->name;
+    out->summary = ops->summary;
+    out->algos = ops->algos;
+    out->has_cpu = ops->spmv_cpu != NULL;
+    out->has_cuda = cu != NULL && cu->spmv != NULL;
+    out->is_baseline = (ops->flags & SPX_FORMAT_BASELINE) != 0;
+    out->builds_on_device = cu != NULL && cu->build != NULL;
+    out->has_device_to_csr = cu != NULL && cu->to_csr != NULL;
+    out->kernel_prefix = ops->kernel_prefix;
+    out->available = spx_format_available(ops, NULL, &out->why_unavailable);
+    return SPX_OK;
+}
