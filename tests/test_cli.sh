@@ -29,6 +29,7 @@ expect 2 "$spx";                          grep -q usage "$tmp/err" && ok || bad 
 expect 2 "$spx" nosuch;                   one_error_line
 expect 0 "$spx" formats;                  grep -q '^csr ' "$tmp/out" && ok || bad "formats lists no csr"
 expect 0 "$spx" formats --json;           json_ok "$tmp/out"
+json_eq "$tmp/out" 'all("available" in f and "why_unavailable" in f and "baseline" in f for f in d["formats"])'
 
 # info
 expect 0 "$spx" info "$shared/karate.mtx.gz" --json; json_ok "$tmp/out"
@@ -87,6 +88,7 @@ killed_gen INT 130
 # spmv
 expect 0 "$spx" spmv gen:poisson2d:n=30 --backend cpu
 grep -q '^verified: yes' "$tmp/out" && ok || bad "spmv did not verify"
+grep -q '^batch .* back-to-back' "$tmp/out" && ok || bad "spmv prints no batch time"
 expect 0 "$spx" spmv gen:rmat:scale=8,ef=4 --backend cpu --precision fp32 --reps 3
 grep -q '^verified: yes' "$tmp/out" && ok || bad "fp32 spmv did not verify"
 expect 0 "$spx" spmv "$shared/bcsstk09.mtx.gz" --backend cpu --json; json_ok "$tmp/out"
@@ -109,8 +111,11 @@ fi
 # bench
 expect 0 "$spx" bench gen:poisson2d:n=40 gen:uniform:m=2000,k=4 --backend cpu --reps 3 --json "$tmp/b.json" --csv "$tmp/b.csv"
 json_ok "$tmp/b.json"
-json_eq "$tmp/b.json" 'len(d["results"])==2 and all(r["verified"]==1 for r in d["results"]) and d["env"]["host_bandwidth_bytes_per_s"]>0'
-[ "$(wc -l <"$tmp/b.csv")" = 3 ] && ok || bad "CSV should have a header and 2 lines"
+json_eq "$tmp/b.json" 'len([r for r in d["results"] if r["status"]!="skipped"])==2 and all(r["verified"]==1 for r in d["results"] if r["status"]!="skipped") and d["env"]["host_bandwidth_bytes_per_s"]>0'
+# two times per result: per call (t_median_s) and per call of back-to-back batches (t_batch_s)
+json_eq "$tmp/b.json" 'all(r["t_batch_s"]>0 and r["batch_calls"]>=4 and r["batches"]>=1 and r["gflops_batch"]>0 and any(k.startswith("speedup_batch_vs_") for k in r) for r in d["results"] if r["status"]!="skipped")'
+[ "$(grep -vc ',skipped,' "$tmp/b.csv")" = 3 ] && ok || bad "CSV should have a header and 2 lines"
+head -1 "$tmp/b.csv" | grep -q ',t_median_s,.*,t_batch_s,' && ok || bad "CSV lacks t_batch_s after the old columns"
 expect 2 "$spx" bench --suite "$tmp/none.txt";            one_error_line
 printf '# a suite\ngen:poisson2d:n=20   # comment\n\n' >"$tmp/s.txt"
 expect 0 "$spx" bench --suite "$tmp/s.txt" --backend cpu --reps 2

@@ -59,26 +59,39 @@ void json_env(FILE *f, spx_ctx *ctx, spx_backend b, double host_bw, double dev_b
 FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len);
 int cli_commit_out(FILE *f, const char *tmp, const char *path);
 
-/* One measured (matrix, format) pair with its comparison against the cuSPARSE ALG1 row of
- * the same matrix (when there is one). */
+/* The baseline every comparison is against: the first registered format flagged
+ * is_baseline, at its default algorithm (algos[0]). Returns 0 when the registry has none. */
+int cli_baseline(spx_format_desc *fmt, const char **algo);
+/* Whether a result is the baseline's (format and algorithm as they ran). */
+int cli_is_baseline(const spx_bench_result *r);
+/* "<prefix><name>_<algo>" of the baseline (e.g. "speedup_vs_" -> "speedup_vs_cusparse_alg1"),
+ * "<prefix>baseline" without one: the JSON keys and CSV columns of the comparison. */
+const char *cli_baseline_key(const char *prefix, char *buf, size_t len);
+
+/* One measured (matrix, format) pair with its comparison against the baseline's result on the
+ * same matrix (when there is one). */
 typedef struct cli_result {
     const char *matrix;
     char requested_algo[32]; /* as asked ("auto" shows what it resolved to) */
     int32_t m, n;
     int64_t nnz;
     spx_bench_result r;
-    double bw;       /* the measured bandwidth the result is a fraction of (bytes/s) */
-    double speedup;  /* t(cusparse alg1) / t; 0 when no baseline */
-    double repay;    /* SpMVs to repay the extra plan time vs the baseline; -1 never; 0 none */
+    const char *skipped; /* not measured, the format is not built here: why (r.status
+                            SPX_ERR_UNSUPPORTED, r.msg "not built: <why>"); else NULL */
+    double bw;            /* the measured bandwidth the result is a fraction of (bytes/s) */
+    double speedup;       /* t_median(baseline) / t_median; 0 when no baseline */
+    double speedup_batch; /* t_batch(baseline) / t_batch; NaN when either batch time is absent */
+    double repay;         /* SpMVs to repay the extra plan time vs the baseline (per-call
+                             times); -1 never; 0 none */
 } cli_result;
 
-/* Fills speedup and repay of res against base (NULL or failed: no comparison). */
+/* Fills speedup, speedup_batch and repay of res against base (NULL or failed: none). */
 void cli_compare(cli_result *res, const spx_bench_result *base);
 /* The result as one JSON object. */
 void cli_result_json(FILE *f, const cli_result *res);
 void cli_result_csv_header(FILE *f);
 void cli_result_csv(FILE *f, const cli_result *res);
-/* The table's header and one row. */
+/* The table's header and one row (nothing for a skipped result: the run prints a note). */
 void cli_result_table_header(FILE *f);
 void cli_result_table_row(FILE *f, const cli_result *res);
 /* "fmt/algo" of a result. */

@@ -1,6 +1,8 @@
 /* tools/cmd_bench.c: `spx bench`: every selected format on every matrix, one table, with
- * the backend's bandwidth measured in the same run and cuSPARSE ALG1 as the GPU baseline. */
+ * the backend's bandwidth measured in the same run and the registry's baseline (the format
+ * flagged is_baseline, default algorithm) as the GPU reference. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +32,7 @@ static const char *const default_suite[] = {
 
 typedef struct variant {
     char format[32], algo[32];
+    const char *why; /* the format is not built here: why (it is skipped); else NULL */
 } variant;
 
 /* Reads a suite file: one source per line, '#' starts a comment. */
@@ -70,6 +73,7 @@ static int add_variant(variant *v, int *n, const char *fmt, const char *algo)
         int ok = !algo || !strcmp(algo, "auto");
         for (int a = 0; !ok && d.algos && d.algos[a]; a++) ok = !strcmp(d.algos[a], algo);
         if (!ok) return cli_error("format '%s' has no algorithm '%s' (see `spx formats`)", fmt, algo);
+        v[*n].why = d.available ? NULL : d.why_unavailable ? d.why_unavailable : "a dependency is missing";
     }
     if (!found) return cli_error("unknown format '%s' (see `spx formats`)", fmt);
     snprintf(v[*n].format, sizeof v[*n].format, "%s", fmt);
@@ -78,23 +82,27 @@ static int add_variant(variant *v, int *n, const char *fmt, const char *algo)
     return CLI_OK;
 }
 
-/* "all": on the GPU every algorithm of every format with a CUDA path (cuSPARSE ALG1 first,
- * it is the baseline); on the CPU every format with a CPU path, once (its algorithms share
- * the CPU loop). */
+/* "all": on the GPU every algorithm of every format with a CUDA path (the baseline's default
+ * algorithm first); on the CPU every format with a CPU path, once (its algorithms share the
+ * CPU loop). A format not built here is listed once whatever its paths, to be reported as
+ * skipped with the reason. */
 static int expand_all(spx_backend b, variant *v, int *n)
 {
-    int rc = CLI_OK;
-    if (b == SPX_BACKEND_CUDA) rc = add_variant(v, n, "cusparse", "alg1");
+    int rc = CLI_OK, cpu = b == SPX_BACKEND_CPU;
+    spx_format_desc base;
+    const char *base_algo = NULL;
+    int base_first = !cpu && cli_baseline(&base, &base_algo) && (base.has_cuda || !base.available);
+    if (base_first) rc = add_variant(v, n, base.name, base_algo);
     for (int i = 0; rc == CLI_OK && i < spx_format_count(); i++) {
         spx_format_desc d;
         spx_format_describe(i, &d);
-        if (b == SPX_BACKEND_CPU) {
-            if (d.has_cpu) rc = add_variant(v, n, d.name, d.algos ? d.algos[0] : NULL);
+        int is_base = base_first && !strcmp(d.name, base.name);
+        if (!d.available || cpu) {
+            if (!is_base && (!d.available || d.has_cpu)) rc = add_variant(v, n, d.name, d.algos ? d.algos[0] : NULL);
             continue;
         }
-        if (!d.has_cuda) continue;
-        for (int a = 0; rc == CLI_OK && d.algos && d.algos[a]; a++)
-            if (strcmp(d.name, "cusparse") || strcmp(d.algos[a], "alg1")) rc = add_variant(v, n, d.name, d.algos[a]);
+        for (int a = 0; rc == CLI_OK && d.has_cuda && d.algos && d.algos[a]; a++)
+            if (!is_base || strcmp(d.algos[a], base_algo)) rc = add_variant(v, n, d.name, d.algos[a]);
     }
     return rc;
 }
@@ -113,19 +121,6 @@ static int parse_formats(const char *spec, spx_backend b, variant *v, int *n)
     return *n ? CLI_OK : cli_error("--formats lists nothing");
 }
 
-/* The backend the run uses: what was asked, AUTO resolved; CUDA checked to be usable. */
-static int resolve_backend(spx_ctx *ctx, spx_backend asked, spx_backend *out)
-{
-    spx_backend b = asked == SPX_BACKEND_AUTO ? spx_ctx_resolved_backend(ctx) : asked;
-    if (b == SPX_BACKEND_CUDA) {
-        spx_device_info d;
-        spx_status s = spx_device_query(ctx, &d);
-        if (s) return cli_fail(ctx, "--backend cuda", s);
-    }
-    *out = b;
-    return CLI_OK;
-}
-
 typedef struct bench_run {
     cli_opts o;
     spx_backend backend;
@@ -136,6 +131,19 @@ typedef struct bench_run {
     int nres, cap;
     int failures, unverified;
 } bench_run;
+
+/* Fills r as the record of a variant whose format is not built here (nothing is planned). */
+static void skip_result(cli_result *r, const bench_run *br, const variant *v)
+{
+    static const char prefix[] = "not built: ";
+    r->skipped = v->why;
+    r->r.status = SPX_ERR_UNSUPPORTED;
+    snprintf(r->r.msg, sizeof r->r.msg, "%s%s", prefix, v->why);
+    r->r.rel_error = INFINITY;
+    r->r.t_batch = r->r.gflops_batch = r->r.gbytes_batch = NAN;
+    r->r.plan.backend = br->backend;
+    r->r.plan.precision = br->o.precision;
+}
 
 /* Measures every variant on one matrix, prints its rows, keeps the results. */
 static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, int total)
@@ -162,7 +170,8 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
         snprintf(r->requested_algo, sizeof r->requested_algo, "%s", br->v[i].algo);
         spx_plan_opts po = {.format = br->v[i].format, .algo = br->v[i].algo, .backend = br->backend, .precision = br->o.precision};
         spx_bench_opts bo = {.reps = br->o.reps, .warmup = br->o.warmup, .cold = br->o.cold};
-        if ((s = spx_bench_spmv(ctx, c, &po, &bo, &r->r))) rc = cli_fail(ctx, src, s);
+        if (br->v[i].why) skip_result(r, br, &br->v[i]);
+        else if ((s = spx_bench_spmv(ctx, c, &po, &bo, &r->r))) rc = cli_fail(ctx, src, s);
         if (!r->r.plan.format[0]) { /* refused before a plan existed: name it as asked */
             snprintf(r->r.plan.format, sizeof r->r.plan.format, "%s", br->v[i].format);
             snprintf(r->r.plan.algo, sizeof r->r.plan.algo, "%s", br->v[i].algo);
@@ -172,10 +181,11 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
     if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
     const spx_bench_result *base = NULL;
     for (int i = first; i < br->nres; i++)
-        if (!strcmp(br->res[i].r.plan.format, "cusparse") && !strcmp(br->res[i].r.plan.algo, "alg1")) base = &br->res[i].r;
+        if (!br->res[i].skipped && cli_is_baseline(&br->res[i].r)) base = &br->res[i].r;
     for (int i = first; i < br->nres; i++) {
         cli_result *r = &br->res[i];
         cli_compare(r, base == &r->r ? NULL : base);
+        if (r->skipped) continue; /* not built here: a note above the table, not a failure */
         if (r->r.status && r->r.status != SPX_ERR_UNSUPPORTED && r->r.status != SPX_ERR_OVERFLOW) br->failures++;
         if (!r->r.status && !r->r.verified) br->unverified++;
         cli_result_table_row(stdout, r);
@@ -184,6 +194,25 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
     spx_bench_case_destroy(&c);
     spx_csr_destroy(&A);
     return rc;
+}
+
+/* Prints the lines above the table: backend, bandwidth, what the columns are, skipped formats. */
+static void print_preamble(const bench_run *br)
+{
+    int cold = br->o.cold && br->backend == SPX_BACKEND_CUDA;
+    char base[80] = "";
+    spx_format_desc d;
+    const char *algo;
+    if (cli_baseline(&d, &algo)) snprintf(base, sizeof base, "%s/%s", d.name, algo);
+    printf("backend %s, %s; measured %s bandwidth %.1f GB/s; %s; times per SpMV, GFLOPS = 2*nnz/t\n",
+           spx_backend_str(br->backend), br->o.precision == SPX_FP32 ? "fp32" : "fp64",
+           br->backend == SPX_BACKEND_CUDA ? "device copy" : "host STREAM triad", br->bw * 1e-9,
+           cold ? "cold (L2 flushed before each run)" : "warm");
+    printf("call = median of single SpMVs, each timed alone; batch = per SpMV of back-to-back batches "
+           "(median of batches)%s; GB/s and %%bw per call; x_call, x_batch = speed-up over %s\n",
+           cold ? ", not measured cold" : "", base[0] ? base : "the baseline");
+    for (int i = 0; i < br->nv; i++)
+        if (br->v[i].why) printf("skipped %s: not built: %s\n", br->v[i].format, br->v[i].why);
 }
 
 /* Writes the JSON record of the run (environment + every result) to path. */
@@ -232,7 +261,10 @@ int cmd_bench(int argc, char **argv)
     if (rc == CLI_OK && !nsrc) rc = cli_error("no matrices to measure");
     spx_ctx *ctx = rc == CLI_OK ? cli_ctx(&br.o) : NULL;
     if (rc == CLI_OK && !ctx) rc = CLI_ERROR;
-    if (rc == CLI_OK) rc = resolve_backend(ctx, br.o.backend, &br.backend);
+    if (rc == CLI_OK) {
+        spx_status s = spx_ctx_resolve_backend(ctx, br.o.backend, &br.backend);
+        if (s) rc = cli_fail(ctx, "backend", s);
+    }
     if (rc == CLI_OK) rc = parse_formats(br.o.formats, br.backend, br.v, &br.nv);
     if (rc == CLI_OK) {
         br.cap = nsrc * br.nv;
@@ -241,10 +273,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (rc == CLI_OK) {
         br.bw = cli_measure_bandwidth(ctx, br.backend);
-        printf("backend %s, %s; measured %s bandwidth %.1f GB/s; %s; times per SpMV, GFLOPS = 2*nnz/t\n",
-               spx_backend_str(br.backend), br.o.precision == SPX_FP32 ? "fp32" : "fp64",
-               br.backend == SPX_BACKEND_CUDA ? "device copy" : "host STREAM triad", br.bw * 1e-9,
-               br.o.cold ? "cold (L2 flushed before each run)" : "warm");
+        print_preamble(&br);
         cli_result_table_header(stdout);
     }
     for (int i = 0; rc == CLI_OK && i < nsrc; i++) rc = bench_matrix(ctx, &br, srcs[i], i, nsrc);

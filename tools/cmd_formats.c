@@ -1,9 +1,10 @@
-/* tools/cmd_formats.c: `spx formats`: the registry, with which paths this build has. */
+/* tools/cmd_formats.c: `spx formats`: the registry, with which paths this build has, which
+ * format is the baseline, and which formats are not built (and why). */
 #include <string.h>
 
 #include "cli.h"
 
-/* Prints one format's algorithms separated by sep. */
+/* Prints one format's algorithms: a JSON array's items, or separated by commas. */
 static void print_algos(FILE *f, const spx_format_desc *d, int json)
 {
     for (int a = 0; d->algos && d->algos[a]; a++) {
@@ -37,23 +38,34 @@ int cmd_formats(int argc, char **argv)
             putchar(']');
             json_kv_int(stdout, &first, "cpu", d.has_cpu);
             json_kv_int(stdout, &first, "cuda", d.has_cuda);
+            json_kv_int(stdout, &first, "available", d.available);
+            json_key(stdout, &first, "why_unavailable");
+            if (d.available) fputs("null", stdout);
+            else json_str(stdout, d.why_unavailable ? d.why_unavailable : "");
+            json_kv_int(stdout, &first, "baseline", d.is_baseline);
+            json_kv_int(stdout, &first, "builds_on_device", d.builds_on_device);
+            json_kv_int(stdout, &first, "device_to_csr", d.has_device_to_csr);
+            json_kv_str(stdout, &first, "kernel_prefix", d.kernel_prefix ? d.kernel_prefix : "");
             putchar('}');
         }
         printf("]}\n");
         return CLI_OK;
     }
     printf("CUDA backend: %s\n\n", spx_cuda_compiled() ? "built" : "not built");
-    printf("%-10s %-4s %-5s %-48s %s\n", "format", "cpu", "cuda", "algorithms", "summary");
+    printf("%-10s %-4s %-5s %-5s %-9s %-48s %s\n", "format", "cpu", "cuda", "base", "gpu_build", "algorithms",
+           "summary");
     for (int i = 0; i < n; i++) {
         spx_format_desc d;
         spx_format_describe(i, &d);
-        printf("%-10s %-4s %-5s ", d.name, d.has_cpu ? "yes" : "no", d.has_cuda ? "yes" : "no");
+        printf("%-10s %-4s %-5s %-5s %-9s ", d.name, d.has_cpu ? "yes" : "no", d.has_cuda ? "yes" : "no",
+               d.is_baseline ? "yes" : "no", !d.has_cuda ? "-" : d.builds_on_device ? "device" : "host");
         char buf[256] = "";
         for (int a = 0; d.algos && d.algos[a]; a++) {
             if (a) strncat(buf, ",", sizeof buf - strlen(buf) - 1);
             strncat(buf, d.algos[a], sizeof buf - strlen(buf) - 1);
         }
-        printf("%-48s %s\n", buf, d.summary);
+        if (!d.available) printf("%-48s not built: %s\n", buf, d.why_unavailable ? d.why_unavailable : "");
+        else printf("%-48s %s\n", buf, d.summary);
     }
     return CLI_OK;
 }

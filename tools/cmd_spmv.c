@@ -1,5 +1,7 @@
-/* tools/cmd_spmv.c: `spx spmv SRC`: plan one format, verify against the reference, time it;
- * on the GPU also cuSPARSE ALG1 in the same run, for the speed-up and the repay count. */
+/* tools/cmd_spmv.c: `spx spmv SRC`: plan one format, verify against the reference, time it
+ * (latency and back-to-back throughput); on the GPU also the registry's baseline in the same
+ * run, for the speed-ups and the repay count. */
+#include <math.h>
 #include <string.h>
 
 #include "cli.h"
@@ -15,29 +17,44 @@ static void print_text(const cli_result *res, const cli_result *base)
     for (int i = 0; i < r->plan.n_phases; i++)
         printf("%s%s %.3f ms", i ? ", " : "", r->plan.phases[i].name, r->plan.phases[i].seconds * 1e3);
     printf(")\n");
-    printf("time        median %.6f ms  min %.6f ms  max %.6f ms  (%d runs, %s)\n", r->t_median * 1e3,
-           r->t_min * 1e3, r->t_max * 1e3, r->reps, r->cold ? "cold: L2 flushed" : "warm");
-    printf("GFLOPS      %.3f (2*nnz/t)\n", r->gflops);
+    printf("time        median %.6f ms  min %.6f ms  max %.6f ms  (%d runs, each timed alone, %s)\n",
+           r->t_median * 1e3, r->t_min * 1e3, r->t_max * 1e3, r->reps, r->cold ? "cold: L2 flushed" : "warm");
+    if (r->batches)
+        printf("batch       %.6f ms per SpMV  (median of %d batches of %d back-to-back SpMVs)\n", r->t_batch * 1e3,
+               r->batches, r->batch_calls);
+    else
+        printf("batch       not measured (cold: the L2 is flushed before each run; a warm run gives it)\n");
+    printf("GFLOPS      %.3f per call", r->gflops);
+    if (r->batches) printf(", %.3f batch", r->gflops_batch);
+    printf(" (2*nnz/t)\n");
     printf("GB/s        %.3f (%.0f bytes/SpMV; %.2f of the measured %s bandwidth %.1f GB/s)\n", r->gbytes,
            r->plan.bytes_per_spmv, res->bw > 0 ? r->gbytes * 1e9 / res->bw : 0.0,
            r->plan.backend == SPX_BACKEND_CUDA ? "device copy" : "host STREAM triad", res->bw * 1e-9);
     if (base) {
-        printf("cusparse    alg1 median %.6f ms, plan %.3f ms; speed-up %.2fx; ", base->r.t_median * 1e3,
-               base->r.plan.plan_seconds * 1e3, res->speedup);
-        if (res->repay < 0) printf("plan never repaid\n");
-        else printf("plan repaid after %.0f SpMVs\n", res->repay);
+        printf("baseline    %s/%s median %.6f ms", base->r.plan.format, base->r.plan.algo, base->r.t_median * 1e3);
+        if (base->r.batches) printf(", batch %.6f ms", base->r.t_batch * 1e3);
+        printf(", plan %.3f ms; speed-up %.2fx per call", base->r.plan.plan_seconds * 1e3, res->speedup);
+        if (isfinite(res->speedup_batch)) printf(", %.2fx batch", res->speedup_batch);
+        if (res->repay < 0) printf("; plan never repaid\n");
+        else printf("; plan repaid after %.0f SpMVs\n", res->repay);
     }
     printf("rel error   %.3e\n", r->rel_error);
     printf("verified: %s\n", r->verified ? "yes" : "no");
 }
 
-/* Measures the cuSPARSE ALG1 baseline into base; returns 1 if it ran. */
-static int measure_baseline(spx_ctx *ctx, const spx_bench_case *c, const cli_opts *o, cli_result *base)
+/* Measures the baseline (the registry's, at its default algorithm) into base on the GPU when
+ * res is not the baseline itself and the baseline is built; returns 1 if it ran. */
+static int measure_baseline(spx_ctx *ctx, const spx_bench_case *c, const cli_opts *o, const cli_result *res,
+                            cli_result *base)
 {
-    spx_plan_opts po = {.format = "cusparse", .algo = "alg1", .backend = SPX_BACKEND_CUDA, .precision = o->precision};
+    spx_format_desc d;
+    const char *algo;
+    if (!cli_baseline(&d, &algo) || !d.available || !d.has_cuda || !strcmp(res->r.plan.format, d.name)) return 0;
+    spx_plan_opts po = {.format = d.name, .algo = algo, .backend = SPX_BACKEND_CUDA, .precision = o->precision};
     spx_bench_opts bo = {.reps = o->reps, .warmup = o->warmup, .cold = o->cold};
     if (spx_bench_spmv(ctx, c, &po, &bo, &base->r) != SPX_OK || base->r.status) {
-        fprintf(stderr, "warning: cuSPARSE baseline failed: %s\n", base->r.msg);
+        fprintf(stderr, "warning: baseline %s/%s failed: %s\n", d.name, algo,
+                base->r.status ? base->r.msg : spx_ctx_last_error(ctx));
         return 0;
     }
     return 1;
@@ -81,8 +98,7 @@ int cmd_spmv(int argc, char **argv)
     }
     spx_backend b = res.r.plan.backend;
     res.bw = cli_measure_bandwidth(ctx, b);
-    if (b == SPX_BACKEND_CUDA && !o.no_baseline && strcmp(res.r.plan.format, "cusparse"))
-        have_base = measure_baseline(ctx, c, &o, &base);
+    if (b == SPX_BACKEND_CUDA && !o.no_baseline) have_base = measure_baseline(ctx, c, &o, &res, &base);
     cli_compare(&res, have_base ? &base.r : NULL);
     if (o.json) {
         printf("{\"env\":");

@@ -1,4 +1,6 @@
-/* include/spx/bench.h: the measuring protocol (warm-up, medians, verification, bandwidth). */
+/* include/spx/bench.h: the measuring protocol (warm-up, medians, verification, bandwidth):
+ * each result has two times, the latency of one call and the throughput of back-to-back
+ * calls (see docs/design.md, "Measuring"). */
 #ifndef SPX_BENCH_H
 #define SPX_BENCH_H
 
@@ -17,10 +19,12 @@ spx_status spx_bench_case_create(spx_ctx *ctx, const spx_csr *A, unsigned seed,
 void spx_bench_case_destroy(spx_bench_case **c);
 
 typedef struct spx_bench_opts {
-    int reps;   /* timed runs (median reported); 0 = default (CPU 20, GPU 100) */
-    int warmup; /* untimed runs first; 0 = default 3 */
-    int cold;   /* 1 = flush the GPU L2 before each timed run */
-    double tol; /* relative error bound; 0 = default (fp64 1e-12, fp32 1e-5) */
+    int reps;        /* timed single runs (median reported); 0 = default (CPU 20, GPU 100);
+                        also bounds the number of batches (at most 5) */
+    int warmup;      /* untimed runs first; 0 = default 3 */
+    int cold;        /* 1 = flush the GPU L2 before each timed run; no batch time then */
+    double tol;      /* relative error bound; 0 = default (fp64 1e-12, fp32 1e-6*sqrt(max(row, 100))) */
+    int batch_calls; /* calls per batch; 0 = enough for a batch of >= 1 ms (4 to 10000) */
 } spx_bench_opts;
 
 typedef struct spx_bench_result {
@@ -28,12 +32,19 @@ typedef struct spx_bench_result {
     spx_status status;    /* SPX_OK, or why the plan or a run failed (message in msg) */
     char msg[256];
     int reps;
-    double t_median, t_min, t_max; /* seconds per SpMV */
+    double t_median, t_min, t_max; /* latency: seconds of one SpMV, each timed on its own */
     double gflops;                 /* 2*nnz / t_median / 1e9 */
     double gbytes;                 /* plan.bytes_per_spmv / t_median / 1e9 */
     double rel_error;              /* max over the b = 0 and b != 0 checks */
     int verified;                  /* rel_error <= tol and finite */
     int cold;
+    /* Throughput: batches of batch_calls SpMVs back to back (no synchronisation or flush
+     * between them), one timing around each batch; t_batch is the median over the batches
+     * of (batch time / batch_calls). NaN (batches 0) when not measured: cold runs. */
+    double t_batch;
+    int batch_calls, batches;
+    double gflops_batch; /* 2*nnz / t_batch / 1e9 (NaN with t_batch) */
+    double gbytes_batch; /* plan.bytes_per_spmv / t_batch / 1e9 (NaN with t_batch) */
 } spx_bench_result;
 
 /* Plans A in the given format, verifies, times; fills *r even when the plan is refused

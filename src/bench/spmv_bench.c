@@ -1,28 +1,18 @@
-/* src/bench/bench.c: the measuring protocol. A case holds x, y0 and extended-precision
+/* src/bench/spmv_bench.c: the SpMV measurement: a case holds x, y0 and extended-precision
  * references; each format is planned, verified (y poisoned with NaN, b = 0 and b != 0),
- * warmed up and timed (wall clock on the CPU, CUDA events on the GPU), median reported. */
+ * and timed by the protocol (src/bench/protocol.c): latency and back-to-back throughput. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "core/ctx.h"
-#include "bench/bench_internal.h"
-
-/* splitmix64 step: the benchmark's deterministic inputs. */
-static uint64_t mix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+#include "bench/spmv_bench.h"
+#include "core/rng.h"
 
 /* Fills v with values uniform in [-1, 1], rounded to fp32 (never all equal, never zero data). */
 static void fill_random(double *v, float *v32, int64_t n, uint64_t seed)
 {
     for (int64_t i = 0; i < n; i++) {
-        float f = (float)((double)(mix64(&seed) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+        float f = (float)(spx_splitmix64_unit(&seed) * 2.0 - 1.0);
         v32[i] = f;
         v[i] = f;
     }
@@ -45,10 +35,14 @@ void spx_bench_case_destroy(spx_bench_case **pc)
 spx_status spx_bench_case_create(spx_ctx *ctx, const spx_csr *A, unsigned seed, spx_bench_case **out)
 {
     if (!ctx || !A || !out) return SPX_ERR_ARG;
+    spx_features feat;
+    spx_status s = spx_features_compute(A, &feat);
+    if (s) return spx_fail(ctx, s, "benchmark case: cannot read the matrix's features");
     spx_bench_case *c = spx_calloc_array(ctx, 1, sizeof *c);
     if (!c) return spx_fail_nomem(ctx, "benchmark case");
     c->ctx = ctx;
     c->A = A;
+    c->row_max = feat.row_max;
     size_t m = (size_t)A->m, n = (size_t)A->n;
     c->x = spx_malloc_array(ctx, n, sizeof *c->x);
     c->x32 = spx_malloc_array(ctx, n, sizeof *c->x32);
@@ -65,29 +59,10 @@ spx_status spx_bench_case_create(spx_ctx *ctx, const spx_csr *A, unsigned seed, 
     spx_csr_spmv_ref(A, 1.0, c->x, 0.0, c->yref);
     memcpy(c->yrefb, c->y0, m * sizeof *c->yrefb);
     spx_csr_spmv_ref(A, BENCH_ALPHA_B, c->x, BENCH_BETA_B, c->yrefb);
-    for (int32_t i = 0; i < A->m; i++) {
-        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-        if (len > c->row_max) c->row_max = len;
-    }
     *out = c;
     return SPX_OK;
 }
 
-/* ||y - ref||_2 / ||ref||_2 (absolute when ref = 0); +inf if anything is not finite. */
-double spx_bench_rel_error(const void *y, spx_precision p, const double *ref, int64_t m)
-{
-    long double num = 0, den = 0;
-    for (int64_t i = 0; i < m; i++) {
-        double yi = p == SPX_FP32 ? (double)((const float *)y)[i] : ((const double *)y)[i];
-        if (!isfinite(yi)) return INFINITY;
-        long double d = (long double)yi - ref[i];
-        num += d * d;
-        den += (long double)ref[i] * ref[i];
-    }
-    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
-}
-
-/* The default tolerance: fp64 1e-12; fp32 grows with the longest row (sum error ~ sqrt(len)). */
 double spx_bench_default_tol(const spx_bench_case *c, spx_precision p)
 {
     if (p == SPX_FP64) return 1e-12;
@@ -95,27 +70,54 @@ double spx_bench_default_tol(const spx_bench_case *c, spx_precision p)
     return 1e-6 * sqrt(len);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+size_t spx_bench_value_bytes(spx_precision p) { return p == SPX_FP32 ? sizeof(float) : sizeof(double); }
 
-/* Median, min and max of the run times into r; gflops and GB/s from the median. */
-void spx_bench_summarise(spx_bench_result *r, double *t, int n, const spx_csr *A)
+void spx_bench_poison(void *y, spx_precision p, int64_t m)
 {
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    r->reps = n;
-    r->t_min = t[0];
-    r->t_max = t[n - 1];
-    r->t_median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-    if (r->t_median > 0) {
-        r->gflops = 2.0 * (double)A->nnz / r->t_median * 1e-9;
-        r->gbytes = r->plan.bytes_per_spmv / r->t_median * 1e-9;
+    for (int64_t i = 0; i < m; i++) {
+        if (p == SPX_FP32)
+            ((float *)y)[i] = NAN;
+        else
+            ((double *)y)[i] = NAN;
     }
 }
 
-/* Sets r's status and message from the context's last error; returns SPX_OK. */
+spx_bench_timing spx_bench_timing_of(const spx_bench_opts *o, const spx_bench_result *r)
+{
+    int gpu = r->plan.backend == SPX_BACKEND_CUDA;
+    spx_bench_timing t = {
+        .warmup = o->warmup ? o->warmup : BENCH_WARMUP,
+        .reps = o->reps ? o->reps : gpu ? BENCH_GPU_REPS : BENCH_CPU_REPS,
+        .cold = r->cold,
+        .batch_calls = o->batch_calls,
+    };
+    return t;
+}
+
+/* Rate of `amount` per second over t seconds, in units of 1e9; NaN unless t > 0. */
+static double giga_rate(double amount, double t) { return t > 0 ? amount / t * 1e-9 : NAN; }
+
+void spx_bench_finish(spx_bench_result *r, const double e[3], double tol, const spx_bench_times *t,
+                      const spx_csr *A)
+{
+    r->rel_error = fmax(e[0], fmax(e[1], e[2]));
+    if (isnan(r->rel_error)) r->rel_error = INFINITY;
+    r->verified = r->rel_error <= tol;
+    r->reps = t->reps;
+    r->t_median = t->median;
+    r->t_min = t->min;
+    r->t_max = t->max;
+    if (r->t_median > 0) {
+        r->gflops = giga_rate(2.0 * (double)A->nnz, r->t_median);
+        r->gbytes = giga_rate(r->plan.bytes_per_spmv, r->t_median);
+    }
+    r->batches = t->batches;
+    r->batch_calls = t->batch_calls;
+    r->t_batch = t->batches ? t->batch : NAN;
+    r->gflops_batch = giga_rate(2.0 * (double)A->nnz, r->t_batch);
+    r->gbytes_batch = giga_rate(r->plan.bytes_per_spmv, r->t_batch);
+}
+
 spx_status spx_bench_record_failure(spx_ctx *ctx, spx_bench_result *r, spx_status s)
 {
     r->status = s;
@@ -129,9 +131,11 @@ spx_status spx_bench_spmv(spx_ctx *ctx, const spx_bench_case *c, const spx_plan_
     if (!ctx || !c || !r) return SPX_ERR_ARG;
     memset(r, 0, sizeof *r);
     r->rel_error = INFINITY;
+    r->t_batch = r->gflops_batch = r->gbytes_batch = NAN;
     spx_bench_opts o = {0};
     if (bopts) o = *bopts;
-    if (o.reps < 0 || o.warmup < 0 || o.tol < 0) return spx_fail(ctx, SPX_ERR_ARG, "bad benchmark options");
+    if (o.reps < 0 || o.warmup < 0 || o.tol < 0 || o.batch_calls < 0)
+        return spx_fail(ctx, SPX_ERR_ARG, "bad benchmark options");
     spx_plan *p = NULL;
     spx_status s = spx_plan_create(ctx, c->A, popts, &p);
     if (s == SPX_ERR_NOMEM && !p) return s;

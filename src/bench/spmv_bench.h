@@ -1,0 +1,47 @@
+/* src/bench/spmv_bench.h: what the SpMV measurement's parts share: the case (inputs and
+ * references), verification helpers, and the CPU and GPU halves. */
+#ifndef SPX_BENCH_SPMV_BENCH_H
+#define SPX_BENCH_SPMV_BENCH_H
+
+#include "bench/protocol.h"
+
+#define BENCH_ALPHA_B 0.75 /* alpha and beta of the b != 0 check: neither 0 nor 1 */
+#define BENCH_BETA_B (-0.5)
+/* Default timed single runs: the CPU's calls are long and noisy neighbours move them, the
+ * GPU's short and steady. */
+#define BENCH_CPU_REPS 20
+#define BENCH_GPU_REPS 100
+#define BENCH_WARMUP 3
+
+struct spx_bench_case {
+    spx_ctx *ctx;
+    const spx_csr *A;
+    int64_t row_max;
+    double *x, *y0;       /* fp32-representable, so both precisions see the same inputs */
+    double *yref, *yrefb; /* A*x and ALPHA_B*A*x + BETA_B*y0 in extended precision */
+    float *x32, *y032;
+};
+
+/* The default tolerance: fp64 1e-12; fp32 grows with the longest row (sum error ~ sqrt(len)). */
+double spx_bench_default_tol(const spx_bench_case *c, spx_precision p);
+/* Bytes of one vector entry in precision p. */
+size_t spx_bench_value_bytes(spx_precision p);
+/* Fills y (m values of precision p) with NaN, so entries a run leaves unwritten fail. */
+void spx_bench_poison(void *y, spx_precision p, int64_t m);
+/* The protocol's settings for r's measurement from the caller's options. */
+spx_bench_timing spx_bench_timing_of(const spx_bench_opts *o, const spx_bench_result *r);
+/* Fills r from the checks' errors e[0..3) (b = 0, b != 0, last timed output) and the times:
+ * rel_error, verified against tol, latency and batch figures. */
+void spx_bench_finish(spx_bench_result *r, const double e[3], double tol, const spx_bench_times *t,
+                      const spx_csr *A);
+/* Records the context's last error as r's failure; returns SPX_OK. */
+spx_status spx_bench_record_failure(spx_ctx *ctx, spx_bench_result *r, spx_status s);
+
+/* Verifies and times plan p on the CPU / on the GPU; failures are recorded in r (out of
+ * memory is returned). */
+spx_status spx_bench_run_cpu(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, const spx_bench_opts *o,
+                             spx_bench_result *r);
+spx_status spx_bench_run_cuda(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, const spx_bench_opts *o,
+                              spx_bench_result *r);
+
+#endif
