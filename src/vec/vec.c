@@ -1,0 +1,547 @@
+/* src/vec/vec.c: the vector object (create, wrap, set/get, accessors), the vector operations
+ * on the CPU (OpenMP, contiguous shares, deterministic partial sums) with their dispatch to the
+ * GPU half (vec_cuda.h), and spx_plan_apply on top of the public plan API. */
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/ctx.h"
+#include "cuda/gateway.h"
+#include "vec/vec_cuda.h"
+
+/* Below this many entries an operation runs on one thread: one core does a 2^15-entry fp64
+ * dot in about 9 us (measured on the 2-core development container, cache-resident), a few
+ * times what an OpenMP fork/join costs, so threads start to pay from here. */
+#define SPX_VEC_OMP_MIN ((int64_t)1 << 15)
+/* Threads one operation uses at most: the partial sums live on the stack (6 KB). */
+#define SPX_VEC_MAX_SHARES 256
+/* Entries of the host staging buffer of fp32 set/get on CUDA vectors (256 KB of floats):
+ * bounded host memory for any length, and large enough that the ~10 us of each synchronised
+ * copy is small beside its transfer. */
+#define SPX_VEC_STAGE_ENTRIES ((int64_t)1 << 16)
+/* A plain fp64 sum of squares S that is finite and at least this large is accurate: squares
+ * that underflow lose less than 2^-1074 each, n * 2^-1074 <= 2^-1011 for any n < 2^63, which
+ * is below S * 2^-111, far under the unit roundoff. Smaller sums are redone with Blue's. */
+#define SPX_VEC_PLAIN_SUMSQ_MIN 0x1p-900
+
+struct spx_vec {
+    spx_ctx *ctx;
+    spx_backend backend; /* CPU or CUDA */
+    spx_precision precision;
+    int64_t n;
+    void *data;      /* n floats or doubles (host or device); NULL when n == 0 */
+    double *scratch; /* CUDA: the device scratch of reductions (SPX_VEC_SCRATCH_DOUBLES) */
+    int owns;        /* data belongs to the vector (0: wrapped) */
+};
+
+/* ---- CPU kernels: each runs over [lo, hi) and writes its sums to acc once, at the end ---- */
+
+/* One operation's operands, as the range functions see them. */
+typedef struct vec_job {
+    spx_precision p;
+    double a, b; /* axpby; fill: a is the value */
+    const void *x;
+    void *y;
+} vec_job;
+
+typedef void (*vec_range_fn)(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS]);
+
+static size_t entry_bytes(spx_precision p) { return p == SPX_FP32 ? sizeof(float) : sizeof(double); }
+
+/* y[lo, hi) = a. */
+static void range_fill(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    if (j->p == SPX_FP32) {
+        float *y = j->y;
+        const float v = (float)j->a;
+        for (int64_t i = lo; i < hi; i++) y[i] = v;
+    } else {
+        double *y = j->y;
+        for (int64_t i = lo; i < hi; i++) y[i] = j->a;
+    }
+}
+
+/* y[lo, hi) = x[lo, hi), bytes of the job's precision. */
+static void range_copy(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    const size_t eb = entry_bytes(j->p);
+    if (hi > lo) memcpy((char *)j->y + (size_t)lo * eb, (const char *)j->x + (size_t)lo * eb, (size_t)(hi - lo) * eb);
+}
+
+/* float y[lo, hi) = double x[lo, hi), rounded to nearest. */
+static void range_to_f32(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    const double *x = j->x;
+    float *y = j->y;
+    for (int64_t i = lo; i < hi; i++) y[i] = (float)x[i];
+}
+
+/* double y[lo, hi) = float x[lo, hi). */
+static void range_from_f32(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    const float *x = j->x;
+    double *y = j->y;
+    for (int64_t i = lo; i < hi; i++) y[i] = (double)x[i];
+}
+
+/* y = a*x + b*y in fp64 on [lo, hi); b == 0 never reads y, a == 0 never reads x (x may be y). */
+static void range_axpby(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    const double a = j->a, b = j->b;
+    const int rx = a != 0.0, ry = b != 0.0;
+    if (j->p == SPX_FP32) {
+        const float *x = j->x;
+        float *y = j->y;
+        if (rx && ry)
+            for (int64_t i = lo; i < hi; i++) y[i] = (float)(a * (double)x[i] + b * (double)y[i]);
+        else if (rx)
+            for (int64_t i = lo; i < hi; i++) y[i] = (float)(a * (double)x[i]);
+        else if (ry)
+            for (int64_t i = lo; i < hi; i++) y[i] = (float)(b * (double)y[i]);
+        else
+            for (int64_t i = lo; i < hi; i++) y[i] = 0.0f;
+    } else {
+        const double *x = j->x;
+        double *y = j->y;
+        if (rx && ry)
+            for (int64_t i = lo; i < hi; i++) y[i] = a * x[i] + b * y[i];
+        else if (rx)
+            for (int64_t i = lo; i < hi; i++) y[i] = a * x[i];
+        else if (ry)
+            for (int64_t i = lo; i < hi; i++) y[i] = b * y[i];
+        else
+            for (int64_t i = lo; i < hi; i++) y[i] = 0.0;
+    }
+}
+
+/* acc[MED] = sum over [lo, hi) of x*y in fp64: four accumulators in a fixed pattern (entry
+ * lo + i goes to i % 4; they are added pairwise at the end), so the result depends only on
+ * lo and hi, never on the compiler's or the data's alignment. */
+static void range_dot(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int64_t i = lo;
+    if (j->p == SPX_FP32) {
+        const float *x = j->x, *y = j->y;
+        for (; i + 4 <= hi; i += 4) {
+            s0 += (double)x[i] * (double)y[i];
+            s1 += (double)x[i + 1] * (double)y[i + 1];
+            s2 += (double)x[i + 2] * (double)y[i + 2];
+            s3 += (double)x[i + 3] * (double)y[i + 3];
+        }
+        if (i < hi) s0 += (double)x[i] * (double)y[i];
+        if (i + 1 < hi) s1 += (double)x[i + 1] * (double)y[i + 1];
+        if (i + 2 < hi) s2 += (double)x[i + 2] * (double)y[i + 2];
+    } else {
+        const double *x = j->x, *y = j->y;
+        for (; i + 4 <= hi; i += 4) {
+            s0 += x[i] * y[i];
+            s1 += x[i + 1] * y[i + 1];
+            s2 += x[i + 2] * y[i + 2];
+            s3 += x[i + 3] * y[i + 3];
+        }
+        if (i < hi) s0 += x[i] * y[i];
+        if (i + 1 < hi) s1 += x[i + 1] * y[i + 1];
+        if (i + 2 < hi) s2 += x[i + 2] * y[i + 2];
+    }
+    acc[SPX_SUM_MED] = (s0 + s1) + (s2 + s3);
+}
+
+/* acc = Blue's three sums of squares of fp64 x over [lo, hi) (the CPU's fallback: branchy,
+ * several times slower than range_dot's plain sum). */
+static void range_blue(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    const double *x = j->x;
+    double sml = 0.0, med = 0.0, big = 0.0;
+    for (int64_t i = lo; i < hi; i++) {
+        const double ax = fabs(x[i]);
+        if (ax > SPX_VEC_BLUE_TBIG) {
+            const double t = ax * SPX_VEC_BLUE_SBIG;
+            big += t * t;
+        } else if (ax < SPX_VEC_BLUE_TSML) {
+            const double t = ax * SPX_VEC_BLUE_SSML;
+            sml += t * t;
+        } else {
+            med += ax * ax; /* NaN lands here and poisons the medium sum */
+        }
+    }
+    acc[SPX_SUM_SML] = sml;
+    acc[SPX_SUM_MED] = med;
+    acc[SPX_SUM_BIG] = big;
+}
+
+/* The first entry of share i of k over n entries (contiguous, sizes differing by at most 1). */
+static int64_t share_start(int64_t n, int i, int k)
+{
+    const int64_t q = n / k, r = n % k;
+    return q * i + (i < r ? i : r);
+}
+
+/* Runs fn over [0, n) in contiguous shares, one per thread of the context's count (one share
+ * below SPX_VEC_OMP_MIN entries); sums[k] = the shares' acc[k] added in share order, so the
+ * result is the same every run for a given thread count. */
+static void run_shares(spx_ctx *ctx, int64_t n, vec_range_fn fn, const vec_job *j, double sums[SPX_N_SUMS])
+{
+    double acc[SPX_VEC_MAX_SHARES][SPX_N_SUMS];
+    int want = n < SPX_VEC_OMP_MIN ? 1 : spx_ctx_threads(ctx);
+    if (want > SPX_VEC_MAX_SHARES) want = SPX_VEC_MAX_SHARES;
+    int shares = 1;
+    if (want == 1) {
+        memset(acc[0], 0, sizeof acc[0]);
+        fn(j, 0, n, acc[0]);
+    } else {
+#pragma omp parallel num_threads(want)
+        {
+            const int k = omp_get_num_threads(), i = omp_get_thread_num();
+            memset(acc[i], 0, sizeof acc[i]);
+            fn(j, share_start(n, i, k), share_start(n, i + 1, k), acc[i]);
+            if (i == 0) shares = k;
+        }
+    }
+    for (int s = 0; s < SPX_N_SUMS; s++) {
+        sums[s] = 0.0;
+        for (int i = 0; i < shares; i++) sums[s] += acc[i][s];
+    }
+}
+
+/* Runs an element-wise fn (no sums) over [0, n). */
+static void run_elementwise(spx_ctx *ctx, int64_t n, vec_range_fn fn, const vec_job *j)
+{
+    double unused[SPX_N_SUMS];
+    run_shares(ctx, n, fn, j, unused);
+}
+
+/* sqrt of Blue's three sums (small entries scaled by SSML, large by SBIG), without overflow or
+ * harmful underflow on the way; NaN when any sum is NaN. */
+static double blue_finish(const double sums[SPX_N_SUMS])
+{
+    const double sml = sums[SPX_SUM_SML], med = sums[SPX_SUM_MED], big = sums[SPX_SUM_BIG];
+    if (isnan(sml) || isnan(med) || isnan(big)) return NAN;
+    if (big > 0.0) /* the medium entries only matter at the scale of the large ones */
+        return sqrt(big + (med * SPX_VEC_BLUE_SBIG) * SPX_VEC_BLUE_SBIG) / SPX_VEC_BLUE_SBIG;
+    if (sml > 0.0 && med > 0.0) { /* both: combine the two norms without squaring the larger */
+        const double ymed = sqrt(med), ysml = sqrt(sml) / SPX_VEC_BLUE_SSML;
+        const double ymax = ymed > ysml ? ymed : ysml, ymin = ymed > ysml ? ysml : ymed;
+        const double q = ymin / ymax;
+        return ymax * sqrt(1.0 + q * q);
+    }
+    if (sml > 0.0) return sqrt(sml) / SPX_VEC_BLUE_SSML;
+    return sqrt(med);
+}
+
+/* ---- argument checks ---- */
+
+/* The context of the first non-NULL vector, for messages (NULL when both are NULL). */
+static spx_ctx *ctx_of(const spx_vec *x, const spx_vec *y) { return x ? x->ctx : y ? y->ctx : NULL; }
+
+/* SPX_ERR_ARG, with "<fn>: NULL argument" in ctx when there is one. */
+static spx_status null_arg(spx_ctx *ctx, const char *fn)
+{
+    return ctx ? spx_fail(ctx, SPX_ERR_ARG, "%s: NULL argument", fn) : SPX_ERR_ARG;
+}
+
+static const char *prec_str(spx_precision p) { return p == SPX_FP32 ? "fp32" : "fp64"; }
+
+/* SPX_OK when x and y can be the operands of one call of fn: same context, precision, and
+ * (when asked) backend and length; else SPX_ERR_ARG with a message in y's context. */
+static spx_status check_pair(const char *fn, const spx_vec *x, const spx_vec *y, int same_backend, int same_length)
+{
+    if (x->ctx != y->ctx) return spx_fail(y->ctx, SPX_ERR_ARG, "%s: the vectors belong to different contexts", fn);
+    if (x->precision != y->precision)
+        return spx_fail(y->ctx, SPX_ERR_ARG, "%s: precision mismatch: %s and %s vectors", fn, prec_str(x->precision),
+                        prec_str(y->precision));
+    if (same_backend && x->backend != y->backend)
+        return spx_fail(y->ctx, SPX_ERR_ARG, "%s: backend mismatch: a %s and a %s vector", fn,
+                        spx_backend_str(x->backend), spx_backend_str(y->backend));
+    if (same_length && x->n != y->n)
+        return spx_fail(y->ctx, SPX_ERR_ARG, "%s: length mismatch: %lld and %lld entries", fn, (long long)x->n,
+                        (long long)y->n);
+    return SPX_OK;
+}
+
+/* ---- the object ---- */
+
+/* Allocates and zero-fills the host data (first touch by the threads that will use it). */
+static spx_status alloc_host(spx_vec *v)
+{
+    if (v->n == 0) return SPX_OK;
+    const size_t eb = entry_bytes(v->precision);
+    char what[96];
+    snprintf(what, sizeof what, "vector of %lld %s entries", (long long)v->n, prec_str(v->precision));
+    if ((uint64_t)v->n > SIZE_MAX / eb) return spx_fail(v->ctx, SPX_ERR_NOMEM, "out of memory: %s cannot be addressed", what);
+    v->data = spx_malloc_array(v->ctx, (size_t)v->n, eb);
+    if (!v->data) return spx_fail_nomem(v->ctx, what);
+    v->owns = 1;
+    vec_job j = {v->precision, 0.0, 0.0, NULL, v->data};
+    run_elementwise(v->ctx, v->n, range_fill, &j);
+    return SPX_OK;
+}
+
+/* Allocates the reduction scratch of a CUDA vector. */
+static spx_status alloc_scratch(spx_vec *v)
+{
+    return spx_cuda_malloc(v->ctx, (void **)&v->scratch, SPX_VEC_SCRATCH_DOUBLES * sizeof(double));
+}
+
+/* Allocates and zero-fills the device data and the scratch (synchronised: ready for any stream). */
+static spx_status alloc_device(spx_vec *v)
+{
+    const size_t eb = entry_bytes(v->precision);
+    if ((uint64_t)v->n > SIZE_MAX / eb)
+        return spx_fail(v->ctx, SPX_ERR_DEVICE_ALLOC, "device memory: a vector of %lld entries cannot be addressed",
+                        (long long)v->n);
+    spx_status s = spx_cuda_malloc(v->ctx, &v->data, (size_t)v->n * eb);
+    if (s) return s;
+    v->owns = 1;
+    if ((s = alloc_scratch(v))) return s;
+    if ((s = spx_vec_cuda_fill(v->ctx, v->precision, v->n, v->data, 0.0))) return s;
+    return spx_cuda_sync(v->ctx);
+}
+
+/* A new vector object with no data (host memory of the context), or NULL. */
+static spx_vec *new_vec(spx_ctx *ctx, spx_backend b, spx_precision p, int64_t n)
+{
+    spx_vec *v = spx_malloc(ctx, sizeof *v);
+    if (!v) return NULL;
+    memset(v, 0, sizeof *v);
+    v->ctx = ctx;
+    v->backend = b;
+    v->precision = p;
+    v->n = n;
+    return v;
+}
+
+/* SPX_OK when b, p and n describe a vector, else SPX_ERR_ARG with a message. */
+static spx_status check_shape(spx_ctx *ctx, const char *fn, spx_backend b, spx_precision p, int64_t n)
+{
+    if (b != SPX_BACKEND_AUTO && b != SPX_BACKEND_CPU && b != SPX_BACKEND_CUDA)
+        return spx_fail(ctx, SPX_ERR_ARG, "%s: unknown backend %d", fn, (int)b);
+    if (p != SPX_FP64 && p != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "%s: unknown precision %d", fn, (int)p);
+    if (n < 0) return spx_fail(ctx, SPX_ERR_ARG, "%s: negative length %lld", fn, (long long)n);
+    return SPX_OK;
+}
+
+spx_status spx_vec_create(spx_ctx *ctx, spx_backend b, spx_precision p, int64_t n, spx_vec **out)
+{
+    if (!ctx || !out) return null_arg(ctx, "spx_vec_create");
+    spx_status s = check_shape(ctx, "spx_vec_create", b, p, n);
+    if (s || (s = spx_ctx_resolve_backend(ctx, b, &b))) return s;
+    spx_vec *v = new_vec(ctx, b, p, n);
+    if (!v) return spx_fail_nomem(ctx, "vector");
+    s = b == SPX_BACKEND_CUDA ? alloc_device(v) : alloc_host(v);
+    if (s) {
+        spx_vec_destroy(&v);
+        return s;
+    }
+    *out = v;
+    return SPX_OK;
+}
+
+/* The backend wrapped data lives on: b when given (CUDA checked to be the context's device
+ * memory), else whichever the pointer is (the context's resolution when data is NULL). */
+static spx_status wrap_backend(spx_ctx *ctx, spx_backend b, const void *data, spx_backend *out)
+{
+    if (b == SPX_BACKEND_AUTO && data) b = spx_cuda_pointer_device(data) >= 0 ? SPX_BACKEND_CUDA : SPX_BACKEND_CPU;
+    spx_status s = spx_ctx_resolve_backend(ctx, b, out);
+    if (s || *out != SPX_BACKEND_CUDA || !data) return s;
+    const int dev = spx_cuda_pointer_device(data);
+    if (dev != ctx->device)
+        return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: %p is not device memory of the context's device %d (%s)", data,
+                        ctx->device, dev < 0 ? "host or managed memory" : "another device's memory");
+    return SPX_OK;
+}
+
+spx_status spx_vec_wrap(spx_ctx *ctx, spx_backend b, spx_precision p, int64_t n, void *data, spx_vec **out)
+{
+    if (!ctx || !out) return null_arg(ctx, "spx_vec_wrap");
+    spx_status s = check_shape(ctx, "spx_vec_wrap", b, p, n);
+    if (s) return s;
+    if (n > 0 && !data) return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: NULL data for %lld entries", (long long)n);
+    if ((uintptr_t)data % entry_bytes(p))
+        return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: %p is not aligned to a %s entry", data, prec_str(p));
+    if ((s = wrap_backend(ctx, b, data, &b))) return s;
+    spx_vec *v = new_vec(ctx, b, p, n);
+    if (!v) return spx_fail_nomem(ctx, "vector");
+    v->data = n > 0 ? data : NULL;
+    if (b == SPX_BACKEND_CUDA && (s = alloc_scratch(v))) {
+        spx_vec_destroy(&v);
+        return s;
+    }
+    *out = v;
+    return SPX_OK;
+}
+
+void spx_vec_destroy(spx_vec **pv)
+{
+    if (!pv || !*pv) return;
+    spx_vec *v = *pv;
+    if (v->backend == SPX_BACKEND_CUDA) {
+        if (v->owns) spx_cuda_free(v->ctx, v->data);
+        spx_cuda_free(v->ctx, v->scratch);
+    } else if (v->owns) {
+        spx_free(v->ctx, v->data);
+    }
+    spx_free(v->ctx, v);
+    *pv = NULL;
+}
+
+void *spx_vec_data(spx_vec *v) { return v ? v->data : NULL; }
+int64_t spx_vec_length(const spx_vec *v) { return v ? v->n : 0; }
+spx_backend spx_vec_backend(const spx_vec *v) { return v ? v->backend : SPX_BACKEND_AUTO; }
+spx_precision spx_vec_precision(const spx_vec *v) { return v ? v->precision : SPX_FP64; }
+
+/* ---- host data in and out ---- */
+
+/* CUDA fp32 vector <-> fp64 host array through a bounded host staging buffer, chunk by chunk:
+ * v = in when in is given, else out = v. */
+static spx_status staged_f32(const spx_vec *v, const double *in, double *out)
+{
+    const int64_t chunk = v->n < SPX_VEC_STAGE_ENTRIES ? v->n : SPX_VEC_STAGE_ENTRIES;
+    float *stage = spx_malloc_array(v->ctx, (size_t)chunk, sizeof(float));
+    if (!stage) return spx_fail_nomem(v->ctx, "fp32 staging buffer of a vector copy");
+    spx_status s = SPX_OK;
+    for (int64_t lo = 0; lo < v->n && !s; lo += chunk) {
+        const int64_t len = v->n - lo < chunk ? v->n - lo : chunk;
+        float *dev = (float *)v->data + lo;
+        if (in) {
+            vec_job j = {SPX_FP32, 0.0, 0.0, in + lo, stage};
+            run_elementwise(v->ctx, len, range_to_f32, &j);
+            s = spx_cuda_h2d(v->ctx, dev, stage, (size_t)len * sizeof(float));
+        } else if (!(s = spx_cuda_d2h(v->ctx, stage, dev, (size_t)len * sizeof(float)))) {
+            vec_job j = {SPX_FP32, 0.0, 0.0, stage, out + lo};
+            run_elementwise(v->ctx, len, range_from_f32, &j);
+        }
+    }
+    spx_free(v->ctx, stage);
+    return s;
+}
+
+spx_status spx_vec_set(spx_vec *v, const double *host)
+{
+    if (!v || (!host && v->n > 0)) return null_arg(ctx_of(v, NULL), "spx_vec_set");
+    if (v->n == 0) return SPX_OK;
+    if (v->backend == SPX_BACKEND_CUDA) {
+        if (v->precision == SPX_FP64) return spx_cuda_h2d(v->ctx, v->data, host, (size_t)v->n * sizeof(double));
+        return staged_f32(v, host, NULL);
+    }
+    vec_job j = {v->precision, 0.0, 0.0, host, v->data};
+    run_elementwise(v->ctx, v->n, v->precision == SPX_FP32 ? range_to_f32 : range_copy, &j);
+    return SPX_OK;
+}
+
+spx_status spx_vec_get(const spx_vec *v, double *host)
+{
+    if (!v || (!host && v->n > 0)) return null_arg(ctx_of(v, NULL), "spx_vec_get");
+    if (v->n == 0) return SPX_OK;
+    if (v->backend == SPX_BACKEND_CUDA) {
+        if (v->precision == SPX_FP64) return spx_cuda_d2h(v->ctx, host, v->data, (size_t)v->n * sizeof(double));
+        return staged_f32(v, NULL, host);
+    }
+    vec_job j = {v->precision, 0.0, 0.0, v->data, host};
+    run_elementwise(v->ctx, v->n, v->precision == SPX_FP32 ? range_from_f32 : range_copy, &j);
+    return SPX_OK;
+}
+
+/* ---- operations ---- */
+
+spx_status spx_vec_fill(spx_vec *v, double value)
+{
+    if (!v) return SPX_ERR_ARG;
+    if (v->backend == SPX_BACKEND_CUDA) return spx_vec_cuda_fill(v->ctx, v->precision, v->n, v->data, value);
+    vec_job j = {v->precision, value, 0.0, NULL, v->data};
+    run_elementwise(v->ctx, v->n, range_fill, &j);
+    return SPX_OK;
+}
+
+spx_status spx_vec_copy(spx_vec *dst, const spx_vec *src)
+{
+    if (!dst || !src) return null_arg(ctx_of(src, dst), "spx_vec_copy");
+    spx_status s = check_pair("spx_vec_copy", src, dst, 0, 1);
+    if (s || dst == src || dst->n == 0) return s;
+    const size_t bytes = (size_t)dst->n * entry_bytes(dst->precision);
+    const int from_dev = src->backend == SPX_BACKEND_CUDA, to_dev = dst->backend == SPX_BACKEND_CUDA;
+    if (from_dev && to_dev) return spx_cuda_d2d_async(dst->ctx, dst->data, src->data, bytes);
+    if (to_dev) return spx_cuda_h2d(dst->ctx, dst->data, src->data, bytes);
+    if (from_dev) return spx_cuda_d2h(dst->ctx, dst->data, src->data, bytes);
+    vec_job j = {dst->precision, 0.0, 0.0, src->data, dst->data};
+    run_elementwise(dst->ctx, dst->n, range_copy, &j);
+    return SPX_OK;
+}
+
+spx_status spx_vec_axpby(double a, const spx_vec *x, double b, spx_vec *y)
+{
+    if (!x || !y) return null_arg(ctx_of(x, y), "spx_vec_axpby");
+    spx_status s = check_pair("spx_vec_axpby", x, y, 1, 1);
+    if (s) return s;
+    if (y->backend == SPX_BACKEND_CUDA) return spx_vec_cuda_axpby(y->ctx, y->precision, y->n, a, x->data, b, y->data);
+    vec_job j = {y->precision, a, b, x->data, y->data};
+    run_elementwise(y->ctx, y->n, range_axpby, &j);
+    return SPX_OK;
+}
+
+spx_status spx_vec_dot(const spx_vec *x, const spx_vec *y, double *out)
+{
+    if (!x || !y || !out) return null_arg(ctx_of(x, y), "spx_vec_dot");
+    spx_status s = check_pair("spx_vec_dot", x, y, 1, 1);
+    if (s) return s;
+    double sums[SPX_N_SUMS];
+    if (x->backend == SPX_BACKEND_CUDA) {
+        if ((s = spx_vec_cuda_dot(x->ctx, x->precision, x->n, x->data, y->data, x->scratch, sums))) return s;
+    } else {
+        vec_job j = {x->precision, 0.0, 0.0, x->data, y->data}; /* y is only read */
+        run_shares(x->ctx, x->n, range_dot, &j, sums);
+    }
+    *out = sums[SPX_SUM_MED];
+    return SPX_OK;
+}
+
+spx_status spx_vec_nrm2(const spx_vec *x, double *out)
+{
+    if (!x || !out) return null_arg(ctx_of(x, NULL), "spx_vec_nrm2");
+    double sums[SPX_N_SUMS];
+    if (x->backend == SPX_BACKEND_CUDA) {
+        spx_status s = spx_vec_cuda_sumsq(x->ctx, x->precision, x->n, x->data, x->scratch, sums);
+        if (s) return s;
+        *out = blue_finish(sums);
+        return SPX_OK;
+    }
+    /* CPU: the plain fp64 sum of squares (range_dot's speed); fp64 vectors whose sum
+     * overflowed, is NaN or is small enough for underflow to matter go again through Blue's. */
+    vec_job j = {x->precision, 0.0, 0.0, x->data, x->data};
+    run_shares(x->ctx, x->n, range_dot, &j, sums);
+    const double plain = sums[SPX_SUM_MED];
+    if (x->precision == SPX_FP32 || (plain >= SPX_VEC_PLAIN_SUMSQ_MIN && plain <= DBL_MAX)) {
+        *out = sqrt(plain);
+        return SPX_OK;
+    }
+    run_shares(x->ctx, x->n, range_blue, &j, sums);
+    *out = blue_finish(sums);
+    return SPX_OK;
+}
+
+/* ---- plans on vectors ---- */
+
+spx_status spx_plan_apply(spx_plan *p, double a, const spx_vec *x, double b, spx_vec *y)
+{
+    if (!p || !x || !y) return null_arg(ctx_of(x, y), "spx_plan_apply");
+    spx_status s = check_pair("spx_plan_apply", x, y, 1, 0);
+    if (s) return s;
+    if (x == y) return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: x and y must be different vectors");
+    spx_plan_info info;
+    if ((s = spx_plan_get_info(p, &info))) return spx_fail(y->ctx, s, "spx_plan_apply: the plan cannot be read");
+    if (info.backend != y->backend)
+        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: the plan runs on %s, the vectors are %s vectors",
+                        spx_backend_str(info.backend), spx_backend_str(y->backend));
+    if (info.precision != y->precision)
+        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: the plan is %s, the vectors are %s",
+                        prec_str(info.precision), prec_str(y->precision));
+    if (x->n != info.n || y->n != info.m)
+        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: a %d x %d plan needs x of %d and y of %d entries, got %lld and %lld",
+                        info.m, info.n, info.n, info.m, (long long)x->n, (long long)y->n);
+    if (y->backend == SPX_BACKEND_CUDA) return spx_plan_spmv_device(p, a, x->data, b, y->data);
+    if (y->precision == SPX_FP32) return spx_plan_spmv_f32(p, (float)a, x->data, (float)b, y->data);
+    return spx_plan_spmv(p, a, x->data, b, y->data);
+}
