@@ -47,6 +47,8 @@ if has test; then
   # device allocation failures, device budget, caller stream, device != 0
   build-gpu/tests/test_gpu_memory >"$out/test-gpu-memory.log" 2>&1 || status=1
   tail -n 25 "$out/test-gpu-memory.log" | tee -a "$out/summary.txt"
+  build-gpu/tests/test_vec >"$out/test-vec.log" 2>&1 || status=1
+  tail -n 3 "$out/test-vec.log" | tee -a "$out/summary.txt"
 fi
 
 if has sanitize; then
@@ -64,6 +66,9 @@ if has sanitize; then
       | tee -a "$out/summary.txt"
     [ $rc = 0 ] || status=1
   done
+  "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_vec >"$out/sanitize-memcheck-vec.log" 2>&1 || status=1
+  echo "memcheck test_vec: $(grep -E 'ERROR SUMMARY|passed,' "$out/sanitize-memcheck-vec.log" | tr '\n' ' ')" \
+    | tee -a "$out/summary.txt"
   "$cs" --tool memcheck --leak-check full --error-exitcode 99 build-gpu/tests/test_gpu_memory \
     >"$out/sanitize-memcheck-memory.log" 2>&1 || status=1
   echo "memcheck test_gpu_memory: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY|passed,' "$out/sanitize-memcheck-memory.log" | tr '\n' ' ')" \

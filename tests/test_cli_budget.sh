@@ -27,10 +27,22 @@ print(rc, "%.3f" % dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 EOF
 }
 
+# The issue's bombs need 24 GB or more. On a machine of up to ~48 GB (CI's has 24) the CLI's
+# default budget, half the available memory, refuses them, and that default is what is
+# tested. A larger machine's default would rightly accept them (and allocate 24-33 GB), so
+# there the test passes the budget a 24 GB machine's default gives (10 GB), and says so.
+bomb_need_bytes=24000000000
+avail_kb=$(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo 2>/dev/null)
+limit_args=()
+if [ -n "$avail_kb" ] && [ $((avail_kb * 1024 / 2)) -ge "$bomb_need_bytes" ]; then
+  limit_args=(--mem-limit 10G)
+  echo "  (this machine's default budget $((avail_kb / 2 / 1024 / 1024)) GB would accept the bombs: testing with --mem-limit 10G)"
+fi
+
 # bomb NAME: `spx info` on $tmp/NAME must fail fast, small, with exit 2 and a budget message
 bomb() {
   local f=$tmp/$1 rc secs rss
-  read -r rc secs rss < <(measured "$spx" info "$f")
+  read -r rc secs rss < <(measured "$spx" info "$f" "${limit_args[@]}")
   [ "$rc" = 2 ] && ok || bad "$1: exit $rc (want 2)"
   if [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^error: $f: reading .* needs .*host budget .*--mem-limit" "$tmp/err"; then ok
   else bad "$1: message: $(cat "$tmp/err")"; fi
