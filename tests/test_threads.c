@@ -53,26 +53,12 @@ static double next_value(uint64_t *s)
     return (double)(float)((double)(*s >> 11) * 0x1.0p-53 * 2.0 - 1.0);
 }
 
-/* ||y - ref|| / ||ref|| (absolute when ref = 0); inf when y has a non-finite entry. */
-static double rel_err(const double *y, const double *ref, int64_t m)
-{
-    long double num = 0, den = 0;
-    for (int64_t i = 0; i < m; i++) {
-        if (!isfinite(y[i])) return INFINITY;
-        long double d = (long double)y[i] - ref[i];
-        num += d * d;
-        den += (long double)ref[i] * ref[i];
-    }
-    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
-}
-
 /* The error bound of a format's SpMV against the reference (as tests/format_check.h). */
 static double tolerance(const spx_csr *A, spx_precision prec)
 {
-    int64_t row_max = 0;
-    for (int32_t i = 0; i < A->m; i++)
-        if (A->rowptr[i + 1] - A->rowptr[i] > row_max) row_max = A->rowptr[i + 1] - A->rowptr[i];
-    return prec == SPX_FP64 ? 1e-12 : 1e-6 * sqrt(row_max > 100 ? (double)row_max : 100.0);
+    spx_features f;
+    spx_features_compute(A, &f);
+    return prec == SPX_FP64 ? 1e-12 : 1e-6 * sqrt(f.row_max > 100 ? (double)f.row_max : 100.0);
 }
 
 /* The reference matrix of a plan: A itself for fp64, a copy with values rounded to float for
@@ -120,12 +106,12 @@ static void check_spmv(tally *t, spx_plan *p, const spx_csr *R, spx_precision pr
         for (int64_t i = 0; i < m; i++) y[i] = NAN;
         spx_csr_spmv_ref(R, 1.0, x, 0.0, ref);
         spx_status s = run_spmv(p, prec, 1.0, x, 0.0, y, m, n);
-        double e = s ? INFINITY : rel_err(y, ref, m);
+        double e = s ? INFINITY : spx_rel_error(y, SPX_FP64, ref, m);
         TCHECK(t, e <= tol, "%s: b=0 rel error %.3e > %.1e (%s)", label, e, tol, spx_status_str(s));
         for (int64_t i = 0; i < m; i++) ref[i] = y[i] = next_value(&seed);
         spx_csr_spmv_ref(R, -1.5, x, 0.5, ref);
         s = run_spmv(p, prec, -1.5, x, 0.5, y, m, n);
-        e = s ? INFINITY : rel_err(y, ref, m);
+        e = s ? INFINITY : spx_rel_error(y, SPX_FP64, ref, m);
         TCHECK(t, e <= tol, "%s: b!=0 rel error %.3e > %.1e (%s)", label, e, tol, spx_status_str(s));
     }
     free(x);
