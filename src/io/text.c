@@ -105,6 +105,11 @@ spx_status spx_io_read_text(spx_ctx *ctx, const char *path, char **text, size_t 
         *was_gz = gz;
     raw = NULL;
 done:
+    if (st == SPX_ERR_NOMEM) { /* the budget's message, with the file it was reading */
+        char msg[SPX_ERRMSG_LEN];
+        snprintf(msg, sizeof msg, "%s", spx_ctx_last_error(ctx));
+        spx_fail(ctx, st, "%s: %s", path, msg);
+    }
     if (f)
         fclose(f);
     spx_free(ctx, raw);
