@@ -156,8 +156,11 @@ static void test_injected_failures(spx_ctx *ctx, const mem_case *c)
         for (int a = 0; d.algos[a]; a++) inject_all(ctx, c->A, d.name, d.algos[a], c->x, c->y0, c->ref);
     }
     size_t free_after = device_free(ctx);
-    CHECK_MSG(free_after == free_before, "device free memory %zu before, %zu after the injected failures",
+    /* a leak lowers the free memory; other processes on the GPU can only be kept out by running
+       this test alone (RUN_SERIAL in tests/CMakeLists.txt), and CUDA may return cached blocks */
+    CHECK_MSG(free_after >= free_before, "device free memory %zu before, %zu after the injected failures",
               free_before, free_after);
+    printf("  device free memory: %zu bytes before, %zu after\n", free_before, free_after);
 }
 
 /* A device budget below what the plan needs is refused with a message naming the budget. */
