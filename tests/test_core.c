@@ -83,6 +83,48 @@ static void test_coo_to_csr(spx_ctx *ctx)
     spx_coo_destroy(&C);
 }
 
+/* Rows longer than the parallel sort's limit (2^16) are sorted after the parallel pass with
+ * their own scratch: a 300000-entry row in reverse order with every column twice, among
+ * short rows, comes out sorted with duplicates summed, and the same under strict is refused
+ * naming that row. */
+static void test_coo_to_csr_long_row(spx_ctx *ctx)
+{
+    const int32_t m = 5, n = 150000, reps = 2;
+    const int64_t longlen = (int64_t)n * reps, nnz = longlen + 8;
+    spx_coo *C = NULL;
+    CHECK_OK(ctx, spx_coo_alloc(ctx, m, n, nnz, &C));
+    if (!C) return;
+    int64_t k = 0;
+    for (int32_t j = n - 1; j >= 0; j--)
+        for (int r = 0; r < reps; r++, k++) {
+            C->row[k] = 3;
+            C->col[k] = j;
+            C->val[k] = (double)(j % 7) + 0.5 * r;
+        }
+    for (int32_t i = 0; i < 8; i++, k++) { /* short rows 0, 1, 2 and 4, out of order */
+        C->row[k] = i < 6 ? i % 3 : 4;
+        C->col[k] = 10 - i;
+        C->val[k] = 1.0 + i;
+    }
+    spx_csr *A = NULL;
+    int64_t dups = -1;
+    CHECK_OK(ctx, spx_coo_to_csr(ctx, C, 0, &dups, &A));
+    CHECK(A && dups == (int64_t)n * (reps - 1) && A->nnz == n + 8);
+    int sorted = A != NULL;
+    for (int32_t i = 0; sorted && i < A->m; i++)
+        for (int64_t q = A->rowptr[i] + 1; q < A->rowptr[i + 1]; q++) sorted &= A->colind[q - 1] < A->colind[q];
+    CHECK(sorted);
+    if (A && A->rowptr[4] - A->rowptr[3] == n) {
+        int sums = 1;
+        for (int32_t j = 0; j < n; j++) sums &= A->val[A->rowptr[3] + j] == 2.0 * (j % 7) + 0.5;
+        CHECK(sums);
+    }
+    spx_csr *S = NULL;
+    CHECK(spx_coo_to_csr(ctx, C, 1, NULL, &S) == SPX_ERR_PARSE && strstr(spx_ctx_last_error(ctx), "row 4"));
+    spx_csr_destroy(&A);
+    spx_coo_destroy(&C);
+}
+
 static void test_stats(spx_ctx *ctx)
 {
     spx_csr *A = NULL;
@@ -167,6 +209,7 @@ int main(void)
     test_reference_exact(ctx);
     test_wrap_rejects(ctx);
     test_coo_to_csr(ctx);
+    test_coo_to_csr_long_row(ctx);
     test_stats(ctx);
     test_plan_errors(ctx);
     test_status_and_registry();

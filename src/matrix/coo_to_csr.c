@@ -45,12 +45,29 @@ static void sort_row(int32_t *col, double *val, int32_t *tcol, double *tval, int
     }
 }
 
+/* Rows longer than this are sorted one at a time after the parallel pass, so that each
+ * thread's scratch is bounded (nt x 32K entries, 0.4 MB a thread) instead of nt x half the
+ * longest row (a 10^8-entry row on 16 threads asked for 9.6 GB). */
+#define SPX_SORT_PARALLEL_ROW_MAX ((int64_t)1 << 16)
+
+/* Sorts row i with scratch (tcol, tval); returns whether it holds a repeated column. */
+static int sort_one_row(spx_csr *A, int32_t i, int32_t *tcol, double *tval)
+{
+    int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+    sort_row(A->colind + b, A->val + b, tcol, tval, e - b);
+    for (int64_t k = b + 1; k < e; k++)
+        if (A->colind[k] == A->colind[k - 1]) return 1;
+    return 0;
+}
+
 /* Sorts every row's columns; sets *dup_row to the first row holding a duplicate, or -1. */
 static spx_status sort_rows(spx_ctx *ctx, spx_csr *A, int32_t *dup_row, int64_t max_len)
 {
     int nt = spx_ctx_threads(ctx);
-    int32_t *tcol = spx_malloc_array(ctx, (size_t)nt * (size_t)(max_len / 2 + 1), sizeof *tcol);
-    double *tval = spx_malloc_array(ctx, (size_t)nt * (size_t)(max_len / 2 + 1), sizeof *tval);
+    int64_t short_max = max_len < SPX_SORT_PARALLEL_ROW_MAX ? max_len : SPX_SORT_PARALLEL_ROW_MAX;
+    size_t per_thread = (size_t)(short_max / 2 + 1), serial = max_len > short_max ? (size_t)(max_len / 2 + 1) : 0;
+    int32_t *tcol = spx_malloc_array(ctx, (size_t)nt * per_thread + serial, sizeof *tcol);
+    double *tval = spx_malloc_array(ctx, (size_t)nt * per_thread + serial, sizeof *tval);
     spx_status s = SPX_OK;
     if (!tcol || !tval) {
         s = spx_fail_nomem(ctx, "COO->CSR sort scratch");
@@ -59,12 +76,15 @@ static spx_status sort_rows(spx_ctx *ctx, spx_csr *A, int32_t *dup_row, int64_t 
     int32_t first_dup = INT32_MAX; /* a reduction, not a critical section: no process-wide lock */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1024) reduction(min : first_dup)
     for (int32_t i = 0; i < A->m; i++) {
-        size_t off = (size_t)omp_get_thread_num() * (size_t)(max_len / 2 + 1);
-        int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
-        sort_row(A->colind + b, A->val + b, tcol + off, tval + off, e - b);
-        for (int64_t k = b + 1; k < e; k++)
-            if (A->colind[k] == A->colind[k - 1] && i < first_dup) first_dup = i;
+        size_t off = (size_t)omp_get_thread_num() * per_thread;
+        if (A->rowptr[i + 1] - A->rowptr[i] <= short_max && sort_one_row(A, i, tcol + off, tval + off) &&
+            i < first_dup)
+            first_dup = i;
     }
+    for (int32_t i = 0; serial && i < A->m; i++) /* the long rows, with the one large scratch */
+        if (A->rowptr[i + 1] - A->rowptr[i] > short_max &&
+            sort_one_row(A, i, tcol + (size_t)nt * per_thread, tval + (size_t)nt * per_thread) && i < first_dup)
+            first_dup = i;
     *dup_row = first_dup == INT32_MAX ? -1 : first_dup;
 done:
     spx_free(ctx, tcol);
