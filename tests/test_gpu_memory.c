@@ -1,8 +1,8 @@
 /* tests/test_gpu_memory.c: the GPU paths of device memory and streams: every device
  * allocation along plan creation and SpMV made to fail in turn (SPX_ERR_DEVICE_ALLOC, a
  * message, the context usable, nothing leaked), the device budget, a caller-supplied
- * stream, a CUDA plan refusing a second concurrent call, and device != 0 where the machine
- * has one. Skips without a GPU. */
+ * stream, a CUDA plan refusing a second concurrent call, the caller's device allocator
+ * hooks, and device != 0 where the machine has one. Skips without a GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -231,6 +231,58 @@ static void test_caller_stream(const mem_case *c)
     spx_ctx_destroy(&ctx);
 }
 
+/* The caller's device allocator for the hook test: blocks come from a second context's
+ * accounted allocator, so the test can count them and see them all returned. */
+typedef struct hook_pool {
+    spx_ctx *owner;
+    long allocs, frees, refuse_at; /* refuse_at: the n-th request fails (0: never) */
+} hook_pool;
+
+static int hook_alloc(void *user, void **ptr, size_t bytes)
+{
+    hook_pool *h = user;
+    if (++h->allocs == h->refuse_at) return 1;
+    return spx_cuda_malloc(h->owner, ptr, bytes) == SPX_OK ? 0 : 1;
+}
+
+static void hook_free(void *user, void *ptr)
+{
+    hook_pool *h = user;
+    h->frees++;
+    spx_cuda_free(h->owner, ptr);
+}
+
+/* spx_ctx_opts.device_alloc: every device block of a plan and its SpMV comes from the caller's
+ * hooks and goes back to them; a refusal by the hooks is SPX_ERR_DEVICE_ALLOC with a message. */
+static void test_device_allocator_hooks(const mem_case *c)
+{
+    hook_pool pool = {0};
+    CHECK(spx_ctx_create(&pool.owner, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}) == SPX_OK);
+    spx_device_allocator da = {hook_alloc, hook_free, &pool};
+    spx_ctx *ctx = NULL;
+    CHECK(spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA, .device_alloc = &da}) == SPX_OK);
+    if (!ctx || !pool.owner) return;
+    CHECK_OK(ctx, plan_and_run(ctx, c->A, "csr", "auto", c->x, c->y0, c->ref));
+    CHECK_OK(ctx, plan_and_run(ctx, c->A, "cusparse", "alg1", c->x, c->y0, c->ref));
+    spx_mem_stats hooked, owner;
+    spx_ctx_mem_stats(ctx, &hooked);
+    spx_ctx_mem_stats(pool.owner, &owner);
+    CHECK_MSG(pool.allocs > 0 && pool.allocs == pool.frees && owner.device_bytes == 0 && hooked.device_bytes == 0 &&
+                  owner.device_peak > 0,
+              "hooks: %ld allocations, %ld frees, %zu bytes left with the owner", pool.allocs, pool.frees,
+              owner.device_bytes);
+    pool.refuse_at = pool.allocs + 2; /* the second allocation of the next plan */
+    spx_status s = plan_and_run(ctx, c->A, "csr", "auto", c->x, c->y0, c->ref);
+    CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && strstr(spx_ctx_last_error(ctx), "device allocator"),
+              "refusing hook: %s '%s'", spx_status_str(s), spx_ctx_last_error(ctx));
+    spx_ctx_mem_stats(pool.owner, &owner);
+    CHECK(pool.allocs - 1 == pool.frees && owner.device_bytes == 0);
+    printf("caller's device allocator: %ld blocks through the hooks, all returned; a refusal reported\n",
+           pool.allocs - 1);
+    spx_ctx_destroy(&ctx);
+    spx_ctx_destroy(&pool.owner);
+}
+
 /* How long the stream is held while one thread's call waits on it, and how often the other
  * thread tries to enter the same plan meanwhile. */
 #define BUSY_HOLD_SECONDS 1.0
@@ -343,6 +395,7 @@ int main(void)
     test_device_budget(&c);
     test_caller_stream(&c);
     test_one_call_at_a_time(&c);
+    test_device_allocator_hooks(&c);
     test_other_device(&c);
     case_free(&c);
     spx_ctx_destroy(&ctx);
