@@ -205,7 +205,7 @@ static void print_preamble(const bench_run *br)
     const char *algo;
     if (cli_baseline(&d, &algo)) snprintf(base, sizeof base, "%s/%s", d.name, algo);
     printf("backend %s, %s; measured %s bandwidth %.1f GB/s; %s; times per SpMV, GFLOPS = 2*nnz/t\n",
-           spx_backend_str(br->backend), br->o.precision == SPX_FP32 ? "fp32" : "fp64",
+           spx_backend_str(br->backend), spx_precision_str(br->o.precision),
            br->backend == SPX_BACKEND_CUDA ? "device copy" : "host STREAM triad", br->bw * 1e-9,
            cold ? "cold (L2 flushed before each run)" : "warm");
     printf("call = median of single SpMVs, each timed alone; batch = per SpMV of back-to-back batches "

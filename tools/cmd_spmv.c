@@ -12,7 +12,7 @@ static void print_text(const cli_result *res, const cli_result *base)
     const spx_bench_result *r = &res->r;
     printf("matrix      %s (%d x %d, %lld nnz)\n", res->matrix, res->m, res->n, (long long)res->nnz);
     printf("format      %s/%s  kernel %s  backend %s  precision %s\n", r->plan.format, r->plan.algo, r->plan.kernel,
-           spx_backend_str(r->plan.backend), r->plan.precision == SPX_FP32 ? "fp32" : "fp64");
+           spx_backend_str(r->plan.backend), spx_precision_str(r->plan.precision));
     printf("plan        %.3f ms (", r->plan.plan_seconds * 1e3);
     for (int i = 0; i < r->plan.n_phases; i++)
         printf("%s%s %.3f ms", i ? ", " : "", r->plan.phases[i].name, r->plan.phases[i].seconds * 1e3);

@@ -111,7 +111,7 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_str(f, &first, "requested_algo", res->requested_algo[0] ? res->requested_algo : r->plan.algo);
     json_kv_str(f, &first, "kernel", r->plan.kernel);
     json_kv_str(f, &first, "backend", spx_backend_str(r->plan.backend));
-    json_kv_str(f, &first, "precision", r->plan.precision == SPX_FP32 ? "fp32" : "fp64");
+    json_kv_str(f, &first, "precision", spx_precision_str(r->plan.precision));
     json_kv_str(f, &first, "status", status_name(res));
     if (r->status) json_kv_str(f, &first, "message", r->msg);
     json_kv_int(f, &first, "verified", r->verified);
@@ -166,7 +166,7 @@ void cli_result_csv(FILE *f, const cli_result *res)
     fprintf(f, "\"%s\",%d,%d,%lld,%s,%s,%s,%s,%s,%s,%d,%.3e,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.6e,%.3f,%.0f",
             res->matrix, res->m, res->n, (long long)res->nnz, r->plan.format,
             r->plan.algo, r->plan.kernel,
-            spx_backend_str(r->plan.backend), r->plan.precision == SPX_FP32 ? "fp32" : "fp64",
+            spx_backend_str(r->plan.backend), spx_precision_str(r->plan.precision),
             status_name(res), r->verified, r->rel_error, r->t_median, r->t_min, r->t_max, r->gflops,
             r->gbytes, bw_fraction(res, r->gbytes), r->plan.plan_seconds, res->speedup, res->repay);
     csv_num(f, "%.6e", r->t_batch);

@@ -85,6 +85,9 @@ int spx_cuda_compiled(void);
 double spx_wtime(void);
 /* Name of a backend ("auto", "cpu", "cuda"). */
 const char *spx_backend_str(spx_backend b);
+/* Name of a precision ("fp64", "fp32") and the bytes of one of its values (8, 4). */
+const char *spx_precision_str(spx_precision p);
+size_t spx_precision_bytes(spx_precision p);
 
 #ifdef __cplusplus
 }

@@ -70,8 +70,6 @@ double spx_bench_default_tol(const spx_bench_case *c, spx_precision p)
     return 1e-6 * sqrt(len);
 }
 
-size_t spx_bench_value_bytes(spx_precision p) { return p == SPX_FP32 ? sizeof(float) : sizeof(double); }
-
 void spx_bench_poison(void *y, spx_precision p, int64_t m)
 {
     for (int64_t i = 0; i < m; i++) {

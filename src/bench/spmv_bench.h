@@ -24,8 +24,6 @@ struct spx_bench_case {
 
 /* The default tolerance: fp64 1e-12; fp32 grows with the longest row (sum error ~ sqrt(len)). */
 double spx_bench_default_tol(const spx_bench_case *c, spx_precision p);
-/* Bytes of one vector entry in precision p. */
-size_t spx_bench_value_bytes(spx_precision p);
 /* Fills y (m values of precision p) with NaN, so entries a run leaves unwritten fail. */
 void spx_bench_poison(void *y, spx_precision p, int64_t m);
 /* The protocol's settings for r's measurement from the caller's options. */

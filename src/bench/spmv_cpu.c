@@ -53,7 +53,7 @@ spx_status spx_bench_run_cpu(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p,
     double tol = o->tol > 0 ? o->tol : spx_bench_default_tol(c, prec);
     host_spmv h = {.p = p, .prec = prec, .m = m};
     h.x = prec == SPX_FP32 ? (const void *)c->x32 : (const void *)c->x;
-    h.y = spx_malloc_array(ctx, (size_t)m, spx_bench_value_bytes(prec));
+    h.y = spx_malloc_array(ctx, (size_t)m, spx_precision_bytes(prec));
     if (!h.y) return spx_fail_nomem(ctx, "benchmark buffers");
     spx_bench_op op = {.op = &h, .run_once = host_run_once, .after_warmup = host_poison};
     spx_bench_timing timing = spx_bench_timing_of(o, r);

@@ -19,7 +19,7 @@ typedef struct gpu_spmv {
 /* Allocates the buffers of one GPU measurement and uploads x. */
 static spx_status bufs_alloc(spx_ctx *ctx, const spx_bench_case *c, gpu_spmv *g)
 {
-    size_t vb = spx_bench_value_bytes(g->prec);
+    size_t vb = spx_precision_bytes(g->prec);
     int64_t m = c->A->m;
     g->yb = (size_t)m * vb;
     g->hy = spx_malloc_array(ctx, (size_t)m, vb);

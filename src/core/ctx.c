@@ -95,7 +95,7 @@ spx_status spx_ctx_mem_stats(const spx_ctx *ctx, spx_mem_stats *out)
 int spx_mem_reserve(spx_mem_account *a, size_t bytes)
 {
     size_t held = __atomic_add_fetch(&a->bytes, bytes, __ATOMIC_RELAXED);
-    if (held < bytes || held > a->budget) { /* wrapped, or over the budget */
+    if (bytes > SIZE_MAX - SPX_BLOCK_HEADER || held < bytes || held > a->budget) { /* wrapped, or over */
         held = __atomic_sub_fetch(&a->bytes, bytes, __ATOMIC_RELAXED);
         a->refused_bytes = bytes;
         a->refused_held = held;
@@ -111,6 +111,20 @@ int spx_mem_reserve(spx_mem_account *a, size_t bytes)
 void spx_mem_release(spx_mem_account *a, size_t bytes)
 {
     __atomic_sub_fetch(&a->bytes, bytes, __ATOMIC_RELAXED);
+}
+
+const char *spx_mem_refusal_str(const spx_mem_account *a, const char *side, char *buf, size_t len)
+{
+    char need[32], budget[32], held[32];
+    spx_bytes_str((double)a->refused_bytes, need, sizeof need);
+    if (a->budget == SPX_BUDGET_NONE) { /* no budget: only a size past the address space fails */
+        snprintf(buf, len, "%s cannot be addressed", need);
+        return buf;
+    }
+    snprintf(buf, len, "%s more would exceed the %s budget %s (%s held)",
+             need, side, spx_bytes_str((double)a->budget, budget, sizeof budget),
+             spx_bytes_str((double)a->refused_held, held, sizeof held));
+    return buf;
 }
 
 void spx_ctx_fail_device_alloc_at(spx_ctx *ctx, long n)
@@ -177,6 +191,10 @@ spx_status spx_ctx_set_stream(spx_ctx *ctx, void *stream)
 
 int spx_cuda_compiled(void) { return spx_cuda_built(); }
 
+const char *spx_precision_str(spx_precision p) { return p == SPX_FP32 ? "fp32" : "fp64"; }
+
+size_t spx_precision_bytes(spx_precision p) { return p == SPX_FP32 ? sizeof(float) : sizeof(double); }
+
 const char *spx_backend_str(spx_backend b)
 {
     switch (b) {
@@ -198,11 +216,7 @@ static size_t block_size(const void *p)
 void *spx_malloc(spx_ctx *ctx, size_t bytes)
 {
     if (bytes == 0) bytes = 1;
-    if (bytes > SIZE_MAX - SPX_BLOCK_HEADER || !spx_mem_reserve(&ctx->host, bytes)) {
-        ctx->host.refused_bytes = bytes;
-        ctx->host.refused_held = ctx->host.bytes;
-        return NULL;
-    }
+    if (!spx_mem_reserve(&ctx->host, bytes)) return NULL;
     unsigned char *b = ctx->alloc.alloc(ctx->alloc.user, bytes + SPX_BLOCK_HEADER);
     if (!b) {
         spx_mem_release(&ctx->host, bytes);
@@ -218,11 +232,7 @@ void *spx_realloc(spx_ctx *ctx, void *p, size_t bytes)
     if (!p) return spx_malloc(ctx, bytes);
     if (bytes == 0) bytes = 1;
     size_t old = block_size(p);
-    if (bytes > SIZE_MAX - SPX_BLOCK_HEADER || (bytes > old && !spx_mem_reserve(&ctx->host, bytes - old))) {
-        ctx->host.refused_bytes = bytes > old ? bytes - old : bytes;
-        ctx->host.refused_held = ctx->host.bytes;
-        return NULL;
-    }
+    if (bytes > old && !spx_mem_reserve(&ctx->host, bytes - old)) return NULL;
     unsigned char *b = ctx->alloc.realloc(ctx->alloc.user, (unsigned char *)p - SPX_BLOCK_HEADER,
                                           bytes + SPX_BLOCK_HEADER);
     if (!b) {
@@ -271,17 +281,11 @@ spx_status spx_fail(spx_ctx *ctx, spx_status s, const char *fmt, ...)
 
 spx_status spx_fail_nomem(spx_ctx *ctx, const char *what)
 {
-    size_t asked = ctx->host.refused_bytes;
-    if (!asked) return spx_fail(ctx, SPX_ERR_NOMEM, "out of memory: %s", what);
-    char need[32], budget[32], have[32];
+    if (!ctx->host.refused_bytes) return spx_fail(ctx, SPX_ERR_NOMEM, "out of memory: %s", what);
+    char refusal[SPX_REFUSAL_LEN];
+    spx_mem_refusal_str(&ctx->host, "host", refusal, sizeof refusal);
     ctx->host.refused_bytes = 0;
-    if (ctx->host.budget == SPX_BUDGET_NONE)
-        return spx_fail(ctx, SPX_ERR_NOMEM, "out of memory: %s: %s cannot be addressed", what,
-                        spx_bytes_str((double)asked, need, sizeof need));
-    return spx_fail(ctx, SPX_ERR_NOMEM, "out of memory: %s: %s more would exceed the host budget %s (%s held)", what,
-                    spx_bytes_str((double)asked, need, sizeof need),
-                    spx_bytes_str((double)ctx->host.budget, budget, sizeof budget),
-                    spx_bytes_str((double)ctx->host.refused_held, have, sizeof have));
+    return spx_fail(ctx, SPX_ERR_NOMEM, "out of memory: %s: %s", what, refusal);
 }
 
 double spx_now(void)

@@ -44,6 +44,11 @@ struct spx_ctx {
 int spx_mem_reserve(spx_mem_account *a, size_t bytes);
 /* Returns bytes reserved earlier. */
 void spx_mem_release(spx_mem_account *a, size_t bytes);
+/* Room for spx_mem_refusal_str's text (three sizes of up to 31 characters and the words). */
+#define SPX_REFUSAL_LEN 192
+/* The account's last refusal as "<bytes> more would exceed the <side> budget <budget>
+ * (<held> held)", written into buf. */
+const char *spx_mem_refusal_str(const spx_mem_account *a, const char *side, char *buf, size_t len);
 /* Fails with status s unless `bytes` more fit the host budget beside what the context holds:
  * the message is "<what> needs <bytes>; host budget <budget> (<held> held)". */
 spx_status spx_host_budget_require(spx_ctx *ctx, size_t bytes, spx_status s, const char *what_fmt, ...)

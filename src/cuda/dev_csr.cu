@@ -78,7 +78,7 @@ extern "C" spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, sp
         return spx_fail(ctx, SPX_ERR_OVERFLOW, "device CSR: %lld nonzeros exceed the int32 row-pointer range",
                         (long long)A->nnz);
     spx_dev_csr D = {A->m, A->n, A->nnz, prec, NULL, NULL, NULL};
-    const size_t vb = prec == SPX_FP32 ? sizeof(float) : sizeof(double);
+    const size_t vb = spx_precision_bytes(prec);
     spx_status s;
     if ((s = spx_cuda_malloc(ctx, (void **)&D.rowptr, ((size_t)A->m + 1) * sizeof(int32_t))) ||
         (s = spx_cuda_malloc(ctx, (void **)&D.colind, (size_t)A->nnz * sizeof(int32_t))) ||
@@ -114,7 +114,7 @@ extern "C" spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr 
     }
     if ((s = spx_cuda_d2h(ctx, A->colind, D->colind, (size_t)D->nnz * sizeof(int32_t))) ||
         (s = spx_cuda_d2h(ctx, D->precision == SPX_FP32 ? (void *)val32 : (void *)A->val, D->val,
-                          (size_t)D->nnz * (D->precision == SPX_FP32 ? sizeof(float) : sizeof(double)))))
+                          (size_t)D->nnz * spx_precision_bytes(D->precision))))
         goto done;
     for (int64_t i = 0; i <= D->m; i++) A->rowptr[i] = rowptr[i];
     if (val32)

@@ -113,11 +113,11 @@ static spx_status reserve_device(spx_ctx *ctx, size_t bytes)
     if (ctx->dev_fail_at && n == ctx->dev_fail_at)
         return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: allocation %ld of %s failed (injected by a test)",
                         n, spx_bytes_str((double)bytes, need, sizeof need));
-    if (!spx_mem_reserve(&ctx->dev, bytes))
-        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: %s more would exceed the device budget %s (%s held)",
-                        spx_bytes_str((double)bytes, need, sizeof need),
-                        spx_bytes_str((double)ctx->dev.budget, lim, sizeof lim),
-                        spx_bytes_str((double)ctx->dev.refused_held, held, sizeof held));
+    if (!spx_mem_reserve(&ctx->dev, bytes)) {
+        char refusal[SPX_REFUSAL_LEN];
+        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: %s",
+                        spx_mem_refusal_str(&ctx->dev, "device", refusal, sizeof refusal));
+    }
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && bytes > free_b) {
         spx_mem_release(&ctx->dev, bytes);

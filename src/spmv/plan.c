@@ -133,7 +133,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
 static spx_status staging(spx_plan *p)
 {
     if (p->dx || p->dy) return SPX_OK;
-    size_t vb = p->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
+    size_t vb = spx_precision_bytes(p->precision);
     spx_status s = spx_cuda_malloc(p->ctx, &p->dx, (size_t)p->n * vb);
     if (!s) s = spx_cuda_malloc(p->ctx, &p->dy, (size_t)p->m * vb);
     if (s) {
@@ -149,7 +149,7 @@ static spx_status staging(spx_plan *p)
 /* Runs one SpMV of a CUDA plan on host arrays through the staging vectors. */
 static spx_status spmv_cuda_host(spx_plan *p, const spx_spmv_args *host)
 {
-    size_t vb = p->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
+    size_t vb = spx_precision_bytes(p->precision);
     spx_status s = staging(p);
     if (s) return s;
     spx_spmv_args d = *host;
@@ -184,7 +184,7 @@ static spx_status plan_run(spx_plan *p, spx_precision prec, const spx_spmv_args 
     if (!p) return SPX_ERR_ARG;
     if (prec != p->precision)
         return spx_fail(p->ctx, SPX_ERR_ARG, "plan precision is %s: call spx_plan_spmv%s",
-                        p->precision == SPX_FP32 ? "fp32" : "fp64", p->precision == SPX_FP32 ? "_f32" : "");
+                        spx_precision_str(p->precision), p->precision == SPX_FP32 ? "_f32" : "");
     if ((p->n && !a->x) || (p->m && !a->y)) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: NULL vector");
     if (a->x && a->x == (const void *)a->y) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: x and y must not alias");
     if (p->backend != SPX_BACKEND_CUDA) return p->ops->spmv_cpu(p->ctx, p->impl, a);

@@ -49,8 +49,6 @@ typedef struct vec_job {
 
 typedef void (*vec_range_fn)(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS]);
 
-static size_t entry_bytes(spx_precision p) { return p == SPX_FP32 ? sizeof(float) : sizeof(double); }
-
 /* y[lo, hi) = a. */
 static void range_fill(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
@@ -67,7 +65,7 @@ static void range_fill(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_
 /* y[lo, hi) = x[lo, hi), bytes of the job's precision. */
 static void range_copy(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
-    const size_t eb = entry_bytes(j->p);
+    const size_t eb = spx_precision_bytes(j->p);
     if (hi > lo) memcpy((char *)j->y + (size_t)lo * eb, (const char *)j->x + (size_t)lo * eb, (size_t)(hi - lo) * eb);
 }
 
@@ -243,16 +241,14 @@ static spx_status null_arg(spx_ctx *ctx, const char *fn)
     return ctx ? spx_fail(ctx, SPX_ERR_ARG, "%s: NULL argument", fn) : SPX_ERR_ARG;
 }
 
-static const char *prec_str(spx_precision p) { return p == SPX_FP32 ? "fp32" : "fp64"; }
-
 /* SPX_OK when x and y can be the operands of one call of fn: same context, precision, and
  * (when asked) backend and length; else SPX_ERR_ARG with a message in y's context. */
 static spx_status check_pair(const char *fn, const spx_vec *x, const spx_vec *y, int same_backend, int same_length)
 {
     if (x->ctx != y->ctx) return spx_fail(y->ctx, SPX_ERR_ARG, "%s: the vectors belong to different contexts", fn);
     if (x->precision != y->precision)
-        return spx_fail(y->ctx, SPX_ERR_ARG, "%s: precision mismatch: %s and %s vectors", fn, prec_str(x->precision),
-                        prec_str(y->precision));
+        return spx_fail(y->ctx, SPX_ERR_ARG, "%s: precision mismatch: %s and %s vectors", fn, spx_precision_str(x->precision),
+                        spx_precision_str(y->precision));
     if (same_backend && x->backend != y->backend)
         return spx_fail(y->ctx, SPX_ERR_ARG, "%s: backend mismatch: a %s and a %s vector", fn,
                         spx_backend_str(x->backend), spx_backend_str(y->backend));
@@ -268,9 +264,9 @@ static spx_status check_pair(const char *fn, const spx_vec *x, const spx_vec *y,
 static spx_status alloc_host(spx_vec *v)
 {
     if (v->n == 0) return SPX_OK;
-    const size_t eb = entry_bytes(v->precision);
+    const size_t eb = spx_precision_bytes(v->precision);
     char what[96];
-    snprintf(what, sizeof what, "vector of %lld %s entries", (long long)v->n, prec_str(v->precision));
+    snprintf(what, sizeof what, "vector of %lld %s entries", (long long)v->n, spx_precision_str(v->precision));
     if ((uint64_t)v->n > SIZE_MAX / eb) return spx_fail(v->ctx, SPX_ERR_NOMEM, "out of memory: %s cannot be addressed", what);
     v->data = spx_malloc_array(v->ctx, (size_t)v->n, eb);
     if (!v->data) return spx_fail_nomem(v->ctx, what);
@@ -289,7 +285,7 @@ static spx_status alloc_scratch(spx_vec *v)
 /* Allocates and zero-fills the device data and the scratch (synchronised: ready for any stream). */
 static spx_status alloc_device(spx_vec *v)
 {
-    const size_t eb = entry_bytes(v->precision);
+    const size_t eb = spx_precision_bytes(v->precision);
     if ((uint64_t)v->n > SIZE_MAX / eb)
         return spx_fail(v->ctx, SPX_ERR_DEVICE_ALLOC, "device memory: a vector of %lld entries cannot be addressed",
                         (long long)v->n);
@@ -360,8 +356,8 @@ spx_status spx_vec_wrap(spx_ctx *ctx, spx_backend b, spx_precision p, int64_t n,
     spx_status s = check_shape(ctx, "spx_vec_wrap", b, p, n);
     if (s) return s;
     if (n > 0 && !data) return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: NULL data for %lld entries", (long long)n);
-    if ((uintptr_t)data % entry_bytes(p))
-        return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: %p is not aligned to a %s entry", data, prec_str(p));
+    if ((uintptr_t)data % spx_precision_bytes(p))
+        return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: %p is not aligned to a %s entry", data, spx_precision_str(p));
     if ((s = wrap_backend(ctx, b, data, &b))) return s;
     spx_vec *v = new_vec(ctx, b, p, n);
     if (!v) return spx_fail_nomem(ctx, "vector");
@@ -461,7 +457,7 @@ spx_status spx_vec_copy(spx_vec *dst, const spx_vec *src)
     if (!dst || !src) return null_arg(ctx_of(src, dst), "spx_vec_copy");
     spx_status s = check_pair("spx_vec_copy", src, dst, 0, 1);
     if (s || dst == src || dst->n == 0) return s;
-    const size_t bytes = (size_t)dst->n * entry_bytes(dst->precision);
+    const size_t bytes = (size_t)dst->n * spx_precision_bytes(dst->precision);
     const int from_dev = src->backend == SPX_BACKEND_CUDA, to_dev = dst->backend == SPX_BACKEND_CUDA;
     if (from_dev && to_dev) return spx_cuda_d2d_async(dst->ctx, dst->data, src->data, bytes);
     if (to_dev) return spx_cuda_h2d(dst->ctx, dst->data, src->data, bytes);
@@ -537,7 +533,7 @@ spx_status spx_plan_apply(spx_plan *p, double a, const spx_vec *x, double b, spx
                         spx_backend_str(info.backend), spx_backend_str(y->backend));
     if (info.precision != y->precision)
         return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: the plan is %s, the vectors are %s",
-                        prec_str(info.precision), prec_str(y->precision));
+                        spx_precision_str(info.precision), spx_precision_str(y->precision));
     if (x->n != info.n || y->n != info.m)
         return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: a %d x %d plan needs x of %d and y of %d entries, got %lld and %lld",
                         info.m, info.n, info.n, info.m, (long long)x->n, (long long)y->n);

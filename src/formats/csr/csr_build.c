@@ -87,5 +87,5 @@ spx_status spx_csr_fmt_to_csr(spx_ctx *ctx, const spx_csr_fmt *F, spx_csr **out)
 /* Minimum bytes of one SpMV with b = 0: values, columns, int32 row pointers, x, y. */
 double spx_csr_fmt_bytes(const spx_csr_fmt *F)
 {
-    return spx_csr_traffic_bytes(F->m, F->n, F->nnz, F->precision == SPX_FP32 ? 4 : 8, 4, 0);
+    return spx_csr_traffic_bytes(F->m, F->n, F->nnz, (int)spx_precision_bytes(F->precision), 4, 0);
 }

@@ -175,7 +175,7 @@ static const char *cusparse_algo(const void *dev) { return ((const cusparse_dev 
 static double cusparse_bytes(const void *dev)
 {
     const cusparse_dev *d = (const cusparse_dev *)dev;
-    return spx_csr_traffic_bytes(d->m, d->n, d->nnz, d->prec == SPX_FP32 ? 4 : 8, 4, 0);
+    return spx_csr_traffic_bytes(d->m, d->n, d->nnz, (int)spx_precision_bytes(d->prec), 4, 0);
 }
 
 /* y = a*A*x + b*y through cusparseSpMV on the context's stream. */
