@@ -54,6 +54,17 @@ static inline spx_status fc_spmv(spx_plan *p, spx_precision prec, double a, cons
 }
 
 /* Plans A in format/algo on backend and checks round trip and SpMV (b = 0 and b != 0). */
+/* The format's layout statistics are named, finite and within the table. */
+static inline void fc_layout_stats(const spx_plan *p, const char *label)
+{
+    spx_plan_info pi;
+    CHECK(spx_plan_get_info(p, &pi) == SPX_OK);
+    CHECK_MSG(pi.n_stats >= 0 && pi.n_stats <= SPX_MAX_LAYOUT_STATS, "%s: %d layout stats", label, pi.n_stats);
+    for (int i = 0; i < pi.n_stats && i < SPX_MAX_LAYOUT_STATS; i++)
+        CHECK_MSG(pi.stats[i].key[0] && isfinite(pi.stats[i].value), "%s: layout stat %d ('%s') unnamed or not finite",
+                  label, i, pi.stats[i].key);
+}
+
 static inline void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, const char *algo, spx_backend backend,
                      spx_precision prec, const char *what)
 {
@@ -66,6 +77,7 @@ static inline void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, 
     CHECK_MSG(s == SPX_OK, "%s: plan: %s", label, spx_ctx_last_error(ctx));
     if (s) return;
     fc_round_trip(ctx, p, A, prec, label);
+    fc_layout_stats(p, label);
     int64_t m = A->m, n = A->n;
     double *x = malloc(sizeof(double) * (size_t)(n + 1)), *y = malloc(sizeof(double) * (size_t)(m + 1));
     double *ref = malloc(sizeof(double) * (size_t)(m + 1));

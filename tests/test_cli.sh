@@ -45,6 +45,11 @@ for f in "$data"/bad/*.mtx; do
   grep -q "$(basename "$f"):[0-9]" "$tmp/err" && ok || bad "message for $f lacks file:line: $(cat "$tmp/err")"
 done
 
+# info --format: the plan that format builds, inside the same JSON object
+expect 0 "$spx" info "$shared/karate.mtx.gz" --json --format csr --backend cpu
+json_eq "$tmp/out" 'd["plan"]["format"]=="csr" and d["plan"]["backend"]=="cpu" and isinstance(d["plan"]["layout"], dict)'
+expect 2 "$spx" info "$shared/karate.mtx.gz" --format nosuch; one_error_line
+
 # gen: writes a file that info reads back; bad specs and paths leave no file
 expect 0 "$spx" gen gen:poisson2d:n=10 -o "$tmp/p.mtx"
 expect 0 "$spx" info "$tmp/p.mtx" --json; json_eq "$tmp/out" 'd["rows"]==100 and d["nnz"]==460'

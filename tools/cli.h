@@ -89,6 +89,8 @@ typedef struct cli_result {
 void cli_compare(cli_result *res, const spx_bench_result *base);
 /* The result as one JSON object. */
 void cli_result_json(FILE *f, const cli_result *res);
+/* The format's layout statistics (spx_plan_info.stats) as a JSON object value. */
+void cli_layout_json(FILE *f, const spx_plan_info *p);
 void cli_result_csv_header(FILE *f);
 void cli_result_csv(FILE *f, const cli_result *res);
 /* The table's header and one row (nothing for a skipped result: the run prints a note). */

@@ -1,4 +1,6 @@
-/* tools/cmd_info.c: `spx info SRC`: sizes, symmetry, row-length statistics, bytes per SpMV. */
+/* tools/cmd_info.c: `spx info SRC`: sizes, symmetry, row-length statistics, bytes per SpMV;
+ * with --format, the plan that format builds (algorithm, kernel, plan phases, the layout's own
+ * figures such as tile shape or block balance). */
 #include <string.h>
 
 #include "cli.h"
@@ -24,8 +26,11 @@ static const char *field_name(spx_field f)
     return "?";
 }
 
-/* Prints the statistics as one JSON object. */
-static void print_json(const char *src, const spx_csr *A, const spx_csr_stats *st, double bytes)
+static void print_plan_json(const spx_plan_info *pi);
+
+/* Prints the statistics (and the plan, when pi is set) as one JSON object. */
+static void print_json(const char *src, const spx_csr *A, const spx_csr_stats *st, double bytes,
+                       const spx_plan_info *pi)
 {
     int f = 1;
     putchar('{');
@@ -47,6 +52,10 @@ static void print_json(const char *src, const spx_csr *A, const spx_csr_stats *s
     json_kv_int(stdout, &f, "empty_cols", st->empty_cols);
     json_kv_int(stdout, &f, "bandwidth", st->bandwidth);
     json_kv_num(stdout, &f, "csr_fp64_bytes_per_spmv", bytes);
+    if (pi) {
+        json_key(stdout, &f, "plan");
+        print_plan_json(pi);
+    }
     printf("}\n");
 }
 
@@ -72,11 +81,62 @@ static void print_text(const char *src, const spx_csr *A, const spx_csr_stats *s
     printf("bytes per SpMV   %.0f (CSR fp64, int32 row pointers, x and y once)\n", bytes);
 }
 
+/* Prints a plan's summary and layout statistics as text. */
+static void print_plan_text(const spx_plan_info *pi)
+{
+    printf("plan             %s/%s on %s, %s, kernel %s%s\n", pi->format, pi->algo, spx_backend_str(pi->backend),
+           spx_precision_str(pi->precision), pi->kernel, pi->built_on_device ? ", built on the device" : "");
+    printf("plan time        %.3f ms (", pi->plan_seconds * 1e3);
+    for (int i = 0; i < pi->n_phases; i++)
+        printf("%s%s %.3f ms", i ? ", " : "", pi->phases[i].name, pi->phases[i].seconds * 1e3);
+    printf(")\n");
+    printf("layout bytes     %.0f per SpMV\n", pi->bytes_per_spmv);
+    for (int i = 0; i < pi->n_stats; i++) {
+        const spx_layout_stat *st = &pi->stats[i];
+        if (st->text[0])
+            printf("  %-22s %s\n", st->key, st->text);
+        else
+            printf("  %-22s %.6g\n", st->key, st->value);
+    }
+}
+
+/* Prints a plan's summary and layout statistics as one JSON object. */
+static void print_plan_json(const spx_plan_info *pi)
+{
+    int f = 1;
+    putchar('{');
+    json_kv_str(stdout, &f, "format", pi->format);
+    json_kv_str(stdout, &f, "algo", pi->algo);
+    json_kv_str(stdout, &f, "kernel", pi->kernel);
+    json_kv_str(stdout, &f, "backend", spx_backend_str(pi->backend));
+    json_kv_str(stdout, &f, "precision", spx_precision_str(pi->precision));
+    json_kv_int(stdout, &f, "built_on_device", pi->built_on_device);
+    json_kv_num(stdout, &f, "plan_s", pi->plan_seconds);
+    json_kv_num(stdout, &f, "bytes_per_spmv", pi->bytes_per_spmv);
+    json_key(stdout, &f, "layout");
+    cli_layout_json(stdout, pi);
+    putchar('}');
+}
+
+/* Builds the plan --format asks for and fills *pi; returns a CLI exit code. */
+static int info_plan(spx_ctx *ctx, const spx_csr *A, const cli_opts *o, spx_plan_info *pi)
+{
+    spx_plan_opts po = {.format = o->format, .algo = o->algo, .backend = o->backend, .precision = o->precision};
+    spx_plan *p = NULL;
+    spx_status s = spx_plan_create(ctx, A, &po, &p);
+    if (s) return cli_fail(ctx, "plan", s);
+    spx_plan_get_info(p, pi);
+    spx_plan_destroy(&p);
+    return CLI_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
     cli_opts o = {0};
-    if (cli_parse(argc, argv, 2, "--json --strict --threads:", &o)) return CLI_ERROR;
-    if (o.n_positional != 1) return cli_error("usage: spx info SRC [--json] [--strict]");
+    if (cli_parse(argc, argv, 2, "--json --strict --threads: --format: --algo: --backend: --precision:", &o))
+        return CLI_ERROR;
+    if (o.n_positional != 1)
+        return cli_error("usage: spx info SRC [--json] [--strict] [--format F [--algo A] [--backend B] [--precision P]]");
     spx_ctx *ctx = cli_ctx(&o);
     if (!ctx) return CLI_ERROR;
     spx_csr *A = NULL;
@@ -86,12 +146,15 @@ int cmd_info(int argc, char **argv)
         spx_status s = spx_csr_compute_stats(ctx, A, &st);
         if (s) rc = cli_fail(ctx, o.positional[0], s);
     }
+    spx_plan_info pi;
+    if (rc == CLI_OK && o.format) rc = info_plan(ctx, A, &o, &pi);
     if (rc == CLI_OK) {
         double bytes = spx_csr_spmv_bytes(A, 8, 4, 0);
         if (o.json)
-            print_json(o.positional[0], A, &st, bytes);
+            print_json(o.positional[0], A, &st, bytes, o.format ? &pi : NULL);
         else
             print_text(o.positional[0], A, &st, bytes);
+        if (!o.json && o.format) print_plan_text(&pi);
     }
     spx_csr_destroy(&A);
     spx_ctx_destroy(&ctx);

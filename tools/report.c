@@ -96,6 +96,20 @@ static void json_phases(FILE *f, const spx_plan_info *p)
     fputc('}', f);
 }
 
+void cli_layout_json(FILE *f, const spx_plan_info *p)
+{
+    int lf = 1;
+    fputc('{', f);
+    for (int i = 0; i < p->n_stats; i++) {
+        const spx_layout_stat *st = &p->stats[i];
+        if (st->text[0])
+            json_kv_str(f, &lf, st->key, st->text);
+        else
+            json_kv_num(f, &lf, st->key, st->value);
+    }
+    fputc('}', f);
+}
+
 void cli_result_json(FILE *f, const cli_result *res)
 {
     const spx_bench_result *r = &res->r;
@@ -135,6 +149,10 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_num(f, &first, "plan_s", r->plan.plan_seconds);
     json_key(f, &first, "plan_phases_s");
     json_phases(f, &r->plan);
+    if (r->plan.n_stats) {
+        json_key(f, &first, "layout");
+        cli_layout_json(f, &r->plan);
+    }
     json_kv_str(f, &first, "baseline", baseline_name(base, sizeof base));
     json_kv_num(f, &first, cli_baseline_key("speedup_vs_", key, sizeof key), res->speedup);
     json_kv_num(f, &first, cli_baseline_key("speedup_batch_vs_", key, sizeof key), res->speedup_batch);

@@ -10,6 +10,7 @@ static const char usage[] =
     "commands:\n"
     "  formats [--json]                     registered formats, algorithms, CPU/CUDA paths\n"
     "  info SRC [--json] [--strict]         matrix statistics\n"
+    "       [--format F [--algo A]]         ... and the plan F builds: phases, layout figures\n"
     "  gen SPEC -o FILE.mtx[.gz]            write a generated matrix\n"
     "  spmv SRC [--format F] [--algo A] [--backend cpu|cuda|auto] [--precision fp64|fp32]\n"
     "       [--reps N] [--warmup N] [--cold] [--threads N] [--json] [--no-baseline]\n"

@@ -32,6 +32,16 @@ typedef struct spx_phase_time {
     double seconds;
 } spx_phase_time;
 
+#define SPX_MAX_LAYOUT_STATS 24
+
+/* One figure a format reports about its layout (tile shape, block count, balance before and
+ * after reordering...), as `spx info SRC --format F` prints it: a number, or text when set. */
+typedef struct spx_layout_stat {
+    char key[32];
+    double value;
+    char text[48];
+} spx_layout_stat;
+
 /* What a plan is and what it cost to make. */
 typedef struct spx_plan_info {
     char format[32];       /* resolved format name */
@@ -46,6 +56,8 @@ typedef struct spx_plan_info {
     size_t device_bytes;   /* device memory the plan holds (layout, preprocessing, staging) */
     int n_phases;
     spx_phase_time phases[SPX_MAX_PHASES];
+    int n_stats;           /* the format's own figures about its layout (may be 0) */
+    spx_layout_stat stats[SPX_MAX_LAYOUT_STATS];
 } spx_plan_info;
 
 /* Threads and streams. A context and everything made from it are used by one thread at a

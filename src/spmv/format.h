@@ -31,6 +31,17 @@ typedef struct spx_dev_csr {
     void *val;
 } spx_dev_csr;
 
+/* Where a format writes its layout statistics (spx_plan_info.stats); extra ones are dropped. */
+typedef struct spx_stat_list {
+    int n;
+    spx_layout_stat *stats;
+} spx_stat_list;
+
+/* Appends key = value (a number) to the list. */
+void spx_stat_num(spx_stat_list *l, const char *key, double value);
+/* Appends key = text to the list. */
+void spx_stat_text(spx_stat_list *l, const char *key, const char *text);
+
 /* Format flags. */
 enum {
     SPX_FORMAT_BASELINE = 1u << 0 /* a vendor library measured as the reference, not an spx format */
@@ -55,6 +66,8 @@ typedef struct spx_format_cuda {
      * bytes of one SpMV with b = 0. */
     const char *(*algo_name)(const void *dev);
     double (*bytes_per_spmv)(const void *dev);
+    /* The layout's statistics as the GPU holds them (NULL: the host half's, if any). */
+    void (*stats)(const void *dev, spx_stat_list *out);
 } spx_format_cuda;
 
 typedef struct spx_format_ops {
@@ -81,6 +94,8 @@ typedef struct spx_format_ops {
     const char *(*algo_name)(const void *impl);
     const char *(*cpu_kernel_name)(const void *impl);
     double (*bytes_per_spmv)(const void *impl);
+    /* The layout's own figures for `spx info --format` (NULL: none). */
+    void (*stats)(const void *impl, spx_stat_list *out);
     /* The GPU half: the format's spx_<name>_cuda (NULL when CUDA is not built). */
     const spx_format_cuda *(*cuda)(void);
 } spx_format_ops;

@@ -249,6 +249,12 @@ spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info)
     info->device_bytes = p->device_bytes;
     info->n_phases = p->log.n;
     memcpy(info->phases, p->log.phases, sizeof info->phases);
+    spx_stat_list l = {0, info->stats};
+    if (p->backend == SPX_BACKEND_CUDA && p->cuda->stats)
+        p->cuda->stats(p->dev, &l);
+    else if (p->impl && p->ops->stats)
+        p->ops->stats(p->impl, &l);
+    info->n_stats = l.n;
     return SPX_OK;
 }
 

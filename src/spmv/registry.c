@@ -1,5 +1,6 @@
 /* src/spmv/registry.c: the format registry, derived from src/spmv/formats.def. */
 #include <string.h>
+#include <stdio.h>
 
 #include "cuda/gateway.h"
 #include "spmv/format.h"
@@ -64,4 +65,26 @@ spx_status spx_format_describe(int i, spx_format_desc *out)
     out->kernel_prefix = ops->kernel_prefix;
     out->available = spx_format_available(ops, NULL, &out->why_unavailable);
     return SPX_OK;
+}
+
+/* The next free entry of l with its key set, or NULL when the list is full. */
+static spx_layout_stat *stat_next(spx_stat_list *l, const char *key)
+{
+    if (l->n >= SPX_MAX_LAYOUT_STATS) return NULL;
+    spx_layout_stat *e = &l->stats[l->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->key, sizeof e->key, "%s", key);
+    return e;
+}
+
+void spx_stat_num(spx_stat_list *l, const char *key, double value)
+{
+    spx_layout_stat *e = stat_next(l, key);
+    if (e) e->value = value;
+}
+
+void spx_stat_text(spx_stat_list *l, const char *key, const char *text)
+{
+    spx_layout_stat *e = stat_next(l, key);
+    if (e) snprintf(e->text, sizeof e->text, "%s", text);
 }
