@@ -6,8 +6,11 @@
 #             run of every GPU kernel
 #   default   spx bench --backend cuda on the built-in default suite
 #   large     spx bench --backend cuda on bench/suites/large.txt
-#   cold      the large suite again, L2 flushed before every run (csr auto and cuSPARSE ALG1)
-# With no STAGE all run, in that order. Logs and JSON results go to OUTDIR. SPX_COMMIT names
+#   cold      the large suite again, L2 flushed before every run (the default algorithm of
+#             every format and cuSPARSE ALG1)
+#   shared    every shared matrix (bench/suites/shared.txt), every format, fp64 and fp32
+#   large32   the large suite in fp32 (every format's default algorithm, cuSPARSE ALG1/ALG2)
+# With no STAGE: build test sanitize default large cold (the others on request). Logs and JSON results go to OUTDIR. SPX_COMMIT names
 # the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +24,9 @@ status=0
 if [ ! -d ../shared/matrices ] && [ -d .device/matrices ]; then
   mkdir -p ../shared && ln -sfn "$PWD/.device/matrices" ../shared/matrices
 fi
+# METIS (the ehyb format) cannot be installed there: Debian's libmetis5 and libmetis-dev
+# unpacked with dpkg -x into .device/metis travel with the tree; CMake finds them there.
+[ -d .device/metis ] || echo "note: no .device/metis: ehyb will be built without METIS" >&2
 log() { echo "== $* ==" | tee -a "$out/summary.txt"; }
 
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -36,6 +42,12 @@ if has build || [ ! -x build-gpu/spx ]; then
     | tee -a "$out/summary.txt" || true
 fi
 spx=build-gpu/spx
+# the default algorithm of every format built here, the baseline's first (e.g. cusparse,csr,...)
+default_formats=$($spx formats --json | python3 -c 'import json,sys
+fs=json.load(sys.stdin)["formats"]
+fs=[f for f in fs if f["available"] and f.get("cuda", True)]
+fs.sort(key=lambda f: not f["baseline"])
+print(",".join(f["name"] for f in fs))')
 
 if has test; then
   log "test"
@@ -95,9 +107,27 @@ fi
 
 if has cold; then
   log "bench: large suite, cold L2"
-  $spx bench --backend cuda --cold --suite bench/suites/large.txt --formats cusparse/alg1,csr/auto \
+  $spx bench --backend cuda --cold --suite bench/suites/large.txt --formats "$default_formats" \
     --json "$out/bench-large-cold.json" >"$out/bench-large-cold.txt" 2>"$out/bench-large-cold.err" || status=1
   cat "$out/bench-large-cold.txt"
+fi
+
+if has shared; then
+  for prec in fp64 fp32; do
+    log "bench: shared matrices, $prec"
+    $spx bench --backend cuda --precision $prec --suite bench/suites/shared.txt \
+      --json "$out/bench-shared-$prec.json" --csv "$out/bench-shared-$prec.csv" \
+      >"$out/bench-shared-$prec.txt" 2>"$out/bench-shared-$prec.err" || status=1
+    tail -n 5 "$out/bench-shared-$prec.txt"
+  done
+fi
+
+if has large32; then
+  log "bench: large suite, fp32"
+  $spx bench --backend cuda --precision fp32 --suite bench/suites/large.txt --formats "$default_formats,cusparse/alg2" \
+    --json "$out/bench-large-fp32.json" --csv "$out/bench-large-fp32.csv" \
+    >"$out/bench-large-fp32.txt" 2>"$out/bench-large-fp32.err" || status=1
+  cat "$out/bench-large-fp32.txt"
 fi
 
 log "gpu-check done: status $status"
