@@ -1,0 +1,451 @@
+/* src/formats/hbp/hbp_cuda.cu: the hbp format's GPU half: the host layout uploaded as it is,
+ * SpMV (HBP Algorithm 3 with §III-C's mixed scheduling) with two combine steps (`hash`/`sort`:
+ * one CTA per row panel, partial sums of a row's column blocks added in shared memory;
+ * `hash_atomic`: one warp per tile, atomicAdd into y), the device layout back to CSR, and the
+ * layout statistics. Nothing is allocated per call: the ticket counter is made at upload. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda/primitives.cuh"
+#include "cuda/runtime.cuh"
+#include "formats/hbp/hbp.h"
+#include "formats/hbp/hbp_cuda_tuning.h"
+#include "formats/hbp/hbp_tuning.h"
+
+namespace {
+
+/* The layout on the device (plan-owned), plus the launch it was sized for. */
+struct hbp_dev {
+    spx_hbp_fmt L; /* the host layout's header and figures, its arrays on the device */
+    unsigned long long *ticket; /* the competitive part's counter, reset before each launch */
+    int stage;                  /* x segments may be staged in shared memory */
+    size_t smem;                /* dynamic shared memory of the launch */
+    unsigned grid;
+    int64_t n_fixed; /* work units handed out statically */
+    char kernel[64];
+};
+
+/* What a kernel reads: the device arrays and one call's arguments. */
+template <typename VT>
+struct hbp_view {
+    spx_hbp_fmt L; /* device arrays */
+    int64_t n_fixed;
+    const VT *__restrict__ val;
+    const VT *__restrict__ x;
+    VT *y;
+    unsigned long long *ticket;
+    double a, b;
+};
+
+/* One group's sums on a warp: lane l gets slot l's sum of val * xs[col] (0 for lanes past the
+ * group's slots) and its row within the panel (*row, -1 past the slots). Entries are step-major:
+ * at step s the lanes with len > s read consecutive positions, ranked by a ballot. xs is the
+ * tile's x segment, in shared memory (SMEM) or global. */
+template <typename VT, bool SMEM>
+__device__ __forceinline__ double group_sum(const hbp_view<VT> &v, int64_t g, int64_t t, const VT *xs, int *row)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t s0 = __ldg(v.L.tile_slot + t) + (g - __ldg(v.L.tile_group + t)) * SPX_HBP_GROUP;
+    const int64_t rem = __ldg(v.L.tile_slot + t + 1) - s0;
+    const int k = rem < SPX_HBP_GROUP ? (int)rem : SPX_HBP_GROUP;
+    const int len = lane < k ? (int)__ldg(v.L.slot_len + s0 + lane) : 0;
+    *row = lane < k ? (int)__ldg(v.L.slot_row + s0 + lane) : -1;
+    const int maxlen = (int)__reduce_max_sync(SPX_FULL_MASK, (unsigned)len);
+    const unsigned below = (1u << lane) - 1u;
+    int64_t pos = __ldg(v.L.group_nnz + g);
+    double acc = 0.0;
+    for (int st = 0; st < maxlen; st++) {
+        const unsigned act = __ballot_sync(SPX_FULL_MASK, len > st);
+        if (len > st) {
+            const int64_t q = pos + __popc(act & below);
+            const int c = (int)__ldg(v.L.col + q);
+            const VT xv = SMEM ? xs[c] : __ldg(xs + c);
+            acc += (double)__ldg(v.val + q) * (double)xv;
+        }
+        pos += __popc(act);
+    }
+    return acc;
+}
+
+/* Entries of tile t. */
+template <typename VT>
+__device__ __forceinline__ int64_t tile_nnz(const hbp_view<VT> &v, int64_t t)
+{
+    return __ldg(v.L.group_nnz + __ldg(v.L.tile_group + t + 1)) - __ldg(v.L.group_nnz + __ldg(v.L.tile_group + t));
+}
+
+/* Whether tile t's x segment is staged in shared memory (the same answer in every thread). */
+template <typename VT, bool STAGE>
+__device__ __forceinline__ bool staged(const hbp_view<VT> &v, int64_t t)
+{
+    return STAGE && tile_nnz(v, t) >= (int64_t)v.L.W * SPX_HBP_STAGE_NNZ_PER_COL;
+}
+
+/* The CTA's warps over groups [g0, g1) of the panel's tiles from t on (not staged: x read
+ * through the cache), each lane's sum added to its row's accumulator. */
+template <typename VT>
+__device__ void panel_groups_global(const hbp_view<VT> &v, int64_t t, int64_t g0, int64_t g1, double *acc)
+{
+    const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    for (int64_t g = g0 + warp; g < g1; g += nwarps) {
+        while (__ldg(v.L.tile_group + t + 1) <= g) t++; /* the group's tile: warps walk forward */
+        const VT *xs = v.x + (int64_t)__ldg(v.L.tile_colblock + t) * v.L.W;
+        int row;
+        const double s = group_sum<VT, false>(v, g, t, xs, &row);
+        if (row >= 0) atomicAdd(acc + row, s);
+    }
+}
+
+/* The CTA's warps over tile t's groups with its x segment staged in xs (shared memory). */
+template <typename VT>
+__device__ void panel_tile_staged(const hbp_view<VT> &v, int64_t t, VT *xs, double *acc)
+{
+    const int64_t base = (int64_t)__ldg(v.L.tile_colblock + t) * v.L.W;
+    const int64_t cnt = v.L.n - base < v.L.W ? v.L.n - base : v.L.W;
+    for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) xs[j] = __ldg(v.x + base + j);
+    __syncthreads();
+    const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const int64_t g1 = __ldg(v.L.tile_group + t + 1);
+    for (int64_t g = __ldg(v.L.tile_group + t) + warp; g < g1; g += nwarps) {
+        int row;
+        const double s = group_sum<VT, true>(v, g, t, xs, &row);
+        if (row >= 0) atomicAdd(acc + row, s);
+    }
+    __syncthreads(); /* xs is rewritten by the next staged tile */
+}
+
+/* One row panel on the CTA: accumulators cleared, tiles walked (runs of unstaged tiles as one
+ * range of groups, staged tiles one by one), then y = a*acc + b*y for the panel's rows. */
+template <typename VT, bool STAGE>
+__device__ void panel_run(const hbp_view<VT> &v, int32_t p, double *acc, VT *xs)
+{
+    const int64_t r0 = (int64_t)p * v.L.H;
+    const int rows = (int)(v.L.m - r0 < v.L.H ? v.L.m - r0 : v.L.H);
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) acc[i] = 0.0;
+    __syncthreads();
+    const int64_t te = __ldg(v.L.panel_tile + p + 1);
+    for (int64_t t = __ldg(v.L.panel_tile + p); t < te;) {
+        if (staged<VT, STAGE>(v, t)) {
+            panel_tile_staged<VT>(v, t, xs, acc);
+            t++;
+        } else {
+            int64_t t2 = t + 1;
+            while (t2 < te && !staged<VT, STAGE>(v, t2)) t2++;
+            panel_groups_global<VT>(v, t, __ldg(v.L.tile_group + t), __ldg(v.L.tile_group + t2), acc);
+            t = t2;
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+        double r = v.a * acc[i];
+        if (v.b != 0.0) r += v.b * (double)v.y[r0 + i];
+        v.y[r0 + i] = (VT)r;
+    }
+    __syncthreads(); /* acc is cleared for the next panel */
+}
+
+/* The panel combine: CTAs take row panels, the first n_fixed statically (CTA c: c, c + grid,
+ * ...), the rest by atomic ticket. Dynamic shared memory: H doubles, then W values if STAGE. */
+template <typename VT, bool STAGE>
+__global__ void __launch_bounds__(SPX_HBP_PANEL_BLOCK) hbp_panel_kernel(hbp_view<VT> v)
+{
+    extern __shared__ double hbp_smem[];
+    __shared__ long long next_panel;
+    double *acc = hbp_smem;
+    VT *xs = reinterpret_cast<VT *>(hbp_smem + v.L.H);
+    for (long long k = 0;; k++) {
+        if (threadIdx.x == 0) {
+            long long f = (long long)blockIdx.x + k * (long long)gridDim.x;
+            next_panel = f < v.n_fixed ? f : v.n_fixed + (long long)atomicAdd(v.ticket, 1ull);
+        }
+        __syncthreads();
+        const long long p = next_panel;
+        __syncthreads(); /* every thread has read next_panel before thread 0 writes it again */
+        if (p >= v.L.n_panels) break;
+        panel_run<VT, STAGE>(v, (int32_t)p, acc, xs);
+    }
+}
+
+/* The panel holding tile t: the last p with panel_tile[p] <= t. */
+template <typename VT>
+__device__ __forceinline__ int32_t panel_of(const hbp_view<VT> &v, int64_t t)
+{
+    int32_t lo = 0, hi = v.L.n_panels - 1;
+    while (lo < hi) {
+        int32_t mid = lo + ((hi - lo + 1) >> 1);
+        if (__ldg(v.L.panel_tile + mid) <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* One tile on a warp: each group's sums times a added into y by atomics (y already b*y). */
+template <typename VT>
+__device__ void atomic_tile(const hbp_view<VT> &v, int64_t t)
+{
+    const int64_t r0 = (int64_t)panel_of(v, t) * v.L.H;
+    const VT *xs = v.x + (int64_t)__ldg(v.L.tile_colblock + t) * v.L.W;
+    const int64_t g1 = __ldg(v.L.tile_group + t + 1);
+    for (int64_t g = __ldg(v.L.tile_group + t); g < g1; g++) {
+        int row;
+        const double s = group_sum<VT, false>(v, g, t, xs, &row);
+        if (row >= 0) atomicAdd(v.y + r0 + row, (VT)(v.a * s));
+    }
+}
+
+/* The atomic combine: warps take tiles, a contiguous chunk of the first n_fixed each, the rest
+ * by atomic ticket (lane 0 draws, the warp follows). */
+template <typename VT>
+__global__ void __launch_bounds__(SPX_HBP_ATOMIC_BLOCK) hbp_atomic_kernel(hbp_view<VT> v)
+{
+    const int lane = threadIdx.x & 31;
+    const long long nw = (long long)gridDim.x * (blockDim.x >> 5);
+    const long long w = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const long long chunk = (v.n_fixed + nw - 1) / nw;
+    const long long f0 = w * chunk, f1 = f0 + chunk < v.n_fixed ? f0 + chunk : v.n_fixed;
+    for (long long t = f0; t < f1; t++) atomic_tile(v, t);
+    for (;;) {
+        long long t = 0;
+        if (lane == 0) t = v.n_fixed + (long long)atomicAdd(v.ticket, 1ull);
+        t = __shfl_sync(SPX_FULL_MASK, t, 0);
+        if (t >= v.L.n_tiles) break;
+        atomic_tile(v, t);
+    }
+}
+
+/* The kernel view of d for one call. */
+template <typename VT>
+hbp_view<VT> view_of(const hbp_dev *d, const spx_spmv_args *args)
+{
+    hbp_view<VT> v;
+    v.L = d->L;
+    v.n_fixed = d->n_fixed;
+    v.val = (const VT *)(d->L.precision == SPX_FP32 ? (const void *)d->L.val32 : (const void *)d->L.val64);
+    v.x = (const VT *)args->x;
+    v.y = (VT *)args->y;
+    v.ticket = d->ticket;
+    v.a = args->alpha;
+    v.b = args->beta;
+    return v;
+}
+
+/* Whether the algorithm combines by atomics (one warp per tile). */
+bool uses_atomics(const hbp_dev *d) { return d->L.algo == SPX_HBP_HASH_ATOMIC; }
+
+/* Launches the panel kernel of the right type and staging. */
+template <typename VT>
+spx_status launch_panel(spx_ctx *ctx, const hbp_dev *d, const spx_spmv_args *args)
+{
+    const hbp_view<VT> v = view_of<VT>(d, args);
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    if (d->stage)
+        hbp_panel_kernel<VT, true><<<d->grid, SPX_HBP_PANEL_BLOCK, d->smem, st>>>(v);
+    else
+        hbp_panel_kernel<VT, false><<<d->grid, SPX_HBP_PANEL_BLOCK, d->smem, st>>>(v);
+    SPX_CUDA_LAUNCHED(ctx, "hbp_panel_kernel");
+    return SPX_OK;
+}
+
+/* y = b*y, then the atomic kernel of the right type. */
+template <typename VT>
+spx_status launch_atomic(spx_ctx *ctx, const hbp_dev *d, const spx_spmv_args *args)
+{
+    spx_status s = spx_cuda_scale_y(ctx, d->L.precision, d->L.m, args->beta, args->y);
+    if (s || d->L.n_tiles == 0) return s;
+    const hbp_view<VT> v = view_of<VT>(d, args);
+    hbp_atomic_kernel<VT><<<d->grid, SPX_HBP_ATOMIC_BLOCK, 0, spx_cuda_stream(ctx)>>>(v);
+    SPX_CUDA_LAUNCHED(ctx, "hbp_atomic_kernel");
+    return SPX_OK;
+}
+
+/* Sets the panel kernels' shared-memory limit (above the 48 KB default). */
+template <typename VT>
+spx_status allow_smem(spx_ctx *ctx, size_t smem)
+{
+    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(hbp_panel_kernel<VT, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)smem));
+    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(hbp_panel_kernel<VT, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)smem));
+    return SPX_OK;
+}
+
+/* The launch: shared memory (refused with a message when the device has too little), staging,
+ * grid from occupancy, the fixed share, the kernel name. */
+spx_status plan_launch(spx_ctx *ctx, hbp_dev *d)
+{
+    const spx_cuda_state *cs = spx_cuda_state_of(ctx);
+    const size_t vb = spx_precision_bytes(d->L.precision);
+    const long long optin = cs && cs->smem_per_block_optin > 0 ? cs->smem_per_block_optin : 48 * 1024;
+    const size_t acc = (size_t)d->L.H * SPX_HBP_ACC_BYTES, xseg = (size_t)d->L.W * vb;
+    const bool atomics = uses_atomics(d);
+    d->stage = !atomics && acc + xseg <= (size_t)SPX_HBP_SMEM_BUDGET && (long long)(acc + xseg) <= optin;
+    d->smem = atomics ? 0 : acc + (d->stage ? xseg : 0);
+    if ((long long)d->smem > optin)
+        return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
+                        "hbp: tile of %d rows needs %zu bytes of shared memory per block; the device allows %lld",
+                        d->L.H, d->smem, optin);
+    const char *pn = d->L.precision == SPX_FP32 ? "fp32" : "fp64";
+    int per_sm = 0;
+    if (atomics) {
+        SPX_CUDA_RET(ctx, d->L.precision == SPX_FP32
+                              ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_atomic_kernel<float>,
+                                                                             SPX_HBP_ATOMIC_BLOCK, 0)
+                              : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_atomic_kernel<double>,
+                                                                             SPX_HBP_ATOMIC_BLOCK, 0));
+        snprintf(d->kernel, sizeof d->kernel, "hbp_atomic_%s", pn);
+    } else {
+        spx_status s = d->L.precision == SPX_FP32 ? allow_smem<float>(ctx, d->smem) : allow_smem<double>(ctx, d->smem);
+        if (s) return s;
+        SPX_CUDA_RET(ctx, d->L.precision == SPX_FP32
+                              ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                    &per_sm, d->stage ? hbp_panel_kernel<float, true> : hbp_panel_kernel<float, false>,
+                                    SPX_HBP_PANEL_BLOCK, d->smem)
+                              : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                    &per_sm, d->stage ? hbp_panel_kernel<double, true> : hbp_panel_kernel<double, false>,
+                                    SPX_HBP_PANEL_BLOCK, d->smem));
+        snprintf(d->kernel, sizeof d->kernel, "hbp_panel_%s%s_%s", d->L.algo == SPX_HBP_SORT ? "sort" : "hash",
+                 d->stage ? "_staged" : "", pn);
+    }
+    if (per_sm < 1) per_sm = 1;
+    if (per_sm > SPX_HBP_MAX_BLOCKS_PER_SM) per_sm = SPX_HBP_MAX_BLOCKS_PER_SM;
+    const long long units = atomics ? d->L.n_tiles : d->L.n_panels;
+    const int warps = atomics ? SPX_HBP_ATOMIC_BLOCK / 32 : 1; /* units a CTA takes at once */
+    long long cap = (long long)(cs && cs->sm_count > 0 ? cs->sm_count : 132) * per_sm;
+    long long need = (units + warps - 1) / warps;
+    d->grid = (unsigned)(need < 1 ? 1 : need < cap ? need : cap);
+    d->n_fixed = units * SPX_HBP_FIXED_NUM / SPX_HBP_FIXED_DEN;
+    return SPX_OK;
+}
+
+void hbp_free(spx_ctx *ctx, void *dev);
+
+/* The layout's array table of F (hbp.h): addresses, lengths, element sizes. */
+struct array_table {
+    void **ptr[SPX_HBP_N_ARRAYS];
+    int64_t count[SPX_HBP_N_ARRAYS];
+    size_t size[SPX_HBP_N_ARRAYS];
+};
+
+array_table table_of(spx_hbp_fmt *F)
+{
+    array_table t;
+    spx_hbp_arrays(F, t.ptr, t.count, t.size);
+    return t;
+}
+
+/* Uploads the host layout's arrays into d->L (header already copied, pointers cleared). */
+spx_status upload_arrays(spx_ctx *ctx, spx_hbp_fmt *F, hbp_dev *d)
+{
+    array_table h = table_of(F), g = table_of(&d->L);
+    spx_status s = SPX_OK;
+    for (int i = 0; i < SPX_HBP_N_ARRAYS && !s; i++) {
+        const size_t bytes = (size_t)h.count[i] * h.size[i];
+        s = spx_cuda_malloc(ctx, g.ptr[i], bytes);
+        if (!s) s = spx_cuda_h2d(ctx, *g.ptr[i], *h.ptr[i], bytes);
+    }
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);
+    return s;
+}
+
+/* Sets every array pointer of F to NULL (a header copy owns none). */
+void clear_arrays(spx_hbp_fmt *F)
+{
+    array_table t = table_of(F);
+    for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) *t.ptr[i] = NULL;
+}
+
+/* Uploads the host layout and sizes the launch. */
+spx_status hbp_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
+{
+    spx_hbp_fmt *F = (spx_hbp_fmt *)impl; /* read only: the table hands out its addresses */
+    if (!ctx || !F || !dev) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "hbp upload: NULL argument") : SPX_ERR_ARG;
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    hbp_dev *d = (hbp_dev *)spx_calloc_array(ctx, 1, sizeof *d);
+    if (!d) return spx_fail_nomem(ctx, "hbp GPU state");
+    d->L = *F;
+    clear_arrays(&d->L);
+    const double t0 = spx_now();
+    s = upload_arrays(ctx, F, d);
+    spx_phase_add(log, "upload", spx_now() - t0);
+    if (!s) s = plan_launch(ctx, d);
+    if (s) {
+        hbp_free(ctx, d);
+        return s;
+    }
+    *dev = d;
+    return SPX_OK;
+}
+
+/* The device layout back to a host CSR: downloaded into a host layout, decoded there. */
+spx_status hbp_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
+{
+    hbp_dev *d = (hbp_dev *)dev; /* read only */
+    spx_hbp_fmt *F = (spx_hbp_fmt *)spx_calloc_array(ctx, 1, sizeof *F);
+    if (!F) return spx_fail_nomem(ctx, "hbp download");
+    *F = d->L;
+    clear_arrays(F);
+    array_table h = table_of(F), g = table_of(&d->L);
+    spx_status s = SPX_OK;
+    for (int i = 0; i < SPX_HBP_N_ARRAYS && !s; i++) {
+        *h.ptr[i] = spx_malloc_array(ctx, (size_t)h.count[i], h.size[i]);
+        s = *h.ptr[i] ? spx_cuda_d2h(ctx, *h.ptr[i], *g.ptr[i], (size_t)h.count[i] * h.size[i])
+                      : spx_fail_nomem(ctx, "hbp download");
+    }
+    if (!s) s = spx_hbp_fmt_to_csr(ctx, F, out);
+    spx_hbp_fmt_destroy(ctx, F);
+    return s;
+}
+
+/* y = a*A*x + b*y on device arrays, on the context's stream, no allocation. */
+spx_status hbp_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
+{
+    hbp_dev *d = (hbp_dev *)dev;
+    if (!ctx || !d || !args) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "hbp spmv: NULL argument") : SPX_ERR_ARG;
+    if (args->precision != d->L.precision) return spx_fail(ctx, SPX_ERR_ARG, "hbp spmv: precision differs from the plan's");
+    if (d->L.m == 0) return SPX_OK;
+    if (!args->y || (d->L.nnz > 0 && !args->x)) return spx_fail(ctx, SPX_ERR_ARG, "hbp spmv: NULL vector");
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(d->ticket, 0, sizeof *d->ticket, spx_cuda_stream(ctx)));
+    const bool f32 = d->L.precision == SPX_FP32;
+    if (uses_atomics(d)) return f32 ? launch_atomic<float>(ctx, d, args) : launch_atomic<double>(ctx, d, args);
+    return f32 ? launch_panel<float>(ctx, d, args) : launch_panel<double>(ctx, d, args);
+}
+
+void hbp_free(spx_ctx *ctx, void *dev)
+{
+    hbp_dev *d = (hbp_dev *)dev;
+    if (!d) return;
+    array_table g = table_of(&d->L);
+    for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) spx_cuda_free(ctx, *g.ptr[i]);
+    spx_cuda_free(ctx, d->ticket);
+    spx_free(ctx, d);
+}
+
+const char *hbp_kernel(const void *dev) { return dev ? ((const hbp_dev *)dev)->kernel : "none"; }
+
+const char *hbp_algo(const void *dev) { return spx_hbp_algo_names[((const hbp_dev *)dev)->L.algo]; }
+
+/* The layout's minimum bytes (the same figure as the host layout's). */
+double hbp_bytes(const void *dev) { return spx_hbp_fmt_bytes(&((const hbp_dev *)dev)->L); }
+
+/* The layout's figures, from the header the device state keeps. */
+void hbp_stats(const void *dev, spx_stat_list *out) { spx_hbp_fmt_stats(&((const hbp_dev *)dev)->L, out); }
+
+/* The GPU half (slots in spx_format_cuda's order). */
+const spx_format_cuda hbp_cuda = {
+    hbp_upload, /* upload */
+    NULL,       /* build: on the device (not yet: docs/formats/hbp.md) */
+    hbp_to_csr, /* to_csr */
+    hbp_spmv,   /* spmv */
+    hbp_free,   /* free */
+    hbp_kernel, /* kernel_name */
+    hbp_algo,   /* algo_name */
+    hbp_bytes,  /* bytes_per_spmv */
+    hbp_stats,  /* stats */
+};
+
+} /* namespace */
+
+extern "C" const spx_format_cuda *spx_hbp_cuda(void) { return &hbp_cuda; }

@@ -1,0 +1,22 @@
+/* src/formats/hbp/hbp_cuda_tuning.h: launch constants of the hbp kernels. None is measured
+ * yet (no GPU where this was written): each names what to time (docs/formats/hbp.md). */
+#ifndef SPX_FORMATS_HBP_CUDA_TUNING_H
+#define SPX_FORMATS_HBP_CUDA_TUNING_H
+
+/* Threads of a panel CTA (one row panel at a time; its warps share the panel's groups). */
+#define SPX_HBP_PANEL_BLOCK 256
+/* Threads of an atomic-combine CTA (each warp one tile at a time). */
+#define SPX_HBP_ATOMIC_BLOCK 256
+/* Resident CTAs per SM at most (occupancy may allow fewer: shared memory). */
+#define SPX_HBP_MAX_BLOCKS_PER_SM 8
+/* Mixed scheduling (§III-C): the fixed share of work units (panels for `hash`/`sort`, tiles
+ * for `hash_atomic`) is FIXED_NUM / FIXED_DEN, handed out statically; the rest is claimed by
+ * atomic ticket. Guess 1/2: measure 0, 1/4, 1/2, 3/4, 1 on rmat 23 and powerlaw 4M. */
+#define SPX_HBP_FIXED_NUM 1
+#define SPX_HBP_FIXED_DEN 2
+/* A tile's x segment is staged in shared memory when it holds at least this many entries per
+ * column of the segment (a coalesced load of W values then pays for itself); otherwise x is
+ * read through L1/L2. Guess 1: measure 0.25..4 on the default suite. */
+#define SPX_HBP_STAGE_NNZ_PER_COL 1
+
+#endif

@@ -1,0 +1,41 @@
+/* src/formats/hbp/hbp_tuning.h: the hbp format's tuning constants (tile shape rule, hash
+ * parameters) shared by the host and device builds. None is measured yet: each says what it
+ * is a guess from and what to measure on the GPU (docs/formats/hbp.md, "to measure"). */
+#ifndef SPX_FORMATS_HBP_TUNING_H
+#define SPX_FORMATS_HBP_TUNING_H
+
+/* Tile rows by default: the paper's H = 512 (16 groups of 32 rows per tile). */
+#define SPX_HBP_DEFAULT_H 512
+/* Shared memory for one tile's x segment: the paper's 32 KB (W = 4096 fp64, 8192 fp32). */
+#define SPX_HBP_XSEG_BYTES (32 * 1024)
+/* Shared memory per block the layout may assume (the panel kernel's accumulators, H doubles,
+ * plus the x segment). Below every supported device's opt-in limit (H100/H200: 227 KB), so a
+ * host build and a device build choose the same shape; a device with less is refused at upload. */
+#define SPX_HBP_SMEM_BUDGET (96 * 1024)
+/* Bytes of one panel accumulator (the kernels sum in fp64 for either precision). */
+#define SPX_HBP_ACC_BYTES 8
+
+/* Sparse tiles (beyond the paper): when a row's expected entries in a tile, row_mean * W /
+ * spread (spread = n * min(1, 3 * diag_distance): the columns a row's entries spread over, n
+ * for a uniform matrix, a band's width near the diagonal),
+ * fall below SPX_HBP_SPARSE_ROW_FILL, W doubles (x read through L2, no shared-memory staging)
+ * up to SPX_HBP_MAX_W until it reaches it, then H doubles up to SPX_HBP_SPARSE_MAX_H until a
+ * tile expects SPX_HBP_SPARSE_TILE_NNZ entries. Uniform 16.8M x 8: 512 x 4096 expects 1 entry
+ * a tile; the rule gives 4096 x 32768 (64). Guesses: measure on the large suite. */
+#define SPX_HBP_SPARSE_ROW_FILL 0.25
+#define SPX_HBP_SPARSE_MAX_H 4096
+#define SPX_HBP_SPARSE_TILE_NNZ 64.0
+
+/* The hash (§III-B): aggregation bucket = min(len >> a, SPX_HBP_BUCKETS - 1); a is the
+ * smallest shift putting SPX_HBP_AGG_QUANTILE of the (tile, row) lengths below the last
+ * bucket (the paper: "most rows into 0..8"). */
+#define SPX_HBP_BUCKETS 8
+#define SPX_HBP_AGG_QUANTILE_NUM 9 /* 9/10 of the rows */
+#define SPX_HBP_AGG_QUANTILE_DEN 10
+/* The aggregation bucket of a row with len entries in a tile (a macro: host and device). */
+#define SPX_HBP_BUCKET(len, a) ((((len) >> (a)) < SPX_HBP_BUCKETS - 1) ? ((len) >> (a)) : (SPX_HBP_BUCKETS - 1))
+
+/* Host build: panels per OpenMP chunk (dynamic schedule). */
+#define SPX_HBP_CPU_PANEL_CHUNK 4
+
+#endif

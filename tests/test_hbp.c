@@ -1,0 +1,304 @@
+/* tests/test_hbp.c: the hbp layout's own invariants on the host (the registry's format tests
+ * cover round trip and SpMV on every matrix): small tiles on hand-made and generated matrices
+ * (each row of a tile in exactly one slot, output_hash a permutation of the tile's rows, slot
+ * order by (bucket, row) or (len, row), group offsets, step-major entries), hash and sort
+ * layouts equal up to the order inside tiles, the tile-shape rule, the aggregation shift,
+ * index-type overflow refused with a message, and the layout statistics. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "format_check.h"
+#include "matrices.h"
+#include "formats/hbp/hbp.h"
+#include "formats/hbp/hbp_tuning.h"
+
+/* Entries of row i (global) in column block cb of A. */
+static int64_t row_block_len(const spx_csr *A, int64_t i, int32_t cb, int32_t W)
+{
+    int64_t c = 0;
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) c += A->colind[k] / W == cb;
+    return c;
+}
+
+/* Checks one tile t of panel p: slots are exactly its non-empty rows, once each, in the
+ * algorithm's order, with their lengths; groups cover the slots by 32. */
+static void check_tile(const spx_csr *A, const spx_hbp_fmt *F, int32_t p, int64_t t, const char *label)
+{
+    const int64_t r0 = (int64_t)p * F->H, r1 = r0 + F->H < A->m ? r0 + F->H : A->m;
+    const int32_t cb = F->tile_colblock[t];
+    int64_t nonempty = 0;
+    for (int64_t i = r0; i < r1; i++) nonempty += row_block_len(A, i, cb, F->W) > 0;
+    const int64_t s0 = F->tile_slot[t], s1 = F->tile_slot[t + 1];
+    CHECK_MSG(s1 - s0 == nonempty, "%s: tile %lld has %lld slots for %lld non-empty rows", label, (long long)t,
+              (long long)(s1 - s0), (long long)nonempty);
+    unsigned char *seen = calloc((size_t)F->H, 1);
+    for (int64_t s = s0; s < s1; s++) {
+        int r = F->slot_row[s];
+        CHECK_MSG(r0 + r < r1 && !seen[r], "%s: tile %lld slot %lld row %d out of range or repeated", label,
+                  (long long)t, (long long)s, r);
+        if (r0 + r >= r1 || seen[r]) continue;
+        seen[r] = 1;
+        CHECK_MSG(F->slot_len[s] == row_block_len(A, r0 + r, cb, F->W) && F->slot_len[s] >= 1,
+                  "%s: tile %lld slot %lld length %d", label, (long long)t, (long long)s, F->slot_len[s]);
+        if (s > s0) { /* the execution order */
+            int pr = F->slot_row[s - 1], pl = F->slot_len[s - 1], l = F->slot_len[s];
+            long kp = F->algo == SPX_HBP_SORT ? pl : SPX_HBP_BUCKET(pl, F->agg_shift);
+            long kc = F->algo == SPX_HBP_SORT ? l : SPX_HBP_BUCKET(l, F->agg_shift);
+            CHECK_MSG(kp < kc || (kp == kc && pr < r), "%s: tile %lld slots %lld-%lld out of order", label,
+                      (long long)t, (long long)(s - 1), (long long)s);
+        }
+    }
+    free(seen);
+    CHECK_MSG(F->tile_group[t + 1] - F->tile_group[t] == (s1 - s0 + 31) / 32, "%s: tile %lld group count", label,
+              (long long)t);
+    for (int64_t g = F->tile_group[t]; g < F->tile_group[t + 1]; g++) {
+        int64_t gs = s0 + (g - F->tile_group[t]) * 32, ge = gs + 32 < s1 ? gs + 32 : s1, sum = 0;
+        for (int64_t s = gs; s < ge; s++) sum += F->slot_len[s];
+        CHECK_MSG(F->group_nnz[g + 1] - F->group_nnz[g] == sum, "%s: group %lld holds %lld entries, slots say %lld",
+                  label, (long long)g, (long long)(F->group_nnz[g + 1] - F->group_nnz[g]), (long long)sum);
+    }
+}
+
+/* Every invariant of hbp.h on F built from A. */
+static void check_layout(const spx_csr *A, const spx_hbp_fmt *F, const char *label)
+{
+    CHECK(F->panel_tile[0] == 0 && F->panel_tile[F->n_panels] == F->n_tiles);
+    CHECK(F->tile_slot[F->n_tiles] == F->n_slots && F->tile_group[F->n_tiles] == F->n_groups);
+    CHECK(F->group_nnz[0] == 0 && F->group_nnz[F->n_groups] == F->nnz);
+    for (int64_t k = 0; k < F->nnz; k++)
+        if (F->col[k] >= F->W) {
+            CHECK_MSG(0, "%s: column offset %d >= W", label, F->col[k]);
+            break;
+        }
+    for (int32_t p = 0; p < F->n_panels; p++) {
+        CHECK(F->panel_tile[p] <= F->panel_tile[p + 1]);
+        for (int64_t t = F->panel_tile[p]; t < F->panel_tile[p + 1]; t++) {
+            if (t > F->panel_tile[p])
+                CHECK_MSG(F->tile_colblock[t] > F->tile_colblock[t - 1], "%s: tiles of panel %d not ascending", label, p);
+            check_tile(A, F, p, t, label);
+        }
+    }
+}
+
+/* The layout back to CSR equals A (fp64). */
+static void check_round_trip(spx_ctx *ctx, const spx_csr *A, const spx_hbp_fmt *F, const char *label)
+{
+    spx_csr *B = NULL;
+    CHECK_OK(ctx, spx_hbp_fmt_to_csr(ctx, F, &B));
+    if (!B) return;
+    int same = B->m == A->m && B->n == A->n && B->nnz == A->nnz;
+    for (int32_t i = 0; same && i <= A->m; i++) same = B->rowptr[i] == A->rowptr[i];
+    for (int64_t k = 0; same && k < A->nnz; k++) same = B->colind[k] == A->colind[k] && B->val[k] == A->val[k];
+    CHECK_MSG(same, "%s: round trip differs", label);
+    spx_csr_destroy(&B);
+}
+
+/* CPU SpMV on the layout against the reference, b = 0 (y poisoned) and b != 0. */
+static void check_spmv(spx_ctx *ctx, const spx_csr *A, const spx_hbp_fmt *F, const char *label)
+{
+    double *x = malloc(((size_t)A->n + 1) * sizeof *x), *y = malloc(((size_t)A->m + 1) * sizeof *y);
+    double *ref = malloc(((size_t)A->m + 1) * sizeof *ref);
+    for (int32_t j = 0; j < A->n; j++) x[j] = 1.0 + (double)(j % 13) / 16.0;
+    for (int32_t i = 0; i < A->m; i++) y[i] = NAN;
+    spx_csr_spmv_ref(A, 2.0, x, 0.0, ref);
+    CHECK_OK(ctx, spx_hbp_fmt_spmv_cpu(ctx, F, SPX_FP64, 2.0, x, 0.0, y));
+    CHECK_MSG(spx_rel_error(y, SPX_FP64, ref, A->m) <= 1e-13, "%s: b=0 SpMV", label);
+    for (int32_t i = 0; i < A->m; i++) ref[i] = y[i] = (double)(i % 5) - 2.0;
+    spx_csr_spmv_ref(A, -0.5, x, 0.25, ref);
+    CHECK_OK(ctx, spx_hbp_fmt_spmv_cpu(ctx, F, SPX_FP64, -0.5, x, 0.25, y));
+    CHECK_MSG(spx_rel_error(y, SPX_FP64, ref, A->m) <= 1e-13, "%s: b!=0 SpMV", label);
+    free(x);
+    free(y);
+    free(ref);
+}
+
+/* Builds A as hash and as sort with tiles H x W and checks both, and that they hold the same
+ * tiles, groups and (row, len) sets, differing only in the order within tiles. */
+static void check_both(spx_ctx *ctx, const spx_csr *A, int32_t H, int32_t W, const char *what)
+{
+    static const char *const algos[2] = {"hash", "sort"};
+    spx_hbp_fmt *F[2] = {NULL, NULL};
+    for (int a = 0; a < 2; a++) {
+        char label[160];
+        snprintf(label, sizeof label, "%s %s %dx%d", what, algos[a], H, W);
+        CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, algos[a], H, W, &F[a]));
+        if (!F[a]) continue;
+        check_layout(A, F[a], label);
+        check_round_trip(ctx, A, F[a], label);
+        check_spmv(ctx, A, F[a], label);
+    }
+    spx_hbp_fmt *Fh = F[0], *Fs = F[1];
+    if (Fh && Fs) {
+        int same = Fh->n_tiles == Fs->n_tiles && Fh->n_groups == Fs->n_groups && Fh->n_slots == Fs->n_slots;
+        for (int64_t t = 0; same && t <= Fh->n_tiles; t++)
+            same = Fh->tile_slot[t] == Fs->tile_slot[t] && Fh->tile_group[t] == Fs->tile_group[t];
+        CHECK_MSG(same, "%s: hash and sort layouts differ beyond the order within tiles", what);
+        CHECK_MSG(Fs->balance_after <= Fs->balance_before + 1e-12, "%s: sorting worsened the balance (%g -> %g)",
+                  what, Fs->balance_before, Fs->balance_after);
+    }
+    spx_hbp_fmt_destroy(ctx, Fh);
+    spx_hbp_fmt_destroy(ctx, Fs);
+}
+
+/* The docs' worked example: 4 x 6, tiles 32 x 4 (one panel, two column blocks). */
+static void test_worked_example(spx_ctx *ctx)
+{
+    /* row 0: (0,1) (1,2) (4,3); row 1: (2,4); row 2: empty; row 3: (0,5) (1,6) (2,7) (5,8) */
+    static const int64_t rp[] = {0, 3, 4, 4, 8};
+    static const int32_t ci[] = {0, 1, 4, 2, 0, 1, 2, 5};
+    static const double va[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_csr_alloc(ctx, 4, 6, 8, &A));
+    if (!A) return;
+    memcpy(A->rowptr, rp, sizeof rp);
+    memcpy(A->colind, ci, sizeof ci);
+    memcpy(A->val, va, sizeof va);
+    spx_hbp_fmt *F = NULL;
+    CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "sort", 32, 4, &F));
+    if (F) {
+        CHECK(F->n_panels == 1 && F->n_colblocks == 2 && F->n_tiles == 2 && F->n_groups == 2 && F->n_slots == 5);
+        /* tile 0 (columns 0-3): rows 1 (len 1), 0 (len 2), 3 (len 3) by (len, row) */
+        static const uint16_t rows[] = {1, 0, 3, 0, 3}, lens[] = {1, 2, 3, 1, 1};
+        CHECK(!memcmp(F->slot_row, rows, sizeof rows) && !memcmp(F->slot_len, lens, sizeof lens));
+        /* tile 0 step-major: step 0 = rows 1, 0, 3; step 1 = rows 0, 3; step 2 = row 3 */
+        static const uint16_t cols[] = {2, 0, 0, 1, 1, 2, 0, 1};
+        static const double vals[] = {4, 1, 5, 2, 6, 7, 3, 8};
+        CHECK(!memcmp(F->col, cols, sizeof cols) && !memcmp(F->val64, vals, sizeof vals));
+        CHECK(F->group_nnz[0] == 0 && F->group_nnz[1] == 6 && F->group_nnz[2] == 8);
+        check_layout(A, F, "worked example");
+        check_round_trip(ctx, A, F, "worked example");
+        check_spmv(ctx, A, F, "worked example");
+    }
+    spx_hbp_fmt_destroy(ctx, F);
+    check_both(ctx, A, 32, 4, "worked example");
+    spx_csr_destroy(&A);
+}
+
+/* Small tiles on matrices with empty rows, long rows and skew: many tiles and partial groups. */
+static void test_small_tiles(spx_ctx *ctx)
+{
+    static const char *specs[] = {"gen:rmat:scale=10,ef=8", "gen:powerlaw:m=3000,k=6", "gen:poisson2d:n=30",
+                                  "gen:uniform:m=500,n=700,k=9"};
+    static const int32_t shapes[][2] = {{32, 16}, {64, 256}, {96, 1}, {512, 4096}};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        spx_csr *A = NULL;
+        CHECK_OK(ctx, spx_gen(ctx, specs[i], &A));
+        for (size_t s = 0; A && s < sizeof shapes / sizeof shapes[0]; s++) check_both(ctx, A, shapes[s][0], shapes[s][1], specs[i]);
+        spx_csr_destroy(&A);
+    }
+    for (int c = 0; c < TM_N_EDGE; c++) {
+        spx_csr *A = tm_make(ctx, tm_edge_cases[c].m, tm_edge_cases[c].n, tm_edge_cases[c].len, 5 + (uint64_t)c);
+        if (A) check_both(ctx, A, 32, 64, tm_edge_cases[c].name);
+        spx_csr_destroy(&A);
+    }
+}
+
+/* Tile shapes the layout's 16-bit indices cannot hold are refused with a clear message. */
+static void test_overflow(spx_ctx *ctx)
+{
+    spx_csr *A = tm_make(ctx, 40, 70000, tm_len_const8, 3);
+    spx_hbp_fmt *F = NULL;
+    spx_status s = spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "hash", 32, 65536, &F);
+    CHECK_MSG(s == SPX_ERR_OVERFLOW && !F && strstr(spx_ctx_last_error(ctx), "16-bit"), "W = 65536 gave %s: %s",
+              spx_status_str(s), spx_ctx_last_error(ctx));
+    s = spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "hash", 131072, 1024, &F);
+    CHECK_MSG(s == SPX_ERR_OVERFLOW && !F, "H = 131072 gave %s", spx_status_str(s));
+    s = spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "hash", 48, 1024, &F);
+    CHECK_MSG(s == SPX_ERR_ARG && !F, "H = 48 gave %s", spx_status_str(s));
+    s = spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "hash", 64, 1000, &F);
+    CHECK_MSG(s == SPX_ERR_ARG && !F, "W = 1000 gave %s", spx_status_str(s));
+    s = spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "nope", 64, 1024, &F);
+    CHECK_MSG(s == SPX_ERR_ARG && !F, "unknown algorithm gave %s", spx_status_str(s));
+    /* the largest shape works: a full 32768-column block of one row (len = W fits uint16) */
+    spx_csr *D = tm_make(ctx, 2, 32768, tm_len_dense_row, 4);
+    CHECK_OK(ctx, spx_hbp_fmt_build(ctx, D, NULL, SPX_FP64, "hash", 65536, 32768, &F));
+    if (F) {
+        check_layout(D, F, "max shape");
+        check_round_trip(ctx, D, F, "max shape");
+    }
+    spx_hbp_fmt_destroy(ctx, F);
+    spx_csr_destroy(&D);
+    spx_csr_destroy(&A);
+}
+
+/* The tile-shape rule: the paper's shape for ordinary matrices, taller and wider tiles for
+ * very sparse ones (uniform 16.8M x 8). */
+static void test_shape_rule(void)
+{
+    spx_features f;
+    memset(&f, 0, sizeof f);
+    int32_t H, W;
+    f.m = f.n = 1000000;
+    f.row_mean = 27;
+    f.diag_distance = 1e-4; /* near the diagonal */
+    spx_hbp_tile_shape(&f, 8, SPX_HBP_SMEM_BUDGET, &H, &W);
+    CHECK_MSG(H == 512 && W == 4096, "stencil-like fp64: %d x %d", H, W);
+    spx_hbp_tile_shape(&f, 4, SPX_HBP_SMEM_BUDGET, &H, &W);
+    CHECK_MSG(H == 512 && W == 8192, "stencil-like fp32: %d x %d", H, W);
+    f.m = f.n = 16777216;
+    f.row_mean = 8;
+    f.diag_distance = 1.0 / 3.0; /* uniform */
+    spx_hbp_tile_shape(&f, 8, SPX_HBP_SMEM_BUDGET, &H, &W);
+    CHECK_MSG(H == 4096 && W == 32768, "uniform 16.8M x 8: %d x %d", H, W);
+    spx_hbp_tile_shape(&f, 8, 48 * 1024, &H, &W);
+    CHECK_MSG((int64_t)H * SPX_HBP_ACC_BYTES <= 48 * 1024, "small shared memory: H = %d", H);
+    f.diag_distance = 0.0; /* unknown: n is the spread */
+    f.m = f.n = 1000000;
+    f.row_mean = 27;
+    spx_hbp_tile_shape(&f, 8, SPX_HBP_SMEM_BUDGET, &H, &W);
+    CHECK_MSG(W == 16384 && H == 512, "27 per row over 1M columns: %d x %d", H, W);
+}
+
+/* The aggregation shift: 90 % of the rows below the last bucket. */
+static void test_agg_shift(void)
+{
+    int64_t h[32] = {0};
+    CHECK(spx_hbp_agg_shift(h) == 0);
+    h[0] = 100; /* all rows of length 1 */
+    CHECK(spx_hbp_agg_shift(h) == 0);
+    h[0] = 0;
+    h[6] = 100; /* lengths 64..127: need 8 << a > 127, a = 4 */
+    CHECK_MSG(spx_hbp_agg_shift(h) == 4, "a = %d", spx_hbp_agg_shift(h));
+    h[1] = 900; /* 90 % short rows: a = 0 */
+    CHECK(spx_hbp_agg_shift(h) == 0);
+}
+
+/* The plan reports the layout's figures (shape, tiles, fill, groups, balance). */
+static void test_stats(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=4000,k=6", &A));
+    spx_plan_opts o = {.format = "hbp", .backend = SPX_BACKEND_CPU};
+    spx_plan *p = NULL;
+    CHECK_OK(ctx, spx_plan_create(ctx, A, &o, &p));
+    spx_plan_info pi;
+    if (p && spx_plan_get_info(p, &pi) == SPX_OK) {
+        const char *want[] = {"tile_shape", "tiles", "tile_fill_nnz", "groups", "group_stddev_before",
+                              "group_stddev_after"};
+        for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+            int found = 0;
+            for (int i = 0; i < pi.n_stats; i++) found |= !strcmp(pi.stats[i].key, want[w]);
+            CHECK_MSG(found, "stat %s missing", want[w]);
+        }
+        CHECK(!strcmp(pi.algo, "hash"));
+    }
+    spx_plan_destroy(&p);
+    spx_csr_destroy(&A);
+}
+
+int main(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU};
+    if (spx_ctx_create(&ctx, &co)) return 1;
+    test_worked_example(ctx);
+    test_small_tiles(ctx);
+    test_overflow(ctx);
+    test_shape_rule();
+    test_agg_shift();
+    test_stats(ctx);
+    spx_ctx_destroy(&ctx);
+    return check_report();
+}
