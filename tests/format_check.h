@@ -10,7 +10,25 @@
 #include <string.h>
 
 #include "check.h"
+#include "cuda/gateway.h"
+#include "fail_alloc.h"
 #include "spx/spx.h"
+
+/* A CUDA context for a GPU test in *ctx: 0; 77 (the skip code, after printing so) when there
+ * is no CUDA build or device; 1 when the context cannot be made. */
+static inline int fc_gpu_ctx(spx_ctx **ctx)
+{
+    if (!spx_cuda_compiled() || spx_cuda_device_count() == 0) {
+        printf("0 passed, 0 failed (no GPU: skipped)\n");
+        return 77;
+    }
+    spx_ctx_opts o = {.backend = SPX_BACKEND_CUDA};
+    if (spx_ctx_create(ctx, &o) != SPX_OK) {
+        fprintf(stderr, "cannot create a context\n");
+        return 1;
+    }
+    return 0;
+}
 
 /* The error bound of a format's SpMV against the reference: fp64 1e-12; fp32 grows with the
  * longest row (a float sum's error grows like sqrt(length)). */
@@ -107,6 +125,38 @@ static inline void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, 
     free(x);
     free(y);
     free(ref);
+}
+
+/* Fails each host allocation of one CPU plan creation in turn (n = 1, 2, ... until one
+ * succeeds, at most max_n): every failure is SPX_ERR_NOMEM with no plan and nothing leaked.
+ * make builds the matrix in the context before the count starts. */
+static inline void fc_alloc_failures(const char *format, const char *algo, spx_csr *(*make)(spx_ctx *), long max_n)
+{
+    int saw_success = 0;
+    for (long n = 1; n < max_n && !saw_success; n++) {
+        fail_alloc fa = {0, 0, 0};
+        spx_allocator al = {fa_alloc, fa_realloc, fa_free, &fa};
+        spx_ctx *ctx = NULL;
+        spx_ctx_opts co = {.alloc = &al, .backend = SPX_BACKEND_CPU};
+        if (spx_ctx_create(&ctx, &co)) continue;
+        spx_csr *A = make(ctx);
+        fa.fail_at = fa.calls + n; /* count from here: the plan's allocations */
+        spx_plan *p = NULL;
+        spx_plan_opts po = {.format = format, .algo = algo, .backend = SPX_BACKEND_CPU};
+        spx_status s = A ? spx_plan_create(ctx, A, &po, &p) : SPX_ERR_NOMEM;
+        if (s == SPX_OK) {
+            saw_success = 1;
+            CHECK(p != NULL);
+        } else {
+            CHECK_MSG(s == SPX_ERR_NOMEM && p == NULL, "%s/%s fail at %ld: %s", format, algo ? algo : "auto", n,
+                      spx_status_str(s));
+        }
+        spx_plan_destroy(&p);
+        spx_csr_destroy(&A);
+        spx_ctx_destroy(&ctx);
+        CHECK_MSG(fa.live == 0, "%s/%s fail at %ld: %ld blocks leaked", format, algo ? algo : "auto", n, fa.live);
+    }
+    CHECK_MSG(saw_success, "%s/%s: no plan within %ld allocations", format, algo ? algo : "auto", max_n);
 }
 
 #endif

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <string.h>
 
-#include "fail_alloc.h"
 #include "format_check.h"
 #include "matrices.h"
 
@@ -87,33 +86,8 @@ static void test_shared_matrices(spx_ctx *ctx)
     CHECK(count >= 60);
 }
 
-static void test_alloc_failures(void)
-{
-    int saw_success = 0;
-    for (long n = 1; n < 200 && !saw_success; n++) {
-        fail_alloc fa = {0, 0, 0};
-        spx_allocator al = {fa_alloc, fa_realloc, fa_free, &fa};
-        spx_ctx *ctx = NULL;
-        spx_ctx_opts co = {.alloc = &al, .backend = SPX_BACKEND_CPU};
-        if (spx_ctx_create(&ctx, &co)) continue;
-        spx_csr *A = tm_make(ctx, 50, 60, tm_len_const8, 1);
-        fa.fail_at = fa.calls + n; /* count from here: the plan's allocations */
-        spx_plan *p = NULL;
-        spx_plan_opts po = {.format = "csr", .backend = SPX_BACKEND_CPU};
-        spx_status s = spx_plan_create(ctx, A, &po, &p);
-        if (s == SPX_OK) {
-            saw_success = 1;
-            CHECK(p != NULL);
-        } else {
-            CHECK_MSG(s == SPX_ERR_NOMEM && p == NULL, "fail at %ld: %s", n, spx_status_str(s));
-        }
-        spx_plan_destroy(&p);
-        spx_csr_destroy(&A);
-        spx_ctx_destroy(&ctx);
-        CHECK_MSG(fa.live == 0, "fail at %ld: %ld blocks leaked", n, fa.live);
-    }
-    CHECK(saw_success);
-}
+/* The csr plan's matrix for allocation-failure injection. */
+static spx_csr *alloc_matrix(spx_ctx *ctx) { return tm_make(ctx, 50, 60, tm_len_const8, 1); }
 
 int main(void)
 {
@@ -124,7 +98,7 @@ int main(void)
     test_dense_row_1m(ctx);
     test_generated(ctx);
     test_shared_matrices(ctx);
-    test_alloc_failures();
+    fc_alloc_failures("csr", NULL, alloc_matrix, 200);
     spx_ctx_destroy(&ctx);
     return check_report();
 }

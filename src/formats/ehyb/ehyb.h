@@ -1,0 +1,158 @@
+/* src/formats/ehyb/ehyb.h: the `ehyb` format's layout (explicit-caching hybrid: METIS parts,
+ * x segments cached in shared memory, 16-bit sliced ELL plus an ER part), shared by its
+ * partitioner, build, CPU path and CUDA kernels. docs/formats/ehyb.md has a worked example. */
+#ifndef SPX_FORMATS_EHYB_H
+#define SPX_FORMATS_EHYB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spx/spx.h"
+#include "core/ctx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The partitioners (the format's algorithms; "metis" is the default). */
+typedef enum spx_ehyb_algo {
+    SPX_EHYB_METIS = 0, /* METIS_PartGraphKway on the symmetrized pattern (§3.1) */
+    SPX_EHYB_BFS,       /* breadth-first order of the same graph cut into equal blocks */
+    SPX_EHYB_ALGO_COUNT
+} spx_ehyb_algo;
+
+/* Names of the algorithms, indexed by spx_ehyb_algo; NULL-terminated. */
+extern const char *const spx_ehyb_algo_names[];
+
+/* How rows and columns were assigned to parts. */
+typedef enum spx_ehyb_split {
+    SPX_EHYB_SPLIT_GRAPH = 0, /* the partitioner's parts (square matrix with edges) */
+    SPX_EHYB_SPLIT_BLOCKS     /* contiguous row and column blocks: rectangular matrices, a
+                                 pattern without off-diagonal edges, or a single part */
+} spx_ehyb_split;
+
+/* The device the layout is sized for: P = SMs, the shared memory one block may use. */
+typedef struct spx_ehyb_target {
+    int32_t sms;
+    int64_t smem_per_block;
+} spx_ehyb_target;
+
+/* The layout. "new" row/column numbers are the renumbered ones (each part contiguous);
+ * "original" ones are the caller's. Invariants:
+ * - row_perm (m) and col_perm (n) are bijections new -> original.
+ * - Part p owns new rows [row_start[p], row_start[p+1]) and new columns (its x segment)
+ *   [col_start[p], col_start[p+1]); row_start[nparts] = m, col_start[nparts] = n; every
+ *   segment is at most seg_max <= seg_cap <= SPX_EHYB_SEG_LIMIT long.
+ * - Within a part, rows are in descending order of in-part entries (ell_len), ties by
+ *   original row.
+ * - ELL: part p has slices [part_slice[p], part_slice[p+1]), slice j of the part holding new
+ *   rows row_start[p] + 32j .. + 31 (those below row_start[p+1]). Slice s occupies slots
+ *   [ell_ptr[s], ell_ptr[s+1]), 32 * width of them, column-major: the k-th entry of lane l
+ *   is slot ell_ptr[s] + 32k + l; width = the slice's longest row. ell_col is the entry's
+ *   offset in the part's segment (new column - col_start[p] < segment length L). Padding
+ *   slots hold offset L and value 0: the kernel keeps a 0 in shared memory after the
+ *   segment, so padding adds 0 * 0 whatever x holds, and L marks padding for the round
+ *   trip (hence L <= SPX_EHYB_SEG_LIMIT = 65535). A lane's real entries precede its padding.
+ * - ER: every entry whose column lies outside its row's part. Rows with 1 ..
+ *   SPX_EHYB_ER_LONG_ROW - 1 such entries form ER slices of 32, in descending order of that
+ *   count (ties by original row): slice s holds rows er_row[32s + l] (original numbers, -1
+ *   for lanes past the last), slots [er_ptr[s], er_ptr[s+1]) column-major as in ELL,
+ *   er_col the original column, -1 for padding (value 0, x not read). Rows with more form
+ *   the long list: long_row[i] (original, ascending), entries [long_ptr[i], long_ptr[i+1])
+ *   in CSR order.
+ * - Within a row, ELL entries are in ascending new column order and ER entries in ascending
+ *   original column order. ELL + ER + long = A exactly (values rounded for fp32).
+ * - Values are float or double per precision (ell_val, er_val, long_val). */
+typedef struct spx_ehyb_fmt {
+    int32_t m, n;
+    int64_t nnz;
+    spx_precision precision;
+    spx_ehyb_algo algo;
+    spx_ehyb_split split;
+    /* partition (§3.3, eq. 1-2) */
+    int32_t K, P, nparts;
+    int32_t seg_cap; /* longest segment the target's shared memory (and 16 bits) allow */
+    int32_t seg_max; /* longest segment of this layout (the kernel's shared memory) */
+    int32_t *row_start, *col_start; /* nparts + 1 each */
+    int32_t *row_perm, *col_perm;   /* m, n */
+    /* sliced ELL: in-part entries */
+    int32_t n_ell_slices;
+    int64_t ell_slots;
+    int32_t *part_slice; /* nparts + 1 */
+    int64_t *ell_ptr;    /* n_ell_slices + 1 */
+    uint16_t *ell_col;   /* ell_slots */
+    void *ell_val;       /* ell_slots */
+    /* ER slices: out-of-part entries of rows with few of them */
+    int32_t n_er_rows, n_er_slices;
+    int64_t er_slots;
+    int32_t *er_row; /* 32 * n_er_slices */
+    int64_t *er_ptr; /* n_er_slices + 1 */
+    int32_t *er_col; /* er_slots */
+    void *er_val;    /* er_slots */
+    /* long ER rows */
+    int32_t n_long;
+    int64_t long_nnz;
+    int32_t *long_row;  /* n_long */
+    int64_t *long_ptr;  /* n_long + 1 */
+    int32_t *long_col;  /* long_nnz */
+    void *long_val;     /* long_nnz */
+    /* figures for the stats */
+    int64_t ell_nnz, er_nnz; /* er_nnz counts the long rows too */
+    int64_t edge_cut;        /* the partitioner's cut (undirected edges between parts) */
+} spx_ehyb_fmt;
+
+/* One array of the layout: the address of its pointer field and its size in bytes. */
+typedef struct spx_ehyb_array {
+    void **ptr;
+    size_t bytes;
+} spx_ehyb_array;
+
+#define SPX_EHYB_N_ARRAYS 16
+
+/* Lists F's arrays with their sizes from F's counts (upload, download and free walk it). */
+void spx_ehyb_fmt_arrays(spx_ehyb_fmt *F, spx_ehyb_array out[SPX_EHYB_N_ARRAYS]);
+
+/* Value bytes of the layout's precision. */
+static inline size_t spx_ehyb_vbytes(const spx_ehyb_fmt *F) { return F->precision == SPX_FP32 ? 4 : 8; }
+
+/* The parts of a matrix: for each original row and column its part, and the counts. */
+typedef struct spx_ehyb_parts {
+    int32_t K, P, nparts, seg_cap;
+    spx_ehyb_split split;
+    int64_t edge_cut;
+    int32_t *row_part; /* m */
+    int32_t *col_part; /* n (the same array as row_part for a graph split) */
+} spx_ehyb_parts;
+
+/* Whether this build has METIS (SPX_HAVE_METIS). */
+int spx_ehyb_have_metis(void);
+
+/* The longest x segment (elements) a block may cache on target in prec. */
+int32_t spx_ehyb_seg_cap(const spx_ehyb_target *t, spx_precision prec);
+
+/* Assigns every row and column of A to a part (§3.1, §3.3): K x P parts sized so that a
+ * part's segment fits seg_cap, by algo or the block fallback; parts longer than seg_cap are
+ * split. Adds the "graph" and "partition" phases' seconds to *t_graph, *t_part. */
+spx_status spx_ehyb_partition(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
+                              spx_precision prec, spx_ehyb_parts *out, double *t_graph, double *t_part);
+void spx_ehyb_parts_free(spx_ctx *ctx, spx_ehyb_parts *P);
+
+/* Builds the layout of A from its parts (renumbering, in-part row sort, ELL and ER). */
+spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_parts *parts, spx_precision prec,
+                              spx_ehyb_algo algo, spx_ehyb_fmt **out);
+/* Frees the host layout (NULL accepted). */
+void spx_ehyb_fmt_destroy(spx_ctx *ctx, spx_ehyb_fmt *F);
+/* The layout back to a library CSR in original numbering (fp32 values widened). */
+spx_status spx_ehyb_fmt_to_csr(spx_ctx *ctx, const spx_ehyb_fmt *F, spx_csr **out);
+/* Checks the invariants above (the tests call it); SPX_ERR_VERIFY with the first breach. */
+spx_status spx_ehyb_fmt_check(spx_ctx *ctx, const spx_ehyb_fmt *F);
+/* Minimum bytes of one SpMV with b = 0 on this layout (what the CUDA kernels read and write). */
+double spx_ehyb_fmt_bytes(const spx_ehyb_fmt *F);
+/* y = a*A*x + b*y on the host layout: OpenMP over parts, then over ER slices and long rows. */
+spx_status spx_ehyb_fmt_spmv_cpu(spx_ctx *ctx, const spx_ehyb_fmt *F, spx_precision prec, double a, const void *x,
+                                 double b, void *y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

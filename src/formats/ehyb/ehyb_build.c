@@ -1,0 +1,344 @@
+/* src/formats/ehyb/ehyb_build.c: the ehyb layout from a matrix and its parts (paper
+ * Algorithms 1-2): renumbering so each part is contiguous, rows of a part sorted by
+ * descending in-part count (in parallel, one part per task), the 16-bit sliced-ELL part, the
+ * ER slices and long rows; the layout's array table, its release and its byte count. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ctx.h"
+#include "formats/ehyb/ehyb.h"
+#include "formats/ehyb/ehyb_tuning.h"
+
+const char *const spx_ehyb_algo_names[] = {"metis", "bfs", NULL};
+
+void spx_ehyb_fmt_arrays(spx_ehyb_fmt *F, spx_ehyb_array out[SPX_EHYB_N_ARRAYS])
+{
+    const size_t vb = spx_ehyb_vbytes(F), np1 = (size_t)F->nparts + 1;
+    const spx_ehyb_array a[SPX_EHYB_N_ARRAYS] = {
+        {(void **)&F->row_start, np1 * sizeof(int32_t)},
+        {(void **)&F->col_start, np1 * sizeof(int32_t)},
+        {(void **)&F->row_perm, (size_t)F->m * sizeof(int32_t)},
+        {(void **)&F->col_perm, (size_t)F->n * sizeof(int32_t)},
+        {(void **)&F->part_slice, np1 * sizeof(int32_t)},
+        {(void **)&F->ell_ptr, ((size_t)F->n_ell_slices + 1) * sizeof(int64_t)},
+        {(void **)&F->ell_col, (size_t)F->ell_slots * sizeof(uint16_t)},
+        {&F->ell_val, (size_t)F->ell_slots * vb},
+        {(void **)&F->er_row, (size_t)F->n_er_slices * SPX_EHYB_SLICE * sizeof(int32_t)},
+        {(void **)&F->er_ptr, ((size_t)F->n_er_slices + 1) * sizeof(int64_t)},
+        {(void **)&F->er_col, (size_t)F->er_slots * sizeof(int32_t)},
+        {&F->er_val, (size_t)F->er_slots * vb},
+        {(void **)&F->long_row, (size_t)F->n_long * sizeof(int32_t)},
+        {(void **)&F->long_ptr, ((size_t)F->n_long + 1) * sizeof(int64_t)},
+        {(void **)&F->long_col, (size_t)F->long_nnz * sizeof(int32_t)},
+        {&F->long_val, (size_t)F->long_nnz * vb},
+    };
+    memcpy(out, a, sizeof a);
+}
+
+void spx_ehyb_fmt_destroy(spx_ctx *ctx, spx_ehyb_fmt *F)
+{
+    if (!F) return;
+    spx_ehyb_array arr[SPX_EHYB_N_ARRAYS];
+    spx_ehyb_fmt_arrays(F, arr);
+    for (int i = 0; i < SPX_EHYB_N_ARRAYS; i++) spx_free(ctx, *arr[i].ptr);
+    spx_free(ctx, F);
+}
+
+/* Stores v at index k of a value array of precision prec. */
+static inline void put_val(void *arr, spx_precision prec, int64_t k, double v)
+{
+    if (prec == SPX_FP32)
+        ((float *)arr)[k] = (float)v;
+    else
+        ((double *)arr)[k] = v;
+}
+
+/* Work arrays of the build (per original row / column). */
+typedef struct ehyb_work {
+    int32_t *in_cnt;  /* m: entries of the row inside its part */
+    int32_t *col_new; /* n: new number of each original column */
+    int64_t *keys;    /* m: sort keys of the in-part row order */
+} ehyb_work;
+
+/* in_cnt[i] for every row, in parallel; returns their sum. */
+static int64_t count_in_part(const spx_csr *A, const spx_ehyb_parts *P, int32_t *in_cnt, int nt)
+{
+    int64_t total = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : total) num_threads(nt) if (A->m > SPX_EHYB_PARALLEL_MIN)
+    for (int32_t i = 0; i < A->m; i++) {
+        int32_t c = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) c += P->col_part[A->colind[k]] == P->row_part[i];
+        in_cnt[i] = c;
+        total += c;
+    }
+    return total;
+}
+
+/* Stable counting sort of count items by part: start[p] (nparts + 1) and order[new] = old;
+ * newpos[old] = new when newpos is not NULL. */
+static void sort_by_part(int32_t count, const int32_t *part, int32_t nparts, int32_t *start, int32_t *order,
+                         int32_t *newpos)
+{
+    memset(start, 0, ((size_t)nparts + 1) * sizeof *start);
+    for (int32_t i = 0; i < count; i++) start[part[i] + 1]++;
+    for (int32_t p = 0; p < nparts; p++) start[p + 1] += start[p];
+    for (int32_t i = 0; i < count; i++) {
+        /* start[p] runs ahead while filling and is restored below */
+        int32_t pos = start[part[i]]++;
+        order[pos] = i;
+        if (newpos) newpos[i] = pos;
+    }
+    for (int32_t p = nparts; p > 0; p--) start[p] = start[p - 1];
+    start[0] = 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Within each part, rows by descending in-part count, ties by original row (Algorithm 1
+ * line 17-18), one part per task. Key = (LIMIT - count) << 32 | row sorts ascending. */
+static void sort_rows_in_parts(spx_ehyb_fmt *F, const int32_t *in_cnt, int64_t *keys, int nt)
+{
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (F->m > SPX_EHYB_PARALLEL_MIN)
+    for (int32_t p = 0; p < F->nparts; p++) {
+        const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1];
+        for (int32_t r = r0; r < r1; r++) {
+            const int32_t i = F->row_perm[r];
+            keys[r] = ((int64_t)(SPX_EHYB_SEG_LIMIT - in_cnt[i]) << 32) | (int64_t)i;
+        }
+        qsort(keys + r0, (size_t)(r1 - r0), sizeof *keys, cmp_i64);
+        for (int32_t r = r0; r < r1; r++) F->row_perm[r] = (int32_t)(keys[r] & 0xffffffff);
+    }
+}
+
+/* Part sizes, slices and slot offsets of the ELL part (serial prefix sums). */
+static spx_status plan_ell(spx_ctx *ctx, spx_ehyb_fmt *F, const int32_t *in_cnt)
+{
+    int64_t ns = 0;
+    F->part_slice[0] = 0;
+    for (int32_t p = 0; p < F->nparts; p++) {
+        ns += (F->row_start[p + 1] - F->row_start[p] + SPX_EHYB_SLICE - 1) / SPX_EHYB_SLICE;
+        F->part_slice[p + 1] = (int32_t)ns;
+        const int32_t seg = F->col_start[p + 1] - F->col_start[p];
+        if (seg > F->seg_max) F->seg_max = seg;
+    }
+    F->n_ell_slices = (int32_t)ns;
+    F->ell_ptr = spx_malloc_array(ctx, (size_t)ns + 1, sizeof *F->ell_ptr);
+    if (!F->ell_ptr) return spx_fail_nomem(ctx, "ehyb: ELL slice offsets");
+    int64_t slots = 0;
+    F->ell_ptr[0] = 0;
+    for (int32_t p = 0; p < F->nparts; p++)
+        for (int32_t s = F->part_slice[p]; s < F->part_slice[p + 1]; s++) {
+            const int32_t first = F->row_start[p] + (s - F->part_slice[p]) * SPX_EHYB_SLICE;
+            slots += (int64_t)SPX_EHYB_SLICE * in_cnt[F->row_perm[first]];
+            F->ell_ptr[s + 1] = slots;
+        }
+    F->ell_slots = slots;
+    F->ell_col = spx_malloc_array(ctx, (size_t)slots, sizeof *F->ell_col);
+    F->ell_val = spx_malloc_array(ctx, (size_t)slots, spx_ehyb_vbytes(F));
+    if (!F->ell_col || !F->ell_val) return spx_fail_nomem(ctx, "ehyb: ELL slots");
+    return SPX_OK;
+}
+
+/* Fills the ELL slots of part p: each lane's in-part entries, then padding (offset = the
+ * segment length, value 0), lanes past the part's last row all padding. */
+static void fill_ell_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, const int32_t *col_new,
+                          int32_t p)
+{
+    const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1], c0 = F->col_start[p];
+    const uint16_t pad = (uint16_t)(F->col_start[p + 1] - c0);
+    for (int32_t s = F->part_slice[p]; s < F->part_slice[p + 1]; s++) {
+        const int64_t base = F->ell_ptr[s], width = (F->ell_ptr[s + 1] - base) / SPX_EHYB_SLICE;
+        for (int32_t l = 0; l < SPX_EHYB_SLICE; l++) {
+            const int32_t r = r0 + (s - F->part_slice[p]) * SPX_EHYB_SLICE + l;
+            int64_t k = 0;
+            if (r < r1) {
+                const int32_t i = F->row_perm[r];
+                for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+                    const int32_t j = A->colind[e];
+                    if (P->col_part[j] != p) continue;
+                    const int64_t slot = base + k++ * SPX_EHYB_SLICE + l;
+                    F->ell_col[slot] = (uint16_t)(col_new[j] - c0);
+                    put_val(F->ell_val, F->precision, slot, A->val[e]);
+                }
+            }
+            for (; k < width; k++) {
+                F->ell_col[base + k * SPX_EHYB_SLICE + l] = pad;
+                put_val(F->ell_val, F->precision, base + k * SPX_EHYB_SLICE + l, 0.0);
+            }
+        }
+    }
+}
+
+/* The ER rows (1 .. LONG-1 out-of-part entries) by descending count, ties by row: a
+ * counting sort (the counts are small), and the long rows ascending. */
+static spx_status plan_er(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt)
+{
+    enum { L = SPX_EHYB_ER_LONG_ROW };
+    int64_t bucket[L + 1] = {0};
+    int32_t n_long = 0;
+    int64_t long_nnz = 0;
+    for (int32_t i = 0; i < A->m; i++) {
+        const int64_t c = A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i];
+        if (c >= L) {
+            n_long++;
+            long_nnz += c;
+        } else if (c > 0) {
+            bucket[c]++;
+        }
+    }
+    int64_t n_er = 0;
+    for (int c = L - 1; c >= 1; c--) { /* bucket[c] becomes the first position of count c */
+        const int64_t here = bucket[c];
+        bucket[c] = n_er;
+        n_er += here;
+    }
+    F->n_er_rows = (int32_t)n_er;
+    F->n_er_slices = (int32_t)((n_er + SPX_EHYB_SLICE - 1) / SPX_EHYB_SLICE);
+    F->n_long = n_long;
+    F->long_nnz = long_nnz;
+    F->er_row = spx_malloc_array(ctx, (size_t)F->n_er_slices * SPX_EHYB_SLICE, sizeof *F->er_row);
+    F->er_ptr = spx_malloc_array(ctx, (size_t)F->n_er_slices + 1, sizeof *F->er_ptr);
+    F->long_row = spx_malloc_array(ctx, (size_t)n_long, sizeof *F->long_row);
+    F->long_ptr = spx_malloc_array(ctx, (size_t)n_long + 1, sizeof *F->long_ptr);
+    if (!F->er_row || !F->er_ptr || !F->long_row || !F->long_ptr) return spx_fail_nomem(ctx, "ehyb: ER rows");
+    for (int64_t t = 0; t < (int64_t)F->n_er_slices * SPX_EHYB_SLICE; t++) F->er_row[t] = -1;
+    F->long_ptr[0] = 0;
+    int32_t li = 0;
+    for (int32_t i = 0; i < A->m; i++) {
+        const int64_t c = A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i];
+        if (c >= L) {
+            F->long_row[li] = i;
+            F->long_ptr[li + 1] = F->long_ptr[li] + c;
+            li++;
+        } else if (c > 0) {
+            F->er_row[bucket[c]++] = i;
+        }
+    }
+    F->er_ptr[0] = 0;
+    for (int32_t s = 0; s < F->n_er_slices; s++) {
+        const int32_t i = F->er_row[(int64_t)s * SPX_EHYB_SLICE]; /* the slice's longest row */
+        F->er_ptr[s + 1] = F->er_ptr[s] + SPX_EHYB_SLICE * (A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i]);
+    }
+    F->er_slots = F->er_ptr[F->n_er_slices];
+    F->er_col = spx_malloc_array(ctx, (size_t)F->er_slots, sizeof *F->er_col);
+    F->er_val = spx_malloc_array(ctx, (size_t)F->er_slots, spx_ehyb_vbytes(F));
+    F->long_col = spx_malloc_array(ctx, (size_t)long_nnz, sizeof *F->long_col);
+    F->long_val = spx_malloc_array(ctx, (size_t)long_nnz, spx_ehyb_vbytes(F));
+    if (!F->er_col || !F->er_val || !F->long_col || !F->long_val) return spx_fail_nomem(ctx, "ehyb: ER entries");
+    return SPX_OK;
+}
+
+/* Fills ER slice s: each lane's out-of-part entries (original columns), then padding (-1, 0). */
+static void fill_er_slice(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, int32_t s)
+{
+    const int64_t base = F->er_ptr[s], width = (F->er_ptr[s + 1] - base) / SPX_EHYB_SLICE;
+    for (int32_t l = 0; l < SPX_EHYB_SLICE; l++) {
+        const int32_t i = F->er_row[(int64_t)s * SPX_EHYB_SLICE + l];
+        int64_t k = 0;
+        if (i >= 0)
+            for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+                if (P->col_part[A->colind[e]] == P->row_part[i]) continue;
+                const int64_t slot = base + k++ * SPX_EHYB_SLICE + l;
+                F->er_col[slot] = A->colind[e];
+                put_val(F->er_val, F->precision, slot, A->val[e]);
+            }
+        for (; k < width; k++) {
+            F->er_col[base + k * SPX_EHYB_SLICE + l] = -1;
+            put_val(F->er_val, F->precision, base + k * SPX_EHYB_SLICE + l, 0.0);
+        }
+    }
+}
+
+/* Fills long row li's out-of-part entries in column order. */
+static void fill_long_row(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, int32_t li)
+{
+    const int32_t i = F->long_row[li];
+    int64_t k = F->long_ptr[li];
+    for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+        if (P->col_part[A->colind[e]] == P->row_part[i]) continue;
+        F->long_col[k] = A->colind[e];
+        put_val(F->long_val, F->precision, k++, A->val[e]);
+    }
+}
+
+/* The renumbering: column and row orders by part, then the in-part row sort. */
+static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_ehyb_parts *P, ehyb_work *w, int nt)
+{
+    F->row_start = spx_malloc_array(ctx, (size_t)F->nparts + 1, sizeof *F->row_start);
+    F->col_start = spx_malloc_array(ctx, (size_t)F->nparts + 1, sizeof *F->col_start);
+    F->part_slice = spx_malloc_array(ctx, (size_t)F->nparts + 1, sizeof *F->part_slice);
+    F->row_perm = spx_malloc_array(ctx, (size_t)F->m, sizeof *F->row_perm);
+    F->col_perm = spx_malloc_array(ctx, (size_t)F->n, sizeof *F->col_perm);
+    if (!F->row_start || !F->col_start || !F->part_slice || !F->row_perm || !F->col_perm)
+        return spx_fail_nomem(ctx, "ehyb: permutations");
+    sort_by_part(F->n, P->col_part, F->nparts, F->col_start, F->col_perm, w->col_new);
+    sort_by_part(F->m, P->row_part, F->nparts, F->row_start, F->row_perm, NULL);
+    sort_rows_in_parts(F, w->in_cnt, w->keys, nt);
+    return SPX_OK;
+}
+
+/* Renumbering and the ELL, ER and long-row contents. */
+static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P,
+                              ehyb_work *w)
+{
+    const int nt = spx_ctx_threads(ctx);
+    F->ell_nnz = count_in_part(A, P, w->in_cnt, nt);
+    F->er_nnz = A->nnz - F->ell_nnz;
+    spx_status s;
+    if ((s = renumber(ctx, F, P, w, nt)) || (s = plan_ell(ctx, F, w->in_cnt)) || (s = plan_er(ctx, F, A, w->in_cnt)))
+        return s;
+#pragma omp parallel num_threads(nt) if (A->nnz + A->m > SPX_EHYB_PARALLEL_MIN)
+    {
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int32_t p = 0; p < F->nparts; p++) fill_ell_part(F, A, P, w->col_new, p);
+#pragma omp for schedule(dynamic, 64) nowait
+        for (int32_t s2 = 0; s2 < F->n_er_slices; s2++) fill_er_slice(F, A, P, s2);
+#pragma omp for schedule(dynamic, 1)
+        for (int32_t li = 0; li < F->n_long; li++) fill_long_row(F, A, P, li);
+    }
+    return SPX_OK;
+}
+
+spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_parts *parts, spx_precision prec,
+                              spx_ehyb_algo algo, spx_ehyb_fmt **out)
+{
+    spx_ehyb_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
+    if (!F) return spx_fail_nomem(ctx, "ehyb layout");
+    *F = (spx_ehyb_fmt){.m = A->m, .n = A->n, .nnz = A->nnz, .precision = prec, .algo = algo, .split = parts->split,
+                        .K = parts->K, .P = parts->P, .nparts = parts->nparts, .seg_cap = parts->seg_cap,
+                        .edge_cut = parts->edge_cut};
+    ehyb_work w = {0};
+    w.in_cnt = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *w.in_cnt);
+    w.col_new = spx_malloc_array(ctx, (size_t)A->n + 1, sizeof *w.col_new);
+    w.keys = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *w.keys);
+    spx_status s = !w.in_cnt || !w.col_new || !w.keys ? spx_fail_nomem(ctx, "ehyb: build work arrays")
+                                                       : fill_layout(ctx, F, A, parts, &w);
+    spx_free(ctx, w.in_cnt);
+    spx_free(ctx, w.col_new);
+    spx_free(ctx, w.keys);
+    if (s) {
+        spx_ehyb_fmt_destroy(ctx, F);
+        return s;
+    }
+    *out = F;
+    return SPX_OK;
+}
+
+/* Minimum bytes of one SpMV with b = 0, as the CUDA kernels move them: every ELL and ER slot
+ * (padding included), slice offsets, ER row ids, the part tables; x once through col_perm
+ * for the segments plus one read per ER entry; y once through row_perm, and read + written
+ * again for every row with ER entries. */
+double spx_ehyb_fmt_bytes(const spx_ehyb_fmt *F)
+{
+    const double vb = (double)spx_ehyb_vbytes(F);
+    double b = (double)F->ell_slots * (2.0 + vb) + (double)F->er_slots * (4.0 + vb) + (double)F->long_nnz * (4.0 + vb);
+    b += 8.0 * ((double)F->n_ell_slices + 1 + F->n_er_slices + 1 + F->n_long + 1);
+    b += 4.0 * ((double)F->n_er_slices * SPX_EHYB_SLICE + F->n_long) + 12.0 * ((double)F->nparts + 1);
+    b += (vb + 4.0) * (double)F->n + vb * (double)F->er_nnz;
+    b += (vb + 4.0) * (double)F->m + 2.0 * vb * (double)(F->n_er_rows + F->n_long);
+    return b;
+}

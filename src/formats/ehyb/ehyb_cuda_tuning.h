@@ -1,0 +1,27 @@
+/* src/formats/ehyb/ehyb_cuda_tuning.h: launch shapes of the ehyb CUDA kernels. Device limits
+ * (SMs, shared memory per block) are read at run time; the segment sizing lives in
+ * ehyb_tuning.h (SPX_EHYB_BLOCKS_PER_SM). "guess" = a starting point, not yet measured on the
+ * H100/H200. Each can be overridden at build time (-D... in CMAKE_CUDA_FLAGS). */
+#ifndef SPX_FORMATS_EHYB_CUDA_TUNING_H
+#define SPX_FORMATS_EHYB_CUDA_TUNING_H
+
+#include "formats/ehyb/ehyb_tuning.h"
+
+/* ELL kernel: threads of the block that owns one part (its warps share the part's slices
+ * through a shared-memory counter). Guess: 16 warps, so SPX_EHYB_BLOCKS_PER_SM = 2 blocks
+ * fill 32 of an SM's 64 warp slots; to measure with 8 and 32 warps. */
+#ifndef SPX_EHYB_CUDA_ELL_BLOCK
+#define SPX_EHYB_CUDA_ELL_BLOCK 512
+#endif
+
+/* ER kernel: threads per block (a warp per ER slice or long row). Guess: the common 8 warps. */
+#ifndef SPX_EHYB_CUDA_ER_BLOCK
+#define SPX_EHYB_CUDA_ER_BLOCK 256
+#endif
+
+/* Unrolling of a lane's loop over its slice's columns. Guess: 4, as csr's row loops. */
+#ifndef SPX_EHYB_CUDA_UNROLL
+#define SPX_EHYB_CUDA_UNROLL 4
+#endif
+
+#endif

@@ -1,0 +1,126 @@
+/* src/formats/ehyb/ehyb_ops.c: the ehyb format's entry in the registry: availability (METIS),
+ * the plan's build (device sizes, partition, layout, each timed as a phase) and its stats. */
+#include <string.h>
+
+#include "cuda/gateway.h"
+#include "formats/ehyb/ehyb.h"
+#include "formats/ehyb/ehyb_tuning.h"
+#include "spmv/format.h"
+
+/* The algorithm of that name (NULL, "auto": the default, metis), or -1. */
+static int algo_from_name(const char *name)
+{
+    if (!name || !strcmp(name, "auto")) return SPX_EHYB_METIS;
+    for (int i = 0; spx_ehyb_algo_names[i]; i++)
+        if (!strcmp(spx_ehyb_algo_names[i], name)) return i;
+    return -1;
+}
+
+/* metis (the default, and what NULL asks about) needs METIS; bfs runs everywhere. */
+static int ehyb_available(const char *algo, const char **why)
+{
+    if (algo_from_name(algo) == SPX_EHYB_BFS || spx_ehyb_have_metis()) return 1;
+    *why = "METIS not found (install libmetis-dev)";
+    return 0;
+}
+
+/* The device the layout is sized for: the plan's GPU when it runs on CUDA, else the CPU
+ * default (ehyb_tuning.h). */
+static spx_status ehyb_target(spx_ctx *ctx, const spx_plan_opts *o, spx_ehyb_target *t)
+{
+    t->sms = SPX_EHYB_CPU_DEFAULT_SMS;
+    t->smem_per_block = SPX_EHYB_CPU_DEFAULT_SMEM;
+    spx_backend b = SPX_BACKEND_CPU;
+    spx_status s = spx_ctx_resolve_backend(ctx, o->backend, &b);
+    if (s || b != SPX_BACKEND_CUDA) return s;
+    spx_device_info info;
+    if ((s = spx_cuda_query(ctx, &info))) return s;
+    if (info.sm_count > 0) t->sms = info.sm_count;
+    if (info.smem_per_block_optin > 0) t->smem_per_block = info.smem_per_block_optin;
+    return SPX_OK;
+}
+
+static spx_status ehyb_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
+                             spx_phase_log *log, void **impl)
+{
+    const int algo = algo_from_name(o->algo);
+    if (algo < 0) return spx_fail(ctx, SPX_ERR_ARG, "ehyb: unknown algorithm '%s'", o->algo);
+    spx_ehyb_target tg;
+    spx_status s = ehyb_target(ctx, o, &tg);
+    if (s) return s;
+    spx_ehyb_parts parts = {0};
+    double t_graph = 0, t_part = 0;
+    s = spx_ehyb_partition(ctx, A, (spx_ehyb_algo)algo, &tg, o->precision, &parts, &t_graph, &t_part);
+    spx_phase_add(log, "graph", t_graph);
+    spx_phase_add(log, "partition", t_part);
+    if (s) return s;
+    const double t0 = spx_now();
+    spx_ehyb_fmt *F = NULL;
+    s = spx_ehyb_fmt_build(ctx, A, &parts, o->precision, (spx_ehyb_algo)algo, &F);
+    spx_phase_add(log, "reorder", spx_now() - t0);
+    spx_ehyb_parts_free(ctx, &parts);
+    if (!s) *impl = F;
+    return s;
+}
+
+static spx_status ehyb_to_csr(spx_ctx *ctx, const void *impl, spx_csr **out)
+{
+    return spx_ehyb_fmt_to_csr(ctx, impl, out);
+}
+
+static spx_status ehyb_spmv_cpu(spx_ctx *ctx, const void *impl, const spx_spmv_args *a)
+{
+    return spx_ehyb_fmt_spmv_cpu(ctx, impl, a->precision, a->alpha, a->x, a->beta, a->y);
+}
+
+static void ehyb_destroy(spx_ctx *ctx, void *impl) { spx_ehyb_fmt_destroy(ctx, impl); }
+
+static const char *ehyb_algo_name(const void *impl)
+{
+    return spx_ehyb_algo_names[((const spx_ehyb_fmt *)impl)->algo];
+}
+
+static const char *ehyb_cpu_kernel_name(const void *impl) { return "cpu_omp_parts"; }
+
+static double ehyb_bytes(const void *impl) { return spx_ehyb_fmt_bytes(impl); }
+
+/* K, P, parts, segment sizes, the ER fraction (nonzeros outside their row's part), how full
+ * the ELL and ER slots are, bytes per nonzero. */
+static void ehyb_stats(const void *impl, spx_stat_list *l)
+{
+    const spx_ehyb_fmt *F = impl;
+    const double nnz = F->nnz > 0 ? (double)F->nnz : 1.0;
+    spx_stat_text(l, "partitioner", F->split == SPX_EHYB_SPLIT_BLOCKS ? "blocks (fallback)"
+                                                                      : spx_ehyb_algo_names[F->algo]);
+    spx_stat_num(l, "K", F->K);
+    spx_stat_num(l, "P", F->P);
+    spx_stat_num(l, "parts", F->nparts);
+    spx_stat_num(l, "segment_cap", F->seg_cap);
+    spx_stat_num(l, "segment_max", F->seg_max);
+    spx_stat_num(l, "edge_cut", (double)F->edge_cut);
+    spx_stat_num(l, "er_fraction", (double)F->er_nnz / nnz);
+    spx_stat_num(l, "ell_slices", F->n_ell_slices);
+    spx_stat_num(l, "ell_fill", F->ell_slots ? (double)F->ell_nnz / (double)F->ell_slots : 1.0);
+    spx_stat_num(l, "ell_padding_slots", (double)(F->ell_slots - F->ell_nnz));
+    spx_stat_num(l, "er_rows", F->n_er_rows);
+    spx_stat_num(l, "er_fill", F->er_slots ? (double)(F->er_nnz - F->long_nnz) / (double)F->er_slots : 1.0);
+    spx_stat_num(l, "er_long_rows", F->n_long);
+    spx_stat_num(l, "bytes_per_nnz", spx_ehyb_fmt_bytes(F) / nnz);
+}
+
+const spx_format_ops spx_ehyb_ops = {
+    .name = "ehyb",
+    .summary = "explicit-caching hybrid: METIS parts, x segments in shared memory, 16-bit sliced ELL + ER (EHYB)",
+    .algos = spx_ehyb_algo_names,
+    .kernel_prefix = "ehyb_",
+    .available = ehyb_available,
+    .build = ehyb_build,
+    .to_csr = ehyb_to_csr,
+    .spmv_cpu = ehyb_spmv_cpu,
+    .destroy = ehyb_destroy,
+    .algo_name = ehyb_algo_name,
+    .cpu_kernel_name = ehyb_cpu_kernel_name,
+    .bytes_per_spmv = ehyb_bytes,
+    .stats = ehyb_stats,
+    .cuda = spx_ehyb_cuda,
+};

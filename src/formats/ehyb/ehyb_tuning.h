@@ -1,0 +1,54 @@
+/* src/formats/ehyb/ehyb_tuning.h: the ehyb format's host-side constants: partitioning, part
+ * sizing, the METIS options and the CPU plan's stand-in device. Each says where it comes
+ * from; "guess" marks the ones still to be measured on the GPU (docs/formats/ehyb.md). */
+#ifndef SPX_FORMATS_EHYB_TUNING_H
+#define SPX_FORMATS_EHYB_TUNING_H
+
+/* Rows of a slice: the warp size (§3.2: "the stride of the slice will be equal to the size of
+ * warp"). Not tunable: the kernels map one lane to one row of a slice. */
+#define SPX_EHYB_SLICE 32
+
+/* The 16-bit column offsets of the sliced-ELL part (§3.4) address 65536 cells: a part's x
+ * segment is at most this long, the last cell being the 0 that padding slots point at
+ * (a longer part is split, never truncated). */
+#define SPX_EHYB_SEG_LIMIT 65535
+
+/* A CPU plan has no device to ask: it lays the matrix out for an H100 SXM (132 SMs, 227 KiB
+ * of opt-in shared memory per block), so the CPU oracle checks the layout a GPU plan of the
+ * machine we measure on gets. */
+#define SPX_EHYB_CPU_DEFAULT_SMS 132
+#define SPX_EHYB_CPU_DEFAULT_SMEM (227 * 1024)
+
+/* Blocks of the ELL kernel that share one SM: the x segment gets smem_per_block_optin /
+ * this. The paper uses the whole of it (one block per SM); 2 lets one block's segment load
+ * overlap the other's slices. Guess, to measure (1 vs 2 vs 3). */
+#define SPX_EHYB_BLOCKS_PER_SM 2
+
+/* Shared memory kept back per block for the kernel's own variables (the slice counter). */
+#define SPX_EHYB_SMEM_RESERVE 256
+/* Shared memory the CUDA runtime reserves per resident block on sm_80 and later (an SM's
+ * 228 KiB = the 227 KiB opt-in + this): BLOCKS_PER_SM blocks fit when each takes at most
+ * (opt-in + 1 KiB) / BLOCKS_PER_SM - 1 KiB. */
+#define SPX_EHYB_SMEM_SYSTEM 1024
+
+/* Fewest rows a part is made with (smaller matrices get fewer than K x P parts): below ~8
+ * slices a block spends more on loading its segment than on its rows. Guess, to measure. */
+#define SPX_EHYB_MIN_PART_ROWS 256
+
+/* METIS's load-imbalance tolerance in 1/1000 (METIS_OPTION_UFACTOR; 30 is METIS's own
+ * default for k-way): K is chosen so that a part 3 % over the mean still fits. */
+#define SPX_EHYB_METIS_UFACTOR 30
+/* The fixed seed that makes METIS (and so CI) deterministic. */
+#define SPX_EHYB_METIS_SEED 4242
+
+/* An ER row with at least this many entries leaves the ER slices for the long-row list (a
+ * warp per row, CSR order): a slice is as wide as its longest row, so one row of 10^6
+ * out-of-part entries would otherwise pad its 31 neighbours to 10^6 slots each. Guess: a
+ * warp per row pays from about two rounds of 32 lanes; to measure. */
+#define SPX_EHYB_ER_LONG_ROW 64
+
+/* Preprocessing loops over fewer items than this run on one thread: a parallel region's
+ * start and barrier cost more than the work (and far more on a loaded machine). */
+#define SPX_EHYB_PARALLEL_MIN 16384
+
+#endif

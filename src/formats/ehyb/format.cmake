@@ -1,0 +1,18 @@
+# src/formats/ehyb/format.cmake: METIS 5.1 for the ehyb format's default partitioner. Looks in
+# the tree's .device/metis (Debian's libmetis5 + libmetis-dev unpacked with dpkg -x, carried to
+# the GPU machine, which cannot install packages) and in the system paths; links it to spx
+# (a full library path, so CMake's build RPATH finds it at run time) and sets SPX_HAVE_METIS
+# to 1, or to 0 when missing (the format's `available` then says why; algorithm bfs still runs).
+find_path(SPX_METIS_INCLUDE_DIR metis.h
+  HINTS ${CMAKE_SOURCE_DIR}/.device/metis/usr/include)
+find_library(SPX_METIS_LIBRARY NAMES metis
+  HINTS ${CMAKE_SOURCE_DIR}/.device/metis/usr/lib/x86_64-linux-gnu)
+if(SPX_METIS_INCLUDE_DIR AND SPX_METIS_LIBRARY)
+  target_include_directories(spx PRIVATE ${SPX_METIS_INCLUDE_DIR})
+  target_link_libraries(spx PRIVATE ${SPX_METIS_LIBRARY})
+  target_compile_definitions(spx PRIVATE SPX_HAVE_METIS=1)
+  message(STATUS "spx: ehyb: METIS ${SPX_METIS_LIBRARY}")
+else()
+  target_compile_definitions(spx PRIVATE SPX_HAVE_METIS=0)
+  message(STATUS "spx: ehyb: METIS not found (install libmetis-dev); ehyb's metis algorithm is not built")
+endif()
