@@ -5,6 +5,7 @@
  * device-built layouts identical); plus the GPU COO -> CSR and the runtime helpers.
  * Environment: SPX_GPU_TEST_QUICK or SPX_GPU_TEST_NO_SHARED leave out the shared matrices;
  * SPX_GPU_TEST_SKIP_CUSPARSE leaves out cuSPARSE (racecheck flags hazards inside its kernels);
+ * SPX_GPU_TEST_FORMATS=a,b keeps only those formats (sanitizer runs split by format);
  * SPX_SHARED_MATRICES overrides the directory of the shared matrices. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -37,11 +38,22 @@ static int N_CFGS;
 
 /* Fills CFGS from the registry: every available format with a CUDA path, every algorithm,
  * host-built and (where the format can) device-built. */
+/* Whether SPX_GPU_TEST_FORMATS (a comma list; unset: every format) names the format. */
+static int format_selected(const char *name)
+{
+    const char *list = getenv("SPX_GPU_TEST_FORMATS");
+    if (!list || !*list) return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\0')) return 1;
+    return 0;
+}
+
 static void collect_cfgs(void)
 {
     for (int i = 0; i < spx_format_count(); i++) {
         spx_format_desc d;
-        if (spx_format_describe(i, &d) != SPX_OK || !d.has_cuda) continue;
+        if (spx_format_describe(i, &d) != SPX_OK || !d.has_cuda || !format_selected(d.name)) continue;
         if (!d.available) {
             printf("format %s skipped: not built: %s\n", d.name, d.why_unavailable);
             continue;
@@ -549,16 +561,9 @@ static void test_runtime(spx_ctx *ctx)
 
 int main(void)
 {
-    if (!spx_cuda_compiled() || spx_cuda_device_count() == 0) {
-        printf("0 passed, 0 failed (no GPU: skipped)\n");
-        return 77;
-    }
     spx_ctx *ctx = NULL;
-    spx_ctx_opts o = {.backend = SPX_BACKEND_CUDA};
-    if (spx_ctx_create(&ctx, &o) != SPX_OK) {
-        fprintf(stderr, "cannot create a context\n");
-        return 1;
-    }
+    int rc = fc_gpu_ctx(&ctx);
+    if (rc) return rc;
     collect_cfgs();
     printf("%d configurations from the registry:", N_CFGS);
     for (int k = 0; k < N_CFGS; k++) printf(" %s/%s%s", CFGS[k].format, CFGS[k].algo, CFGS[k].build == SPX_BUILD_DEVICE ? "@dev" : "");

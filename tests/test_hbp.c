@@ -146,15 +146,9 @@ static void check_both(spx_ctx *ctx, const spx_csr *A, int32_t H, int32_t W, con
 static void test_worked_example(spx_ctx *ctx)
 {
     /* row 0: (0,1) (1,2) (4,3); row 1: (2,4); row 2: empty; row 3: (0,5) (1,6) (2,7) (5,8) */
-    static const int64_t rp[] = {0, 3, 4, 4, 8};
-    static const int32_t ci[] = {0, 1, 4, 2, 0, 1, 2, 5};
-    static const double va[] = {1, 2, 3, 4, 5, 6, 7, 8};
-    spx_csr *A = NULL;
-    CHECK_OK(ctx, spx_csr_alloc(ctx, 4, 6, 8, &A));
+    spx_csr *A = tm_worked_example(ctx);
+    CHECK(A != NULL);
     if (!A) return;
-    memcpy(A->rowptr, rp, sizeof rp);
-    memcpy(A->colind, ci, sizeof ci);
-    memcpy(A->val, va, sizeof va);
     spx_hbp_fmt *F = NULL;
     CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "sort", 32, 4, &F));
     if (F) {

@@ -69,7 +69,8 @@ typedef struct spx_hbp_fmt {
     float *val32;           /* [nnz] */
     /* Fig. 6 balance: mean over groups of the stddev of row lengths within a group, with
      * the tile's non-empty rows in original order (before) and in slot order (after); lane
-     * utilisation = nnz / (32 * sum of the groups' longest row), before and after. */
+     * utilisation = nnz / (32 * sum of the groups' longest row), before and after. A device
+     * build computes the "after" pair only and sets the "before" pair to NaN. */
     double balance_before, balance_after, lane_util_before, lane_util_after;
 } spx_hbp_fmt;
 
@@ -83,6 +84,15 @@ void spx_hbp_arrays(spx_hbp_fmt *F, void **ptr[SPX_HBP_N_ARRAYS], int64_t count[
 /* The tile shape for a matrix: H and W from the shape rule (hbp_tuning.h) for these
  * features and value size, within smem_bytes of shared memory per block. */
 void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long smem_bytes, int32_t *H, int32_t *W);
+
+/* The algorithm of that name (NULL: SPX_HBP_AUTO), or -1 when there is none. */
+int spx_hbp_algo_from_name(const char *name);
+
+/* Sets F's header for an m x n matrix with nnz entries: sizes, precision, algo (AUTO resolved
+ * to HASH), shape, panel and block counts; leaves the arrays and the figures alone. Shared by
+ * the host and device builds. */
+void spx_hbp_fmt_header(spx_hbp_fmt *F, int32_t m, int32_t n, int64_t nnz, spx_precision prec, spx_hbp_algo algo,
+                        int32_t H, int32_t W);
 
 /* Checks a tile shape against the layout's index types: SPX_ERR_OVERFLOW (H, W too large) or
  * SPX_ERR_ARG (not a multiple of 32 / not a power of two), with a message. */
@@ -105,7 +115,8 @@ spx_status spx_hbp_fmt_spmv_cpu(spx_ctx *ctx, const spx_hbp_fmt *F, spx_precisio
  * bucket. Shared by the host and device builds. */
 int spx_hbp_agg_shift(const int64_t *hist);
 
-/* The stats slot's figures of a layout (shape, tiles, fill, groups, balance). */
+/* The stats slot's figures of a layout (shape, tiles, fill, groups, balance; a NaN "before"
+ * figure, as a device build leaves it, is shown as text saying it was not computed). */
 void spx_hbp_fmt_stats(const spx_hbp_fmt *F, spx_stat_list *out);
 
 #ifdef __cplusplus

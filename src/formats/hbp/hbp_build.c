@@ -14,8 +14,7 @@
 
 const char *const spx_hbp_algo_names[] = {"auto", "hash", "hash_atomic", "sort", NULL};
 
-/* The algorithm of that name, or -1. */
-static int algo_from_name(const char *name)
+int spx_hbp_algo_from_name(const char *name)
 {
     if (!name) return SPX_HBP_AUTO;
     for (int i = 0; spx_hbp_algo_names[i]; i++)
@@ -235,24 +234,24 @@ static spx_status convert(spx_ctx *ctx, const spx_csr *A, spx_hbp_fmt *F, int lw
     return SPX_OK;
 }
 
-/* The header fields of F for A with the given shape and algorithm. */
-static void init_header(spx_hbp_fmt *F, const spx_csr *A, spx_precision prec, spx_hbp_algo algo, int32_t H, int32_t W)
+void spx_hbp_fmt_header(spx_hbp_fmt *F, int32_t m, int32_t n, int64_t nnz, spx_precision prec, spx_hbp_algo algo,
+                        int32_t H, int32_t W)
 {
-    F->m = A->m;
-    F->n = A->n;
-    F->nnz = A->nnz;
+    F->m = m;
+    F->n = n;
+    F->nnz = nnz;
     F->precision = prec;
     F->algo = algo == SPX_HBP_AUTO ? SPX_HBP_HASH : algo;
     F->H = H;
     F->W = W;
-    F->n_panels = (int32_t)(((int64_t)A->m + H - 1) / H);
-    F->n_colblocks = (int32_t)(((int64_t)A->n + W - 1) / W);
+    F->n_panels = (int32_t)(((int64_t)m + H - 1) / H);
+    F->n_colblocks = (int32_t)(((int64_t)n + W - 1) / W);
 }
 
 spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
                              const char *algo, int32_t H, int32_t W, spx_hbp_fmt **out)
 {
-    int a = algo_from_name(algo);
+    int a = spx_hbp_algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", algo);
     if (H == 0 && W == 0)
         spx_hbp_tile_shape(feat, (int)spx_precision_bytes(prec), SPX_HBP_SMEM_BUDGET, &H, &W);
@@ -261,7 +260,7 @@ spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features 
     build_ws ws = {0};
     spx_hbp_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
     if (!F) return spx_fail_nomem(ctx, "hbp layout");
-    init_header(F, A, prec, (spx_hbp_algo)a, H, W);
+    spx_hbp_fmt_header(F, A->m, A->n, A->nnz, prec, (spx_hbp_algo)a, H, W);
     const int lw = log2_exact(W);
     int64_t hist[32];
     F->panel_tile = spx_calloc_array(ctx, (size_t)F->n_panels + 1, sizeof *F->panel_tile);
@@ -391,9 +390,15 @@ void spx_hbp_fmt_stats(const spx_hbp_fmt *F, spx_stat_list *out)
     spx_stat_num(out, "groups", (double)F->n_groups);
     spx_stat_num(out, "slots", (double)F->n_slots);
     spx_stat_num(out, "agg_shift_a", F->agg_shift);
-    spx_stat_num(out, "group_stddev_before", F->balance_before);
+    if (isnan(F->balance_before))
+        spx_stat_text(out, "group_stddev_before", "n/a: built on the device (after only)");
+    else
+        spx_stat_num(out, "group_stddev_before", F->balance_before);
     spx_stat_num(out, "group_stddev_after", F->balance_after);
-    spx_stat_num(out, "lane_util_before", F->lane_util_before);
+    if (isnan(F->lane_util_before))
+        spx_stat_text(out, "lane_util_before", "n/a: built on the device (after only)");
+    else
+        spx_stat_num(out, "lane_util_before", F->lane_util_before);
     spx_stat_num(out, "lane_util_after", F->lane_util_after);
     spx_stat_num(out, "bytes_per_nnz", F->nnz ? spx_hbp_fmt_bytes(F) / (double)F->nnz : 0.0);
 }

@@ -1,5 +1,5 @@
-/* src/formats/hbp/hbp_cuda.cu: the hbp format's GPU half: the host layout uploaded as it is,
- * SpMV (HBP Algorithm 3 with §III-C's mixed scheduling) with two combine steps (`hash`/`sort`:
+/* src/formats/hbp/hbp_cuda.cu: the hbp format's GPU half: the host layout uploaded as it is
+ * or built on the device (hbp_build_cuda.cu), SpMV (HBP Algorithm 3 with §III-C's mixed scheduling) with two combine steps (`hash`/`sort`:
  * one CTA per row panel, partial sums of a row's column blocks added in shared memory;
  * `hash_atomic`: one warp per tile, atomicAdd into y), the device layout back to CSR, and the
  * layout statistics. Nothing is allocated per call: the ticket counter is made at upload. */
@@ -9,6 +9,7 @@
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/hbp/hbp.h"
+#include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_cuda_tuning.h"
 #include "formats/hbp/hbp_tuning.h"
 
@@ -379,21 +380,30 @@ spx_status hbp_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void *
     return SPX_OK;
 }
 
+/* Builds the layout on the device from the uploaded CSR (A's arrays stay the plan's), then
+ * the ticket counter and the launch, as an upload does. */
+spx_status hbp_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, const spx_plan_opts *opts,
+                     spx_phase_log *log, void **dev)
+{
+    if (!ctx || !A || !dev) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "hbp build: NULL argument") : SPX_ERR_ARG;
+    hbp_dev *d = (hbp_dev *)spx_calloc_array(ctx, 1, sizeof *d);
+    if (!d) return spx_fail_nomem(ctx, "hbp GPU state");
+    spx_status s = spx_hbp_dev_build(ctx, A, feat, opts ? opts->algo : NULL, 0, 0, log, &d->L);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);
+    if (!s) s = plan_launch(ctx, d);
+    if (s) {
+        hbp_free(ctx, d);
+        return s;
+    }
+    *dev = d;
+    return SPX_OK;
+}
+
 /* The device layout back to a host CSR: downloaded into a host layout, decoded there. */
 spx_status hbp_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 {
-    hbp_dev *d = (hbp_dev *)dev; /* read only */
-    spx_hbp_fmt *F = (spx_hbp_fmt *)spx_calloc_array(ctx, 1, sizeof *F);
-    if (!F) return spx_fail_nomem(ctx, "hbp download");
-    *F = d->L;
-    clear_arrays(F);
-    array_table h = table_of(F), g = table_of(&d->L);
-    spx_status s = SPX_OK;
-    for (int i = 0; i < SPX_HBP_N_ARRAYS && !s; i++) {
-        *h.ptr[i] = spx_malloc_array(ctx, (size_t)h.count[i], h.size[i]);
-        s = *h.ptr[i] ? spx_cuda_d2h(ctx, *h.ptr[i], *g.ptr[i], (size_t)h.count[i] * h.size[i])
-                      : spx_fail_nomem(ctx, "hbp download");
-    }
+    spx_hbp_fmt *F = NULL;
+    spx_status s = spx_hbp_dev_download(ctx, &((const hbp_dev *)dev)->L, &F);
     if (!s) s = spx_hbp_fmt_to_csr(ctx, F, out);
     spx_hbp_fmt_destroy(ctx, F);
     return s;
@@ -417,8 +427,7 @@ void hbp_free(spx_ctx *ctx, void *dev)
 {
     hbp_dev *d = (hbp_dev *)dev;
     if (!d) return;
-    array_table g = table_of(&d->L);
-    for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) spx_cuda_free(ctx, *g.ptr[i]);
+    spx_hbp_dev_free(ctx, &d->L);
     spx_cuda_free(ctx, d->ticket);
     spx_free(ctx, d);
 }
@@ -430,13 +439,14 @@ const char *hbp_algo(const void *dev) { return spx_hbp_algo_names[((const hbp_de
 /* The layout's minimum bytes (the same figure as the host layout's). */
 double hbp_bytes(const void *dev) { return spx_hbp_fmt_bytes(&((const hbp_dev *)dev)->L); }
 
-/* The layout's figures, from the header the device state keeps. */
+/* The layout's figures, from the header the device state keeps (a device build's: the
+ * "before" balance shown as not computed). */
 void hbp_stats(const void *dev, spx_stat_list *out) { spx_hbp_fmt_stats(&((const hbp_dev *)dev)->L, out); }
 
 /* The GPU half (slots in spx_format_cuda's order). */
 const spx_format_cuda hbp_cuda = {
     hbp_upload, /* upload */
-    NULL,       /* build: on the device (not yet: docs/formats/hbp.md) */
+    hbp_build,  /* build: on the device, from the uploaded CSR */
     hbp_to_csr, /* to_csr */
     hbp_spmv,   /* spmv */
     hbp_free,   /* free */
@@ -449,3 +459,33 @@ const spx_format_cuda hbp_cuda = {
 } /* namespace */
 
 extern "C" const spx_format_cuda *spx_hbp_cuda(void) { return &hbp_cuda; }
+
+extern "C" spx_status spx_hbp_dev_download(spx_ctx *ctx, const spx_hbp_fmt *L, spx_hbp_fmt **out)
+{
+    if (!ctx || !L || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "hbp download: NULL argument") : SPX_ERR_ARG;
+    spx_hbp_fmt *F = (spx_hbp_fmt *)spx_calloc_array(ctx, 1, sizeof *F);
+    if (!F) return spx_fail_nomem(ctx, "hbp download");
+    *F = *L;
+    clear_arrays(F);
+    array_table h = table_of(F), g = table_of((spx_hbp_fmt *)L); /* L read only */
+    spx_status s = SPX_OK;
+    for (int i = 0; i < SPX_HBP_N_ARRAYS && !s; i++) {
+        *h.ptr[i] = spx_malloc_array(ctx, (size_t)h.count[i], h.size[i]);
+        s = *h.ptr[i] || h.count[i] == 0 ? spx_cuda_d2h(ctx, *h.ptr[i], *g.ptr[i], (size_t)h.count[i] * h.size[i])
+                                         : spx_fail_nomem(ctx, "hbp download");
+    }
+    if (s) {
+        spx_hbp_fmt_destroy(ctx, F);
+        return s;
+    }
+    *out = F;
+    return SPX_OK;
+}
+
+extern "C" void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L)
+{
+    if (!L) return;
+    array_table g = table_of(L);
+    for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) spx_cuda_free(ctx, *g.ptr[i]);
+    clear_arrays(L);
+}

@@ -18,5 +18,10 @@
  * column of the segment (a coalesced load of W values then pays for itself); otherwise x is
  * read through L1/L2. Guess 1: measure 0.25..4 on the default suite. */
 #define SPX_HBP_STAGE_NNZ_PER_COL 1
+/* Device build (hbp_build_cuda.cu): threads per CTA of its grid-stride kernels (one thread
+ * per row in the row walks, one warp per group in the group passes) and resident CTAs per SM
+ * they are sized for. Guesses: measure 128..512 and 4..16 on rmat 23 and uniform 16.8M x 8. */
+#define SPX_HBP_BUILD_BLOCK 256
+#define SPX_HBP_BUILD_BLOCKS_PER_SM 8
 
 #endif

@@ -1,7 +1,7 @@
 /* src/formats/hbp/hbp_hash.c: the reorder inside a tile on the host (HBP §III-B): the
  * nonlinear hash as a stable counting sort by aggregation bucket (deterministic: the slot
- * order is (bucket, row), what the device build's ballot-ranked insertion also produces), the
- * sort2D baseline, the aggregation shift sampled from the matrix, and the Fig. 6 metric. */
+ * order is (bucket, row), what the device build's stable radix sort by (tile, bucket) also
+ * produces), the sort2D baseline, the aggregation shift sampled from the matrix, and the Fig. 6 metric. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,30 @@
+/* src/formats/hbp/hbp_cuda.h: the hbp layout built on the device from the uploaded CSR (HBP
+ * Algorithm 2 on the GPU, hbp_build_cuda.cu), read back and freed (hbp_cuda.cu); C entry
+ * points for the format's GPU half and the tests (hbp_stub.c stands in without CUDA). */
+#ifndef SPX_FORMATS_HBP_CUDA_H
+#define SPX_FORMATS_HBP_CUDA_H
+
+#include "formats/hbp/hbp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Builds the layout of A (on the device) into L: L's header and figures on the host, its
+ * arrays on the device, identical to spx_hbp_fmt_build's for the same algo, H and W (0, 0: the
+ * shape rule's for feat, within the device's shared memory and SPX_HBP_SMEM_BUDGET). The
+ * Fig. 6 "before" figures are NaN (not computed). Phases "count", "hash" or "sort", "convert"
+ * go to log (may be NULL). On failure L holds no device memory. */
+spx_status spx_hbp_dev_build(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, const char *algo,
+                             int32_t H, int32_t W, spx_phase_log *log, spx_hbp_fmt *L);
+
+/* A host copy of the device layout L (header, figures and every array). */
+spx_status spx_hbp_dev_download(spx_ctx *ctx, const spx_hbp_fmt *L, spx_hbp_fmt **out);
+
+/* Frees L's device arrays and clears their pointers (L itself is the caller's). */
+void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,20 @@
+/* src/formats/hbp/hbp_stub.c: the hbp device-layout entry points (hbp_cuda.h) for builds
+ * without CUDA: each reports SPX_ERR_NOT_COMPILED. */
+#include "formats/hbp/hbp_cuda.h"
+
+spx_status spx_hbp_dev_build(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, const char *algo,
+                             int32_t H, int32_t W, spx_phase_log *log, spx_hbp_fmt *L)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp device build: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_dev_download(spx_ctx *ctx, const spx_hbp_fmt *L, spx_hbp_fmt **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp download: the CUDA backend is not compiled into this build");
+}
+
+void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L)
+{
+    (void)ctx;
+    (void)L;
+}
