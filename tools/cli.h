@@ -27,6 +27,8 @@ int cli_fail(spx_ctx *ctx, const char *what, spx_status s);
 /* Options common to the commands; unset fields keep their zero defaults. */
 typedef struct cli_opts {
     const char *format, *algo, *formats, *suite, *json_path, *csv_path, *out_path;
+    const char *method; /* spgemm: --method */
+    int transpose_b;    /* spgemm: --transpose-b */
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
@@ -105,6 +107,7 @@ int cmd_formats(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
+int cmd_spgemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_readbench(int argc, char **argv);
 

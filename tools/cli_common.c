@@ -96,6 +96,7 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--json")) o->json_path = val;
     else if (!strcmp(opt, "--csv")) o->csv_path = val;
     else if (!strcmp(opt, "-o")) o->out_path = val;
+    else if (!strcmp(opt, "--method")) o->method = val;
     else if (!strcmp(opt, "--backend")) {
         if (!strcmp(val, "cpu")) o->backend = SPX_BACKEND_CPU;
         else if (!strcmp(val, "cuda")) o->backend = SPX_BACKEND_CUDA;
@@ -135,6 +136,7 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
             else if (!strcmp(a, "--cold")) o->cold = 1;
             else if (!strcmp(a, "--strict")) o->strict = 1;
             else if (!strcmp(a, "--no-baseline")) o->no_baseline = 1;
+            else if (!strcmp(a, "--transpose-b")) o->transpose_b = 1;
             continue;
         }
         if (i + 1 >= argc) return cli_error("option '%s' needs a value", a);

@@ -15,6 +15,9 @@ static const char usage[] =
     "  spmv SRC [--format F] [--algo A] [--backend cpu|cuda|auto] [--precision fp64|fp32]\n"
     "       [--reps N] [--warmup N] [--cold] [--threads N] [--json] [--no-baseline]\n"
     "                                       plan, verify against the reference, time\n"
+    "  spgemm SRC_A [SRC_B] [--transpose-b] [--method M] [--algo A] [--backend ...] [--precision ...]\n"
+    "       [-o C.mtx[.gz]] [--json] [--threads N]\n"
+    "                                       C = A*B (A*A without SRC_B), phases, GFLOPS, verified\n"
     "  bench [SRC...] [--suite FILE] [--formats all|LIST] [--backend ...] [--precision ...]\n"
     "       [--reps N] [--cold] [--json FILE] [--csv FILE]\n"
     "                                       every format on every matrix, as a table\n"
@@ -48,6 +51,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info")) return cmd_info(argc, argv);
     if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
     if (!strcmp(cmd, "spmv")) return cmd_spmv(argc, argv);
+    if (!strcmp(cmd, "spgemm")) return cmd_spgemm(argc, argv);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
     if (!strcmp(cmd, "readbench")) return cmd_readbench(argc, argv);
     return cli_error("unknown command '%s' (try `spx --help`)", cmd);

@@ -6,6 +6,7 @@
 #include "spx/context.h"
 #include "spx/matrix.h"
 #include "spx/plan.h"
+#include "spx/spgemm.h"
 #include "spx/vector.h"
 #include "spx/io.h"
 #include "spx/gen.h"

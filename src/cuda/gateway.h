@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "spmv/format.h"
+#include "spgemm/impl.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,6 +78,14 @@ spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr
 #define SPX_FORMAT(name) const spx_format_cuda *spx_##name##_cuda(void);
 #include "spmv/formats.def"
 #undef SPX_FORMAT
+
+/* Every SpGEMM implementation's GPU table, from src/spgemm/impls.def (NULL in builds
+ * without CUDA: src/spgemm/spgemm_stub.c). */
+#define SPX_SPGEMM_ON_GPU_CPU(name)
+#define SPX_SPGEMM_ON_GPU_CUDA(name) SPX_SPGEMM_GETTER(name)
+#define SPX_SPGEMM_IMPL(name, site) SPX_SPGEMM_ON_GPU_##site(name)
+#include "spgemm/impls.def"
+#undef SPX_SPGEMM_IMPL
 
 #ifdef __cplusplus
 }

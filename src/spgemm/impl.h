@@ -1,0 +1,72 @@
+/* src/spgemm/impl.h: the SpGEMM implementation table (analyse, symbolic, update_values,
+ * numeric, destroy) every method fills, the inputs it receives, and the registry over
+ * src/spgemm/impls.def. A NULL slot among the optional ones means "not supported". */
+#ifndef SPX_SPGEMM_IMPL_H
+#define SPX_SPGEMM_IMPL_H
+
+#include "core/ctx.h"
+#include "core/phase.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an implementation multiplies: A (m x k) times B (k x n), both host CSR with sorted
+ * columns (B already transposed by the plan when asked), in the plan's precision, with the
+ * resolved algorithm (an entry of the impl's algos, or NULL when it has none). */
+typedef struct spx_spgemm_input {
+    const spx_csr *A, *B;
+    spx_precision precision;
+    const char *algo;
+} spx_spgemm_input;
+
+/* Implementation flags. */
+enum {
+    SPX_SPGEMM_BASELINE = 1u << 0 /* a vendor library measured as the reference */
+};
+
+typedef struct spx_spgemm_impl {
+    const char *name;
+    const char *summary;
+    const char *const *algos; /* NULL-terminated, algos[0] the default; NULL: none */
+    spx_backend backend;      /* CPU or CUDA */
+    unsigned flags;           /* SPX_SPGEMM_* */
+    /* Pre-analysis: whatever the method keeps (uploads on the GPU), the products C needs
+     * (*products). *state is set only on success. */
+    spx_status (*analyse)(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, void **state,
+                          int64_t *products);
+    /* Symbolic: C's row lengths, hence its row pointers, exactly; *nnz_c their total. */
+    spx_status (*symbolic)(spx_ctx *ctx, void *state, spx_phase_log *log, int64_t *nnz_c);
+    /* The values of in's matrices changed (same pattern): re-read them. */
+    spx_status (*update_values)(spx_ctx *ctx, void *state, const spx_spgemm_input *in, spx_phase_log *log);
+    /* Numeric: fills C, allocated by the plan for the symbolic nnz_c (rowptr, colind, val),
+     * with sorted columns. May leave C partly written on failure. */
+    spx_status (*numeric)(spx_ctx *ctx, void *state, spx_phase_log *log, spx_csr *C);
+    void (*destroy)(spx_ctx *ctx, void *state);
+    /* The kernel (or CPU loop) that computes C. */
+    const char *(*kernel_name)(const void *state);
+} spx_spgemm_impl;
+
+/* The registry: the impl of that name (NULL: unknown) and whether it is built. */
+int spx_spgemm_impl_count(void);
+/* The i-th impl's name and table (NULL table: a CUDA impl in a build without CUDA). */
+const char *spx_spgemm_impl_name(int i);
+const spx_spgemm_impl *spx_spgemm_impl_at(int i);
+/* The index of the impl called name, or -1. */
+int spx_spgemm_impl_find(const char *name);
+/* Whether name is one of impl's algorithms. */
+int spx_spgemm_impl_has_algo(const spx_spgemm_impl *impl, const char *name);
+
+/* An implementation's table getter; impl.h declares the CPU ones of src/spgemm/impls.def,
+ * src/cuda/gateway.h the CUDA ones (their GPU halves). */
+#define SPX_SPGEMM_GETTER(name) const spx_spgemm_impl *spx_spgemm_##name(void);
+#define SPX_SPGEMM_ON_HOST_CPU(name) SPX_SPGEMM_GETTER(name)
+#define SPX_SPGEMM_ON_HOST_CUDA(name)
+#define SPX_SPGEMM_IMPL(name, site) SPX_SPGEMM_ON_HOST_##site(name)
+#include "spgemm/impls.def"
+#undef SPX_SPGEMM_IMPL
+
+#ifdef __cplusplus
+}
+#endif
+#endif

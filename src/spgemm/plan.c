@@ -1,0 +1,283 @@
+/* src/spgemm/plan.c: the SpGEMM plan lifecycle: check the shapes, resolve backend, method
+ * and algorithm, make B^T when asked, analyse and run the symbolic phase (C sized exactly);
+ * then numeric runs into a new or reused C, new values without re-analysis, and the report
+ * of what it cost (phases, products, memory held and at peak). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda/gateway.h"
+#include "spgemm/spgemm_internal.h"
+
+struct spx_spgemm_plan {
+    spx_ctx *ctx;
+    const spx_spgemm_impl *impl;
+    void *state; /* the implementation's */
+    spx_backend backend;
+    spx_precision precision;
+    int transpose_b;
+    const spx_csr *A, *B; /* the caller's, as given */
+    spx_csr *Bt;          /* B^T, plan-owned, when transpose_b */
+    int64_t *bt_perm;     /* Bt->val[q] = B->val[bt_perm[q]] */
+    spx_spgemm_input in;
+    char method[32], algo[32];
+    int32_t m, k, n;
+    int64_t products, nnz_c;
+    spx_phase_log plan_log, run_log;
+    double plan_seconds, run_seconds;
+    long runs;
+    size_t host_bytes, device_bytes;
+    size_t host_peak, device_peak; /* above what the context held when a call began */
+};
+
+/* The context's memory at the start of a call; its peak is restarted from there so the
+ * call's own peak can be read at the end (then the context's peak is put back). */
+typedef struct mem_window {
+    size_t host0, dev0, host_peak0, dev_peak0;
+} mem_window;
+
+static void window_open(spx_ctx *ctx, mem_window *w)
+{
+    w->host0 = __atomic_load_n(&ctx->host.bytes, __ATOMIC_RELAXED);
+    w->dev0 = __atomic_load_n(&ctx->dev.bytes, __ATOMIC_RELAXED);
+    w->host_peak0 = __atomic_exchange_n(&ctx->host.peak, w->host0, __ATOMIC_RELAXED);
+    w->dev_peak0 = __atomic_exchange_n(&ctx->dev.peak, w->dev0, __ATOMIC_RELAXED);
+}
+
+/* Folds the call's peaks into *host_peak and *dev_peak (the plan's, or NULL) and restores the
+ * context's lifetime peaks. */
+static void window_close(spx_ctx *ctx, const mem_window *w, size_t *host_peak, size_t *dev_peak)
+{
+    size_t hp = __atomic_load_n(&ctx->host.peak, __ATOMIC_RELAXED);
+    size_t dp = __atomic_load_n(&ctx->dev.peak, __ATOMIC_RELAXED);
+    if (host_peak && hp - w->host0 > *host_peak) *host_peak = hp - w->host0;
+    if (dev_peak && dp - w->dev0 > *dev_peak) *dev_peak = dp - w->dev0;
+    __atomic_store_n(&ctx->host.peak, hp > w->host_peak0 ? hp : w->host_peak0, __ATOMIC_RELAXED);
+    __atomic_store_n(&ctx->dev.peak, dp > w->dev_peak0 ? dp : w->dev_peak0, __ATOMIC_RELAXED);
+}
+
+/* The default method of a backend. */
+static const char *default_method(spx_backend b) { return b == SPX_BACKEND_CUDA ? "spx" : "gustavson"; }
+
+/* Resolves the method (its backend first, so `--method cusparse` needs no `--backend`), the
+ * backend it runs on and its algorithm into p. */
+static spx_status resolve_method(spx_spgemm_plan *p, const spx_spgemm_opts *o)
+{
+    spx_ctx *ctx = p->ctx;
+    const int named = o->method && strcmp(o->method, "auto");
+    spx_backend asked = o->backend, b = SPX_BACKEND_CPU;
+    int idx = named ? spx_spgemm_impl_find(o->method) : -1;
+    if (named && idx < 0) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: unknown method '%s' (see `spx spgemm --help`)", o->method);
+    spx_spgemm_method_desc d;
+    if (named) spx_spgemm_method_describe(idx, &d);
+    if (named && asked == SPX_BACKEND_AUTO) asked = d.backend;
+    spx_status s = spx_ctx_resolve_backend(ctx, asked, &b);
+    if (s) return s;
+    if (!named) idx = spx_spgemm_impl_find(default_method(b));
+    const spx_spgemm_impl *impl = spx_spgemm_impl_at(idx);
+    const char *name = spx_spgemm_impl_name(idx);
+    if (!impl)
+        return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "spgemm: method '%s' is not built: the CUDA backend is not compiled",
+                        name);
+    if (impl->backend != b)
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: method '%s' runs on %s, not on the %s backend", name,
+                        spx_backend_str(impl->backend), spx_backend_str(b));
+    const char *algo = o->algo && strcmp(o->algo, "auto") ? o->algo : (impl->algos ? impl->algos[0] : NULL);
+    if (algo && !spx_spgemm_impl_has_algo(impl, algo))
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: method '%s' has no algorithm '%s'", name, algo);
+    p->impl = impl;
+    p->backend = b;
+    snprintf(p->method, sizeof p->method, "%s", name);
+    snprintf(p->algo, sizeof p->algo, "%s", algo ? algo : "default");
+    p->in.algo = algo;
+    return SPX_OK;
+}
+
+/* Checks one operand: CSR invariants and strictly increasing columns in every row. */
+static spx_status check_operand(spx_ctx *ctx, const spx_csr *M, const char *name)
+{
+    spx_status s = spx_csr_check(ctx, M);
+    if (s) return s;
+    int32_t row = 0;
+    if (!spx_spgemm_sorted_unique(M, &row))
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s row %d has unsorted or repeated columns (spx builds them sorted)",
+                        name, row);
+    return SPX_OK;
+}
+
+/* Checks the arguments and the shapes: A's columns must equal B's rows (B^T's with
+ * transpose_b). */
+static spx_status check_args(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *o)
+{
+    if (o->precision != SPX_FP64 && o->precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: unknown precision");
+    if (o->transpose_b != 0 && o->transpose_b != 1) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: transpose_b must be 0 or 1");
+    spx_status s = check_operand(ctx, A, "A");
+    if (!s) s = check_operand(ctx, B, "B");
+    if (s) return s;
+    const int32_t inner = o->transpose_b ? B->n : B->m;
+    if (A->n != inner)
+        return spx_fail(ctx, SPX_ERR_ARG,
+                        "spgemm: inner dimensions differ: A is %d x %d, B%s is %d x %d (A's columns must equal "
+                        "B%s's rows)",
+                        A->m, A->n, o->transpose_b ? "^T" : "", o->transpose_b ? B->n : B->m,
+                        o->transpose_b ? B->m : B->n, o->transpose_b ? "^T" : "");
+    return SPX_OK;
+}
+
+/* B^T when asked, then the implementation's analysis and symbolic phase. */
+static spx_status plan_build(spx_spgemm_plan *p)
+{
+    spx_status s = SPX_OK;
+    if (p->transpose_b) {
+        double t0 = spx_now();
+        s = spx_spgemm_transpose(p->ctx, p->B, &p->Bt, &p->bt_perm);
+        spx_phase_add(&p->plan_log, "transpose", spx_now() - t0);
+        if (s) return s;
+    }
+    p->in.A = p->A;
+    p->in.B = p->transpose_b ? p->Bt : p->B;
+    p->in.precision = p->precision;
+    if (p->backend == SPX_BACKEND_CUDA && (s = spx_cuda_init(p->ctx))) return s;
+    if ((s = p->impl->analyse(p->ctx, &p->in, &p->plan_log, &p->state, &p->products))) return s;
+    return p->impl->symbolic(p->ctx, p->state, &p->plan_log, &p->nnz_c);
+}
+
+spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *opts,
+                                  spx_spgemm_plan **out)
+{
+    if (!ctx || !A || !B || !out)
+        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_spgemm_plan_create: NULL argument") : SPX_ERR_ARG;
+    const double t0 = spx_now();
+    spx_spgemm_opts o = {0};
+    if (opts) o = *opts;
+    spx_status s = check_args(ctx, A, B, &o);
+    if (s) return s;
+    mem_window w;
+    window_open(ctx, &w);
+    spx_spgemm_plan *p = spx_malloc(ctx, sizeof *p);
+    if (!p) {
+        window_close(ctx, &w, NULL, NULL);
+        return spx_fail_nomem(ctx, "spgemm plan");
+    }
+    memset(p, 0, sizeof *p);
+    p->ctx = ctx;
+    p->precision = o.precision;
+    p->transpose_b = o.transpose_b;
+    p->A = A;
+    p->B = B;
+    p->m = A->m;
+    p->k = A->n;
+    p->n = o.transpose_b ? B->m : B->n;
+    s = resolve_method(p, &o);
+    if (!s) s = plan_build(p);
+    window_close(ctx, &w, &p->host_peak, &p->device_peak);
+    if (s) {
+        spx_spgemm_plan_destroy(&p);
+        return s;
+    }
+    p->host_bytes = ctx->host.bytes - w.host0;
+    p->device_bytes = ctx->dev.bytes - w.dev0;
+    p->plan_seconds = spx_now() - t0;
+    *out = p;
+    return SPX_OK;
+}
+
+spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p)
+{
+    if (!p) return SPX_ERR_ARG;
+    const double t0 = spx_now();
+    if (p->transpose_b) spx_spgemm_transpose_values(p->B, p->bt_perm, p->Bt);
+    spx_status s = SPX_OK;
+    if (p->backend == SPX_BACKEND_CUDA) s = spx_cuda_init(p->ctx);
+    if (!s && p->impl->update_values) s = p->impl->update_values(p->ctx, p->state, &p->in, &p->plan_log);
+    spx_phase_add(&p->plan_log, "update_values", spx_now() - t0);
+    return s;
+}
+
+/* A C to refill in place must be one this plan made: same shape and nonzero count. */
+static spx_status check_reused(const spx_spgemm_plan *p, const spx_csr *C)
+{
+    if (C->m != p->m || C->n != p->n || C->nnz != p->nnz_c || !C->owns || C->ctx != p->ctx)
+        return spx_fail(p->ctx, SPX_ERR_ARG,
+                        "spgemm run: *C (%d x %d, %lld nonzeros) is not a result of this plan (%d x %d, %lld "
+                        "nonzeros); pass NULL for a new one",
+                        C->m, C->n, (long long)C->nnz, p->m, p->n, (long long)p->nnz_c);
+    return SPX_OK;
+}
+
+/* A new C for the symbolic nnz, refused with a clear message when over the host budget. */
+static spx_status new_result(spx_spgemm_plan *p, spx_csr **C)
+{
+    const size_t bytes = ((size_t)p->m + 1) * sizeof(int64_t) + (size_t)p->nnz_c * (sizeof(int32_t) + sizeof(double));
+    spx_status s = spx_host_budget_require(p->ctx, bytes, SPX_ERR_NOMEM, "spgemm: C (%d x %d, %lld nonzeros)", p->m,
+                                           p->n, (long long)p->nnz_c);
+    if (!s) s = spx_csr_alloc(p->ctx, p->m, p->n, p->nnz_c, C);
+    return s;
+}
+
+spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **Cp)
+{
+    if (!p || !Cp) return p ? spx_fail(p->ctx, SPX_ERR_ARG, "spx_spgemm_run: NULL argument") : SPX_ERR_ARG;
+    spx_csr *C = *Cp;
+    spx_status s = C ? check_reused(p, C) : SPX_OK;
+    if (s) return s;
+    const double t0 = spx_now();
+    mem_window w;
+    window_open(p->ctx, &w);
+    if (!C) s = new_result(p, &C);
+    if (!s && p->backend == SPX_BACKEND_CUDA) s = spx_cuda_init(p->ctx);
+    if (!s) {
+        memset(&p->run_log, 0, sizeof p->run_log);
+        s = p->impl->numeric(p->ctx, p->state, &p->run_log, C);
+    }
+    window_close(p->ctx, &w, &p->host_peak, &p->device_peak);
+    if (s) {
+        if (C != *Cp) spx_csr_destroy(&C);
+        return s;
+    }
+    memset(&C->meta, 0, sizeof C->meta);
+    p->run_seconds = spx_now() - t0;
+    p->runs++;
+    *Cp = C;
+    return SPX_OK;
+}
+
+spx_status spx_spgemm_plan_get_info(const spx_spgemm_plan *p, spx_spgemm_info *info)
+{
+    if (!p || !info) return SPX_ERR_ARG;
+    memset(info, 0, sizeof *info);
+    snprintf(info->method, sizeof info->method, "%s", p->method);
+    snprintf(info->algo, sizeof info->algo, "%s", p->algo);
+    snprintf(info->kernel, sizeof info->kernel, "%s", p->impl->kernel_name ? p->impl->kernel_name(p->state) : "?");
+    info->backend = p->backend;
+    info->precision = p->precision;
+    info->transpose_b = p->transpose_b;
+    info->m = p->m;
+    info->k = p->k;
+    info->n = p->n;
+    info->nnz_a = p->A->nnz;
+    info->nnz_b = p->B->nnz;
+    info->nnz_c = p->nnz_c;
+    info->products = p->products;
+    info->compression = p->nnz_c ? (double)p->products / (double)p->nnz_c : 0.0;
+    info->plan_seconds = p->plan_seconds;
+    info->run_seconds = p->run_seconds;
+    info->runs = p->runs;
+    for (int i = 0; i < p->plan_log.n; i++) info->phases[info->n_phases++] = p->plan_log.phases[i];
+    for (int i = 0; i < p->run_log.n; i++) info->phases[info->n_phases++] = p->run_log.phases[i];
+    info->host_bytes = p->host_bytes;
+    info->host_peak_bytes = p->host_peak;
+    info->device_bytes = p->device_bytes;
+    info->device_peak_bytes = p->device_peak;
+    return SPX_OK;
+}
+
+void spx_spgemm_plan_destroy(spx_spgemm_plan **pp)
+{
+    if (!pp || !*pp) return;
+    spx_spgemm_plan *p = *pp;
+    if (p->state && p->impl && p->impl->destroy) p->impl->destroy(p->ctx, p->state);
+    spx_csr_destroy(&p->Bt);
+    spx_free(p->ctx, p->bt_perm);
+    spx_free(p->ctx, p);
+    *pp = NULL;
+}

@@ -1,0 +1,22 @@
+/* src/spgemm/spgemm_dev.cuh: what the SpGEMM GPU implementations share: the operands on the
+ * device (the gateway's device CSR: int32 row pointers, values in the plan's precision) and
+ * C's columns and values brought back into a host CSR whose row pointers the caller set. */
+#ifndef SPX_SPGEMM_DEV_CUH
+#define SPX_SPGEMM_DEV_CUH
+
+#include "cuda/runtime.cuh"
+#include "spgemm/impl.h"
+
+/* A and B on the device. */
+typedef struct spx_spgemm_operands {
+    spx_dev_csr A, B;
+} spx_spgemm_operands;
+
+/* Uploads in's A and B (SPX_ERR_OVERFLOW beyond 2^31 - 1 nonzeros); frees both on failure. */
+spx_status spx_spgemm_dev_upload(spx_ctx *ctx, const spx_spgemm_input *in, spx_spgemm_operands *out);
+void spx_spgemm_dev_free(spx_ctx *ctx, spx_spgemm_operands *ops);
+/* Copies nnz columns and values (precision prec, device) into C->colind and C->val (fp64). */
+spx_status spx_spgemm_dev_download(spx_ctx *ctx, const int32_t *colind, const void *val, spx_precision prec,
+                                   int64_t nnz, spx_csr *C);
+
+#endif

@@ -1,0 +1,22 @@
+/* src/spgemm/spgemm_internal.h: helpers the SpGEMM plan shares with its implementations:
+ * the transpose for C = A*B^T, the input check, and the products count. */
+#ifndef SPX_SPGEMM_INTERNAL_H
+#define SPX_SPGEMM_INTERNAL_H
+
+#include "spgemm/impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* *out = B^T (sorted columns) and *perm with out->val[q] = B->val[perm[q]]. */
+spx_status spx_spgemm_transpose(spx_ctx *ctx, const spx_csr *B, spx_csr **out, int64_t **perm);
+/* Refreshes T = B^T's values from B through the map spx_spgemm_transpose made. */
+void spx_spgemm_transpose_values(const spx_csr *B, const int64_t *perm, spx_csr *T);
+/* 1 when every row's columns increase strictly; else 0 with *bad_row the first that does not. */
+int spx_spgemm_sorted_unique(const spx_csr *A, int32_t *bad_row);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

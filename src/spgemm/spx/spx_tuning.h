@@ -1,0 +1,32 @@
+/* src/spgemm/spx/spx_tuning.h: the spx GPU SpGEMM's constants, each with its source. None is
+ * measured on the GPU machine yet: the first GPU run should sweep them (bench/NOTES.md). */
+#ifndef SPX_SPGEMM_SPX_TUNING_H
+#define SPX_SPGEMM_SPX_TUNING_H
+
+/* Row sparsity threshold P of ApSpGEMM §4.2 (a row with nnz / ncols above it is a dense-panel
+ * row); 0.05 is the paper's value. Counted and reported; dense panels still take the sparse
+ * path (docs/spgemm.md, "not yet done"). */
+#define SPX_GPU_DENSE_ROW_P 0.05
+/* Hash slots per key a row's table holds at least (load <= 1/2, as the CPU's tables). */
+#define SPX_GPU_SLOTS_PER_KEY 2
+/* The smallest table a row gets (one slot per lane of a warp-sized group). */
+#define SPX_GPU_MIN_SLOTS 32
+/* Threads of a block at most (the paper's configuration: the largest kernel size). */
+#define SPX_GPU_MAX_BLOCK 1024
+/* Shared memory a block of several row groups aims at, so that a few blocks share an SM;
+ * one group whose table needs more gets a block of its own, up to the device's opt-in limit. */
+#define SPX_GPU_GROUP_SMEM_TARGET (48 * 1024)
+/* Algorithm 2 (thread-group size M): at most this many adjustments, and the factor within
+ * which iter_thread counts as close to 2 x rows per group (the paper's ">>" and "<<"). */
+#define SPX_GPU_ALG2_STEPS 12
+#define SPX_GPU_ALG2_SLACK 2
+/* Threads of the fallback kernel's block (one block per row, dense accumulator in global
+ * memory), and the global pool the fallback rows of one round share at most (at least one
+ * row's n-wide accumulator is always allocated). */
+#define SPX_GPU_FALLBACK_BLOCK 256
+#define SPX_GPU_FALLBACK_POOL_BYTES (1ull << 30)
+/* Pre-analysis kernel: threads per block; grid-stride blocks per SM. */
+#define SPX_GPU_ANALYSE_BLOCK 256
+#define SPX_GPU_ANALYSE_BLOCKS_PER_SM 8
+
+#endif

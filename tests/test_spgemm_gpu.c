@@ -1,0 +1,143 @@
+/* tests/test_spgemm_gpu.c: every CUDA SpGEMM method (spx; cusparse alg1, alg2, alg3) against
+ * the independent reference of spgemm_check.h, fp64 and fp32, A*B and A*A^T, on the edge
+ * cases (one takes the global fallback), generated matrices; value updates; and every
+ * device allocation failed in turn (an error, nothing left on the device). Skips (77)
+ * without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves cuSPARSE out (for
+ * racecheck, as tests/test_gpu.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ctx.h"
+#include "spgemm_check.h"
+
+static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
+
+/* A method and algorithm under test. */
+typedef struct gpu_method {
+    const char *method, *algo;
+} gpu_method;
+
+static gpu_method METHODS[8];
+static int N_METHODS;
+
+/* The CUDA methods of the registry, each algorithm. */
+static void collect_methods(void)
+{
+    const int skip_cusparse = getenv("SPX_GPU_TEST_SKIP_CUSPARSE") != NULL;
+    for (int i = 0; i < spx_spgemm_method_count(); i++) {
+        spx_spgemm_method_desc d;
+        if (spx_spgemm_method_describe(i, &d) || d.backend != SPX_BACKEND_CUDA || !d.available) continue;
+        if (skip_cusparse && d.is_baseline) continue;
+        if (!d.algos) METHODS[N_METHODS++] = (gpu_method){d.name, NULL};
+        for (int a = 0; d.algos && d.algos[a] && N_METHODS < 8; a++) METHODS[N_METHODS++] = (gpu_method){d.name, d.algos[a]};
+    }
+}
+
+/* Every method on A*B and A*A^T, both precisions. */
+static void check_methods(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const char *what)
+{
+    for (int t = 0; t < N_METHODS; t++)
+        for (int p = 0; p < 2; p++)
+            for (int tr = 0; tr < 2; tr++) {
+                const spx_csr *R = tr ? A : B;
+                sc_check(ctx, A, R, tr, SPX_BACKEND_CUDA, METHODS[t].method, METHODS[t].algo, precisions[p], what);
+            }
+}
+
+static void test_edge_cases(spx_ctx *ctx)
+{
+    for (int c = 0; c < SC_N_CASES; c++) {
+        spx_csr *A = NULL, *B = NULL;
+        if (sc_case_make(ctx, c, &A, &B)) check_methods(ctx, A, B, sc_cases[c].name);
+        spx_csr_destroy(&A);
+        spx_csr_destroy(&B);
+    }
+}
+
+static void test_generated(spx_ctx *ctx)
+{
+    static const char *specs[] = {"gen:poisson2d:n=40", "gen:poisson3d:n=12", "gen:rmat:scale=11,ef=8",
+                                  "gen:uniform:m=3000,k=8", "gen:powerlaw:m=2000,k=6"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        spx_csr *A = NULL;
+        if (spx_gen(ctx, specs[i], &A) == SPX_OK) check_methods(ctx, A, A, specs[i]);
+        spx_csr_destroy(&A);
+    }
+}
+
+/* New values of A and B: the next run of every method uses them. */
+static void test_update_values(spx_ctx *ctx)
+{
+    for (int t = 0; t < N_METHODS; t++) {
+        spx_csr *A = NULL, *C = NULL;
+        if (spx_gen(ctx, "gen:uniform:m=900,k=6", &A)) continue;
+        spx_spgemm_opts o = {.method = METHODS[t].method, .algo = METHODS[t].algo, .backend = SPX_BACKEND_CUDA};
+        spx_spgemm_plan *plan = NULL;
+        CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+        if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+        for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 11) - 0.5;
+        if (plan) CHECK_OK(ctx, spx_spgemm_plan_update_values(plan));
+        if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+        sc_ref r;
+        sc_ref_make(A, A, 0, &r);
+        CHECK_MSG(C && sc_matches(C, &r, SPX_FP64, "gpu update_values"), "%s/%s", METHODS[t].method,
+                  METHODS[t].algo ? METHODS[t].algo : "-");
+        sc_ref_free(&r);
+        spx_spgemm_plan_destroy(&plan);
+        spx_csr_destroy(&C);
+        spx_csr_destroy(&A);
+    }
+}
+
+/* The n-th device allocation of plan + run fails, for every n until both succeed: a
+ * DEVICE_ALLOC error each time and no device memory left after the plan is destroyed. */
+static void test_device_alloc_failures(void)
+{
+    for (int t = 0; t < N_METHODS; t++) {
+        int saw_success = 0;
+        for (long n = 1; n < 100 && !saw_success; n++) {
+            spx_ctx *ctx = NULL;
+            spx_ctx_opts co = {.backend = SPX_BACKEND_CUDA};
+            if (spx_ctx_create(&ctx, &co)) return;
+            spx_csr *A = NULL, *C = NULL;
+            spx_gen(ctx, "gen:poisson2d:n=30", &A);
+            spx_ctx_fail_device_alloc_at(ctx, n);
+            spx_spgemm_opts o = {.method = METHODS[t].method, .algo = METHODS[t].algo, .backend = SPX_BACKEND_CUDA};
+            spx_spgemm_plan *plan = NULL;
+            spx_status s = spx_spgemm_plan_create(ctx, A, A, &o, &plan);
+            if (!s) s = spx_spgemm_run(plan, &C);
+            CHECK_MSG(s == SPX_OK || s == SPX_ERR_DEVICE_ALLOC, "%s fail at %ld: %s: %s", METHODS[t].method, n,
+                      spx_status_str(s), spx_ctx_last_error(ctx));
+            saw_success = s == SPX_OK;
+            spx_spgemm_plan_destroy(&plan);
+            spx_mem_stats ms;
+            spx_ctx_mem_stats(ctx, &ms);
+            CHECK_MSG(ms.device_bytes == 0, "%s fail at %ld: %zu device bytes left", METHODS[t].method, n,
+                      ms.device_bytes);
+            spx_csr_destroy(&C);
+            spx_csr_destroy(&A);
+            spx_ctx_destroy(&ctx);
+        }
+        CHECK_MSG(saw_success, "%s never succeeded", METHODS[t].method);
+    }
+}
+
+int main(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CUDA};
+    spx_backend b;
+    if (!spx_cuda_compiled() || spx_ctx_create(&ctx, &co) || spx_ctx_resolve_backend(ctx, SPX_BACKEND_CUDA, &b)) {
+        printf("no CUDA build or device: skipped\n");
+        spx_ctx_destroy(&ctx);
+        return 77;
+    }
+    collect_methods();
+    CHECK(N_METHODS >= 1);
+    test_edge_cases(ctx);
+    test_generated(ctx);
+    test_update_values(ctx);
+    spx_ctx_destroy(&ctx);
+    test_device_alloc_failures();
+    return check_report();
+}
