@@ -10,7 +10,8 @@
 #             every format and cuSPARSE ALG1)
 #   shared    every shared matrix (bench/suites/shared.txt), every format, fp64 and fp32
 #   large32   the large suite in fp32 (every format's default algorithm, cuSPARSE ALG1/ALG2)
-# With no STAGE: build test sanitize default large cold (the others on request). Logs and JSON results go to OUTDIR. SPX_COMMIT names
+# With no STAGE: build test sanitize default large cold (the others on request).
+# SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage. Logs and JSON results go to OUTDIR. SPX_COMMIT names
 # the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -70,19 +71,22 @@ if has sanitize; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   # one process per format and tool, in parallel (the sanitizers are CPU-bound on the host)
   fmts=$($spx formats --json | python3 -c 'import json,sys; print(" ".join(f["name"] for f in json.load(sys.stdin)["formats"] if f["available"]))')
+  # hbp's four algorithms (each built on the host and the device) take one process each
+  units=$(for f in $fmts; do if [ "$f" = hbp ]; then echo hbp/auto hbp/hash hbp/hash_atomic hbp/sort; else echo "$f"; fi; done)
   for tool in memcheck racecheck; do
-    for f in $fmts; do
+    for f in $units; do
       # racecheck flags hazards inside cuSPARSE's own csrmv kernel (not ours): leave it out there
       [ "$tool" = racecheck ] && [ "$f" = cusparse ] && continue
       SPX_GPU_TEST_QUICK=1 SPX_GPU_TEST_FORMATS=$f timeout 400 "$cs" --tool "$tool" --error-exitcode 99 \
-        build-gpu/tests/test_gpu >"$out/sanitize-$tool-$f.log" 2>&1 &
+        build-gpu/tests/test_gpu >"$out/sanitize-$tool-${f/\//-}.log" 2>&1 &
     done
   done
   # SpGEMM's GPU methods (test_spgemm_gpu: every method on edge cases and generated matrices)
-  for tool in memcheck racecheck; do
-    timeout 400 "$cs" --tool "$tool" --error-exitcode 99 build-gpu/tests/test_spgemm_gpu \
-      >"$out/sanitize-$tool-spgemm.log" 2>&1 &
-  done
+  # (racecheck: without cuSPARSE, whose kernels it flags, and without the allocation sweep)
+  timeout 400 "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_spgemm_gpu \
+    >"$out/sanitize-memcheck-spgemm.log" 2>&1 &
+  SPX_GPU_TEST_QUICK=1 SPX_GPU_TEST_SKIP_CUSPARSE=1 timeout 400 "$cs" --tool racecheck --error-exitcode 99 \
+    build-gpu/tests/test_spgemm_gpu >"$out/sanitize-racecheck-spgemm.log" 2>&1 &
   wait
   for log in "$out"/sanitize-memcheck-*.log "$out"/sanitize-racecheck-*.log; do
     case $log in *-memory.log|*-vec.log|*-cli.log) continue ;; esac
@@ -117,7 +121,8 @@ fi
 
 if has large; then
   log "bench: large suite"
-  $spx bench --backend cuda --suite bench/suites/large.txt --json "$out/bench-large.json" \
+  $spx bench --backend cuda --suite "${SPX_LARGE_SUITE:-bench/suites/large.txt}" --formats "${SPX_LARGE_FORMATS:-all}" \
+    --json "$out/bench-large.json" \
     --csv "$out/bench-large.csv" >"$out/bench-large.txt" 2>"$out/bench-large.err" || status=1
   cat "$out/bench-large.txt"
 fi

@@ -5,7 +5,8 @@
  * device-built layouts identical); plus the GPU COO -> CSR and the runtime helpers.
  * Environment: SPX_GPU_TEST_QUICK or SPX_GPU_TEST_NO_SHARED leave out the shared matrices;
  * SPX_GPU_TEST_SKIP_CUSPARSE leaves out cuSPARSE (racecheck flags hazards inside its kernels);
- * SPX_GPU_TEST_FORMATS=a,b keeps only those formats (sanitizer runs split by format);
+ * SPX_GPU_TEST_FORMATS=csr,hbp/sort keeps only those formats or algorithms (sanitizer runs
+ * split by format);
  * SPX_SHARED_MATRICES overrides the directory of the shared matrices. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -38,14 +39,20 @@ static int N_CFGS;
 
 /* Fills CFGS from the registry: every available format with a CUDA path, every algorithm,
  * host-built and (where the format can) device-built. */
-/* Whether SPX_GPU_TEST_FORMATS (a comma list; unset: every format) names the format. */
-static int format_selected(const char *name)
+/* Whether SPX_GPU_TEST_FORMATS (a comma list of format or format/algo; unset: everything)
+ * selects this format's algorithm. */
+static int cfg_selected(const char *name, const char *algo)
 {
     const char *list = getenv("SPX_GPU_TEST_FORMATS");
     if (!list || !*list) return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\0')) return 1;
+    char want[96], whole[64];
+    snprintf(want, sizeof want, "%s/%s", name, algo);
+    snprintf(whole, sizeof whole, "%s", name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        size_t len = strcspn(p, ",");
+        if ((len == strlen(want) && !strncmp(p, want, len)) || (len == strlen(whole) && !strncmp(p, whole, len)))
+            return 1;
+    }
     return 0;
 }
 
@@ -53,13 +60,13 @@ static void collect_cfgs(void)
 {
     for (int i = 0; i < spx_format_count(); i++) {
         spx_format_desc d;
-        if (spx_format_describe(i, &d) != SPX_OK || !d.has_cuda || !format_selected(d.name)) continue;
+        if (spx_format_describe(i, &d) != SPX_OK || !d.has_cuda) continue;
         if (!d.available) {
             printf("format %s skipped: not built: %s\n", d.name, d.why_unavailable);
             continue;
         }
         for (int a = 0; d.algos[a]; a++)
-            for (int site = 0; site < 2; site++) {
+            for (int site = 0; site < 2 && cfg_selected(d.name, d.algos[a]); site++) {
                 if (site == 1 && !d.builds_on_device) continue;
                 if (N_CFGS == MAX_CFGS) return;
                 CFGS[N_CFGS++] = (gpu_cfg){d.name, d.algos[a], d.kernel_prefix,
