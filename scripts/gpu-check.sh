@@ -11,7 +11,8 @@
 #   shared    every shared matrix (bench/suites/shared.txt), every format, fp64 and fp32
 #   large32   the large suite in fp32 (every format's default algorithm, cuSPARSE ALG1/ALG2)
 # With no STAGE: build test sanitize default large cold (the others on request).
-# SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage. Logs and JSON results go to OUTDIR. SPX_COMMIT names
+# SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage.
+# Logs and JSON results go to OUTDIR. SPX_COMMIT names
 # the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
 set -uo pipefail
 cd "$(dirname "$0")/.."
