@@ -46,6 +46,7 @@ void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long sme
                (long long)(2 * h) * SPX_HBP_ACC_BYTES <= smem_bytes)
             h *= 2;
     }
+    while (feat && h > SPX_HBP_GROUP && ((int64_t)feat->m + h - 1) / h < SPX_HBP_MIN_PANELS) h /= 2;
     *H = h;
     *W = w;
 }

@@ -26,6 +26,12 @@
 #define SPX_HBP_SPARSE_MAX_H 4096
 #define SPX_HBP_SPARSE_TILE_NNZ 64.0
 
+/* Row panels a matrix should give at least (the panel kernel runs one CTA per panel): H halves
+ * (down to 32) until m / H reaches it. 4 CTAs on each of an H100/H200's 132 SMs. Measured on
+ * the H200 (2026-11-24, commit 8989695) before the rule: bcsstk33 (8738 rows) had 18 panels of
+ * 512 rows, 18 CTAs for 132 SMs, and ran at 0.14x of cuSPARSE ALG1. */
+#define SPX_HBP_MIN_PANELS 528
+
 /* The hash (§III-B): aggregation bucket = min(len >> a, SPX_HBP_BUCKETS - 1); a is the
  * smallest shift putting SPX_HBP_AGG_QUANTILE of the (tile, row) lengths below the last
  * bucket (the paper: "most rows into 0..8"). */
