@@ -203,7 +203,7 @@ static void test_layouts(spx_ctx *ctx)
             if (F->m > 0)
                 CHECK_MSG(ch->bln >= ch->bln_lo && ch->bln <= ch->bln_hi, "%s: bLN %lld outside %lld..%lld",
                           cases[c].name, (long long)ch->bln, (long long)ch->bln_lo, (long long)ch->bln_hi);
-            CHECK(F->algo == (F->long_rows > 0 ? SPX_TEB_WARP_LONG : SPX_TEB_THREAD));
+            CHECK(F->algo == spx_teb_auto_algo(F->long_rows, F->m > 0 ? (double)F->nnz / F->m : 0.0));
             spx_teb_fmt_destroy(ctx, F);
         }
         if (A->m >= 8) { /* forced, as the paper's: fewer blocks, each k */

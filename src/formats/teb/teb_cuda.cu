@@ -10,6 +10,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/teb/teb.h"
 #include "formats/teb/teb_cuda_tuning.h"
+#include "formats/teb/teb_tuning.h"
 
 /* Sums in fp64 for fp32 values too, as the csr kernels (csr_cuda.cu says why). */
 typedef double acc_t;
@@ -23,6 +24,7 @@ typedef struct teb_dev {
     int32_t *row_off, *row_orig; /* m + 1, m */
     int32_t *colind;             /* nnz */
     void *val;                   /* nnz floats or doubles */
+    int lanes; /* warp-long: threads per row for the rows that are not long (a power of two) */
     char kernel[48];
 } teb_dev;
 
@@ -72,6 +74,20 @@ __device__ __forceinline__ void thread_rows(const teb_view<VT> &v, int32_t r0, i
     for (int64_t r = (int64_t)r0 + threadIdx.x; r < r1; r += BLOCK) put_y(v, r, row_part(v, r, 0, 1));
 }
 
+/* Reordered rows [r0, r1), G threads a row (G a power of two <= 32), BLOCK / G rows at a time;
+ * the loop is uniform across the block so every lane reaches the shuffles. */
+template <typename VT, int G>
+__device__ __forceinline__ void grouped_rows(const teb_view<VT> &v, int32_t r0, int32_t r1)
+{
+    const int sub = threadIdx.x % G;
+    for (int64_t base = r0; base < r1; base += BLOCK / G) {
+        const int64_t r = base + threadIdx.x / G;
+        acc_t sum = r < r1 ? row_part(v, r, sub, G) : acc_t(0);
+        sum = spx_group_sum<G>(sum);
+        if (r < r1 && sub == 0) put_y(v, r, sum);
+    }
+}
+
 /* thread (Algorithm 3): block blockIdx.x's rows, one thread a row. */
 template <typename VT>
 __global__ void __launch_bounds__(BLOCK) teb_thread_kernel(teb_view<VT> v)
@@ -102,8 +118,9 @@ __device__ __forceinline__ void grouped_long_rows(const teb_view<VT> &v, int32_t
 }
 
 /* warp-long: the block's long rows [blk_row, blk_long) get a warp each (several when there are
- * fewer long rows than warps), then its other rows a thread each. */
-template <typename VT>
+ * fewer long rows than warps), then its other rows G threads each (G from the mean row length,
+ * beyond the paper: one thread a row reads a 30-70 entry FEM row uncoalesced). */
+template <typename VT, int G>
 __global__ void __launch_bounds__(BLOCK) teb_warp_long_kernel(teb_view<VT> v)
 {
     const int32_t r0 = __ldg(v.blk_row + blockIdx.x), rl = __ldg(v.blk_long + blockIdx.x);
@@ -118,7 +135,10 @@ __global__ void __launch_bounds__(BLOCK) teb_warp_long_kernel(teb_view<VT> v)
     } else if (n_long > 0) {
         grouped_long_rows(v, r0, n_long);
     }
-    thread_rows(v, rl, r1);
+    if (G == 1)
+        thread_rows(v, rl, r1);
+    else
+        grouped_rows<VT, G>(v, rl, r1);
 }
 
 } // namespace
@@ -133,11 +153,22 @@ static spx_status put_array(spx_ctx *ctx, void **d, const void *h, size_t n)
 
 static void teb_free(spx_ctx *ctx, void *dev);
 
+/* warp-long's threads per (not long) row for a mean row length: the smallest power of two
+ * >= mean / SPX_TEB_NZ_PER_LANE, from 1 to 32. */
+static int lanes_per_row(double mean)
+{
+    int g = 1;
+    while (g < 32 && g * SPX_TEB_NZ_PER_LANE < mean) g *= 2;
+    return g;
+}
+
 /* The kernel's name for the plan's algorithm and precision. */
 static void set_kernel_name(teb_dev *d)
 {
-    snprintf(d->kernel, sizeof d->kernel, "teb_%s_%s", d->algo == SPX_TEB_WARP_LONG ? "warp_long" : "thread",
-             d->prec == SPX_FP32 ? "fp32" : "fp64");
+    if (d->algo == SPX_TEB_WARP_LONG)
+        snprintf(d->kernel, sizeof d->kernel, "teb_warp_long_g%d_%s", d->lanes, d->prec == SPX_FP32 ? "fp32" : "fp64");
+    else
+        snprintf(d->kernel, sizeof d->kernel, "teb_thread_%s", d->prec == SPX_FP32 ? "fp32" : "fp64");
 }
 
 /* Uploads the host layout's arrays (no GPU preprocessing: the host did the merge). */
@@ -159,6 +190,7 @@ static spx_status teb_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log,
     d->n_blocks = F->n_blocks;
     d->prec = F->precision;
     d->algo = F->algo;
+    d->lanes = lanes_per_row(F->m > 0 ? (double)F->nnz / F->m : 0.0);
     const size_t nb = (size_t)F->n_blocks, m = (size_t)F->m, nnz = (size_t)F->nnz, i4 = sizeof(int32_t);
     const size_t vb = F->precision == SPX_FP32 ? sizeof(float) : sizeof(double);
     const void *hv = F->precision == SPX_FP32 ? (const void *)F->val32 : (const void *)F->val64;
@@ -226,8 +258,16 @@ static spx_status spmv_typed(spx_ctx *ctx, const teb_dev *d, const spx_spmv_args
 {
     const teb_view<VT> v = view_of<VT>(d, args);
     const unsigned grid = (unsigned)d->n_blocks;
+    const cudaStream_t st = spx_cuda_stream(ctx);
     if (d->algo == SPX_TEB_WARP_LONG) {
-        teb_warp_long_kernel<VT><<<grid, BLOCK, 0, spx_cuda_stream(ctx)>>>(v);
+        switch (d->lanes) {
+        case 1: teb_warp_long_kernel<VT, 1><<<grid, BLOCK, 0, st>>>(v); break;
+        case 2: teb_warp_long_kernel<VT, 2><<<grid, BLOCK, 0, st>>>(v); break;
+        case 4: teb_warp_long_kernel<VT, 4><<<grid, BLOCK, 0, st>>>(v); break;
+        case 8: teb_warp_long_kernel<VT, 8><<<grid, BLOCK, 0, st>>>(v); break;
+        case 16: teb_warp_long_kernel<VT, 16><<<grid, BLOCK, 0, st>>>(v); break;
+        default: teb_warp_long_kernel<VT, 32><<<grid, BLOCK, 0, st>>>(v); break;
+        }
         SPX_CUDA_LAUNCHED(ctx, "teb_warp_long_kernel");
     } else {
         teb_thread_kernel<VT><<<grid, BLOCK, 0, spx_cuda_stream(ctx)>>>(v);

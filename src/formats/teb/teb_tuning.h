@@ -47,11 +47,18 @@
  * kernels measured best (csr_cuda_tuning.h, NZ_PER_LANE). */
 #define SPX_TEB_LONG_ROW 256
 
-/* The `auto` rule: warp-long when some row is long (one thread would hold its block back),
- * else thread (without long rows both run the same loop). To be measured on the GPU. */
-static inline spx_teb_algo spx_teb_auto_algo(int64_t long_rows)
+/* warp-long, rows that are not long: G threads a row, G the smallest power of two >= mean
+ * row length / this (beyond the paper). 8 is csr vector's measured value
+ * (SPX_CSR_CUDA_NZ_PER_LANE, H200); with one thread a row (9ada23f) teb was 0.40x ALG1 on
+ * bcsstk16 (59 entries a row). */
+#define SPX_TEB_NZ_PER_LANE 8
+
+/* The `auto` rule: warp-long when some row is long (one thread would hold its block back) or
+ * rows are longer than SPX_TEB_NZ_PER_LANE on average (they get several threads), else
+ * thread (the same loop then). */
+static inline spx_teb_algo spx_teb_auto_algo(int64_t long_rows, double mean_row)
 {
-    return long_rows > 0 ? SPX_TEB_WARP_LONG : SPX_TEB_THREAD;
+    return long_rows > 0 || mean_row > SPX_TEB_NZ_PER_LANE ? SPX_TEB_WARP_LONG : SPX_TEB_THREAD;
 }
 
 #endif
