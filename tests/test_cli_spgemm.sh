@@ -6,22 +6,7 @@
 # Usage: test_cli_spgemm.sh SPX_BINARY TEST_DATA_DIR SHARED_MATRICES_DIR
 set -u
 spx=$1; data=$2; shared=$3
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-
-ok()   { pass=$((pass+1)); }
-bad()  { fail=$((fail+1)); echo "FAIL: $*" >&2; }
-expect() { # expect CODE CMD...: stdout/stderr kept in $tmp/out, $tmp/err
-  local want=$1; shift
-  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
-  if [ "$got" = "$want" ]; then ok; else bad "exit $got (want $want): $*"; sed 's/^/  /' "$tmp/err" >&2; fi
-}
-one_error_line() {
-  if [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q '^error: ' "$tmp/err"; then ok; else bad "stderr not one error line: $(cat "$tmp/err")"; fi
-}
-json_eq() { # json_eq FILE PYEXPR: PYEXPR over d (the parsed JSON) must be true
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" 2>/dev/null; then ok; else bad "JSON check failed: $2 on $1"; fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # the 5x5 of tests/test_spgemm.c: A*B and A*A^T, read back from -o
 cat >"$tmp/a.mtx" <<'EOF'
@@ -109,5 +94,4 @@ else
   echo "note: scipy not importable; the scipy comparison is skipped" >&2
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+report
