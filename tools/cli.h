@@ -77,6 +77,7 @@ typedef struct cli_result {
     char requested_algo[32]; /* as asked ("auto" shows what it resolved to) */
     int32_t m, n;
     int64_t nnz;
+    double row_mean, row_stddev; /* nonzeros per row: "irregular" when stddev > mean */
     spx_bench_result r;
     const char *skipped; /* not measured, the format is not built here: why (r.status
                             SPX_ERR_UNSUPPORTED, r.msg "not built: <why>"); else NULL */

@@ -152,7 +152,9 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
     spx_bench_case *c = NULL;
     int rc = cli_load(ctx, src, &br->o, &A);
     if (rc) return rc;
-    spx_status s = spx_bench_case_create(ctx, A, 1, &c);
+    spx_features feat;
+    spx_status s = spx_features_compute(A, &feat);
+    if (!s) s = spx_bench_case_create(ctx, A, 1, &c);
     if (s) {
         spx_csr_destroy(&A);
         return cli_fail(ctx, "benchmark setup", s);
@@ -166,6 +168,8 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
         r->m = A->m;
         r->n = A->n;
         r->nnz = A->nnz;
+        r->row_mean = feat.row_mean;
+        r->row_stddev = feat.row_stddev;
         r->bw = br->bw;
         snprintf(r->requested_algo, sizeof r->requested_algo, "%s", br->v[i].algo);
         spx_plan_opts po = {.format = br->v[i].format, .algo = br->v[i].algo, .backend = br->backend, .precision = br->o.precision};

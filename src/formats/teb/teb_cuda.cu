@@ -24,7 +24,8 @@ typedef struct teb_dev {
     int32_t *row_off, *row_orig; /* m + 1, m */
     int32_t *colind;             /* nnz */
     void *val;                   /* nnz floats or doubles */
-    int lanes; /* warp-long: threads per row for the rows that are not long (a power of two) */
+    int lanes; /* warp-long: threads per row at least for the rows that are not long (a power
+                  of two; a block with few such rows gives them more) */
     char kernel[48];
 } teb_dev;
 
@@ -117,11 +118,22 @@ __device__ __forceinline__ void grouped_long_rows(const teb_view<VT> &v, int32_t
     }
 }
 
+/* Threads a short row gets in one block: at least g_min (from the mean row length), widened
+ * while the block's n_short rows still fill the block at twice the width (a block of a few
+ * dense-band rows would otherwise leave most of its threads idle), at most a warp. */
+__device__ __forceinline__ int block_lanes(int g_min, int32_t n_short)
+{
+    int g = g_min;
+    while (g < 32 && (int64_t)2 * g * n_short <= BLOCK) g *= 2;
+    return g;
+}
+
 /* warp-long: the block's long rows [blk_row, blk_long) get a warp each (several when there are
  * fewer long rows than warps), then its other rows G threads each (G from the mean row length,
- * beyond the paper: one thread a row reads a 30-70 entry FEM row uncoalesced). */
-template <typename VT, int G>
-__global__ void __launch_bounds__(BLOCK) teb_warp_long_kernel(teb_view<VT> v)
+ * beyond the paper: one thread a row reads a 30-70 entry FEM row uncoalesced; widened per
+ * block by block_lanes). */
+template <typename VT>
+__global__ void __launch_bounds__(BLOCK) teb_warp_long_kernel(teb_view<VT> v, int g_min)
 {
     const int32_t r0 = __ldg(v.blk_row + blockIdx.x), rl = __ldg(v.blk_long + blockIdx.x);
     const int32_t r1 = __ldg(v.blk_row + blockIdx.x + 1);
@@ -135,10 +147,14 @@ __global__ void __launch_bounds__(BLOCK) teb_warp_long_kernel(teb_view<VT> v)
     } else if (n_long > 0) {
         grouped_long_rows(v, r0, n_long);
     }
-    if (G == 1)
-        thread_rows(v, rl, r1);
-    else
-        grouped_rows<VT, G>(v, rl, r1);
+    switch (block_lanes(g_min, r1 - rl)) { /* uniform across the block */
+    case 1: thread_rows(v, rl, r1); break;
+    case 2: grouped_rows<VT, 2>(v, rl, r1); break;
+    case 4: grouped_rows<VT, 4>(v, rl, r1); break;
+    case 8: grouped_rows<VT, 8>(v, rl, r1); break;
+    case 16: grouped_rows<VT, 16>(v, rl, r1); break;
+    default: grouped_rows<VT, 32>(v, rl, r1); break;
+    }
 }
 
 } // namespace
@@ -166,7 +182,7 @@ static int lanes_per_row(double mean)
 static void set_kernel_name(teb_dev *d)
 {
     if (d->algo == SPX_TEB_WARP_LONG)
-        snprintf(d->kernel, sizeof d->kernel, "teb_warp_long_g%d_%s", d->lanes, d->prec == SPX_FP32 ? "fp32" : "fp64");
+        snprintf(d->kernel, sizeof d->kernel, "teb_warp_long_gmin%d_%s", d->lanes, d->prec == SPX_FP32 ? "fp32" : "fp64");
     else
         snprintf(d->kernel, sizeof d->kernel, "teb_thread_%s", d->prec == SPX_FP32 ? "fp32" : "fp64");
 }
@@ -260,14 +276,7 @@ static spx_status spmv_typed(spx_ctx *ctx, const teb_dev *d, const spx_spmv_args
     const unsigned grid = (unsigned)d->n_blocks;
     const cudaStream_t st = spx_cuda_stream(ctx);
     if (d->algo == SPX_TEB_WARP_LONG) {
-        switch (d->lanes) {
-        case 1: teb_warp_long_kernel<VT, 1><<<grid, BLOCK, 0, st>>>(v); break;
-        case 2: teb_warp_long_kernel<VT, 2><<<grid, BLOCK, 0, st>>>(v); break;
-        case 4: teb_warp_long_kernel<VT, 4><<<grid, BLOCK, 0, st>>>(v); break;
-        case 8: teb_warp_long_kernel<VT, 8><<<grid, BLOCK, 0, st>>>(v); break;
-        case 16: teb_warp_long_kernel<VT, 16><<<grid, BLOCK, 0, st>>>(v); break;
-        default: teb_warp_long_kernel<VT, 32><<<grid, BLOCK, 0, st>>>(v); break;
-        }
+        teb_warp_long_kernel<VT><<<grid, BLOCK, 0, st>>>(v, d->lanes);
         SPX_CUDA_LAUNCHED(ctx, "teb_warp_long_kernel");
     } else {
         teb_thread_kernel<VT><<<grid, BLOCK, 0, spx_cuda_stream(ctx)>>>(v);
