@@ -52,8 +52,9 @@ typedef struct spx_teb_choice {
  * rows [blk_row[b], blk_row[b+1]) (blk_row[0] = 0, non-decreasing, blk_row[n_blocks] = m):
  * first its long rows (length >= SPX_TEB_LONG_ROW) up to blk_long[b], then its short
  * non-empty rows, then its share of the empty rows. A block's nonzeros stay within
- * floor(threshold) unless its first row alone exceeds it, except the last block, which takes
- * every row still left (Algorithm 2). n_blocks = choice.bln >= 1 when m > 0, 0 when m = 0.
+ * floor(threshold) unless its first row alone exceeds it (the paper's last block, which takes
+ * every row still left, is split further: overflow_blocks more blocks). n_blocks =
+ * choice.bln + overflow_blocks >= 1 when m > 0, 0 when m = 0.
  * Exactly one of val64 / val32 is set, matching precision; algo is never AUTO after build. */
 typedef struct spx_teb_fmt {
     int32_t m, n;
@@ -61,6 +62,7 @@ typedef struct spx_teb_fmt {
     spx_precision precision;
     spx_teb_algo algo;
     int32_t n_blocks;
+    int64_t overflow_blocks; /* blocks beyond choice.bln holding the rows Algorithm 2 left */
     int32_t *blk_row;  /* n_blocks + 1 (Blo_Idx) */
     int32_t *blk_long; /* n_blocks */
     int32_t *row_off;  /* m + 1 (RowNNZ_Sum) */

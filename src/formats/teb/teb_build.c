@@ -73,28 +73,54 @@ spx_status spx_teb_sort_rows(spx_ctx *ctx, const int64_t *rowptr, int32_t m, int
     return s;
 }
 
-/* Algorithm 2 on the rows sorted by length (ord[0..rows), non-empty): each block starts with
- * the longest row left and takes the shortest ones while sum + len <= T; the last block takes
- * every row left. mrg gets the rows block by block, mstart[0..bln] each block's first. */
-static void merge_rows(const int64_t *rowptr, const int32_t *ord, int64_t rows, int64_t bln, int64_t T,
-                       int32_t *mrg, int64_t *mstart)
+/* One block of Algorithm 2 from the sorted rows ord[*b..*e]: the longest row left, then the
+ * shortest ones while the sum stays <= T; written to mrg[*p...] (mrg NULL: only counted). */
+static void take_block(const int64_t *rowptr, const int32_t *ord, int64_t *b, int64_t *e, int64_t T, int32_t *mrg,
+                       int64_t *p)
 {
-    int64_t b = 0, e = rows - 1, p = 0;
-    for (int64_t i = 0; i < bln; i++) {
-        mstart[i] = p;
-        if (b > e) continue;
-        if (i == bln - 1) {
-            while (b <= e) mrg[p++] = ord[b++];
-            continue;
-        }
-        int64_t s = ROW_LEN(rowptr, ord[b]);
-        mrg[p++] = ord[b++];
-        while (b <= e && s + ROW_LEN(rowptr, ord[e]) <= T) {
-            s += ROW_LEN(rowptr, ord[e]);
-            mrg[p++] = ord[e--];
-        }
+    int64_t s = ROW_LEN(rowptr, ord[*b]);
+    if (mrg) mrg[*p] = ord[*b];
+    (*p)++, (*b)++;
+    while (*b <= *e && s + ROW_LEN(rowptr, ord[*e]) <= T) {
+        s += ROW_LEN(rowptr, ord[*e]);
+        if (mrg) mrg[*p] = ord[*e];
+        (*p)++, (*e)--;
     }
-    mstart[bln] = p;
+}
+
+/* Blocks the rows ord[b..e] still left make when each takes at most T (a row longer alone
+ * excepted); at least 1 (an empty last block when none is left). */
+static int64_t count_overflow_blocks(const int64_t *rowptr, const int32_t *ord, int64_t b, int64_t e, int64_t T)
+{
+    int64_t n = 0, p = 0;
+    while (b <= e) take_block(rowptr, ord, &b, &e, T, NULL, &p), n++;
+    return n > 0 ? n : 1;
+}
+
+/* Algorithm 2 on the rows sorted by length (ord[0..rows), non-empty), its first bln - 1
+ * blocks; sets *b, *e to the rows left (ord[*b..*e]) and *p to the rows placed. */
+static void merge_first_blocks(const int64_t *rowptr, const int32_t *ord, int64_t rows, int64_t bln, int64_t T,
+                               int32_t *mrg, int64_t *mstart, int64_t *b, int64_t *e, int64_t *p)
+{
+    *b = 0, *e = rows - 1, *p = 0;
+    for (int64_t i = 0; i < bln - 1; i++) {
+        mstart[i] = *p;
+        if (*b <= *e) take_block(rowptr, ord, b, e, T, mrg, p);
+    }
+}
+
+/* The rows left after the first bln - 1 blocks: Algorithm 2 (line 13) gives them all to the
+ * last block; beyond the paper they continue in blocks of at most T each (n_over of them,
+ * from count_overflow_blocks), so no block holds a multiple of the others' work (bcsstk33:
+ * 3969 nonzeros against a threshold of 577 at bLN 1056). mstart[bln - 1 .. bln - 1 + n_over]. */
+static void merge_overflow(const int64_t *rowptr, const int32_t *ord, int64_t bln, int64_t n_over, int64_t T,
+                           int32_t *mrg, int64_t *mstart, int64_t b, int64_t e, int64_t p)
+{
+    for (int64_t i = bln - 1; i < bln - 1 + n_over; i++) {
+        mstart[i] = p;
+        if (b <= e) take_block(rowptr, ord, &b, &e, T, mrg, &p);
+    }
+    mstart[bln - 1 + n_over] = p;
 }
 
 /* Block by block: its long rows, its short rows (each in merge order), then its share of the
@@ -171,7 +197,7 @@ static spx_status choose(spx_ctx *ctx, const spx_teb_fmt *F, const spx_teb_hist 
     return SPX_OK;
 }
 
-/* Allocates the layout's arrays for c->bln blocks. */
+/* Allocates the layout's arrays for F->n_blocks blocks. */
 static spx_status alloc_layout(spx_ctx *ctx, spx_teb_fmt *F)
 {
     const size_t nb = (size_t)F->n_blocks, m = (size_t)F->m, nnz = (size_t)F->nnz;
@@ -189,21 +215,39 @@ static spx_status alloc_layout(spx_ctx *ctx, spx_teb_fmt *F)
     return SPX_OK;
 }
 
-/* Merge and placement for F->choice (sorted rows ord, histogram h). */
+/* Merge for F->choice (sorted rows ord, histogram h), which sets F->n_blocks, the layout's
+ * allocation, then the placement. */
 static spx_status merge_and_place(spx_ctx *ctx, spx_teb_fmt *F, const spx_csr *A, const int32_t *ord,
                                   const spx_teb_hist *h)
 {
-    const int64_t nb = F->n_blocks;
+    const int64_t bln = F->choice.bln, T = (int64_t)F->choice.threshold; /* floor: threshold >= 0 */
     int32_t *mrg = spx_malloc_array(ctx, (size_t)h->rows, sizeof *mrg);
-    int64_t *mstart = spx_malloc_array(ctx, (size_t)nb + 1, sizeof *mstart);
+    int64_t *mstart = spx_malloc_array(ctx, (size_t)bln + 1, sizeof *mstart);
+    int64_t b, e, p, n_over = 1;
     spx_status s = SPX_OK;
     if (!mrg || !mstart) {
         s = spx_fail_nomem(ctx, "teb merge");
-    } else {
-        const int64_t T = (int64_t)F->choice.threshold; /* floor: threshold >= 0 */
-        merge_rows(A->rowptr, ord, h->rows, nb, T, mrg, mstart);
-        place_rows(F, A->rowptr, ord, h->rows, mrg, mstart);
+        goto done;
     }
+    merge_first_blocks(A->rowptr, ord, h->rows, bln, T, mrg, mstart, &b, &e, &p);
+    n_over = count_overflow_blocks(A->rowptr, ord, b, e, T);
+    if (bln - 1 + n_over > INT32_MAX) {
+        s = spx_fail(ctx, SPX_ERR_OVERFLOW, "teb: %lld blocks exceed the int32 range", (long long)(bln - 1 + n_over));
+        goto done;
+    }
+    if (n_over > 1) {
+        int64_t *grown = spx_realloc(ctx, mstart, ((size_t)bln + (size_t)n_over) * sizeof *mstart);
+        if (!grown) {
+            s = spx_fail_nomem(ctx, "teb merge: overflow blocks");
+            goto done;
+        }
+        mstart = grown;
+    }
+    merge_overflow(A->rowptr, ord, bln, n_over, T, mrg, mstart, b, e, p);
+    F->n_blocks = (int32_t)(bln - 1 + n_over);
+    F->overflow_blocks = n_over - 1;
+    if (!(s = alloc_layout(ctx, F))) place_rows(F, A->rowptr, ord, h->rows, mrg, mstart);
+done:
     spx_free(ctx, mrg);
     spx_free(ctx, mstart);
     return s;
@@ -231,10 +275,8 @@ spx_status spx_teb_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec,
     double t0 = spx_now();
     if ((s = spx_teb_sort_rows(ctx, A->rowptr, A->m, ord, &h)) || (s = choose(ctx, F, &h, force, &F->choice))) goto done;
     spx_phase_add(log, "select", spx_now() - t0);
-    F->n_blocks = (int32_t)F->choice.bln;
     F->max_row = h.d > 0 ? h.len[0] : 0;
     F->empty_rows = (int64_t)A->m - h.rows;
-    if ((s = alloc_layout(ctx, F))) goto done;
     t0 = spx_now();
     if ((s = merge_and_place(ctx, F, A, ord, &h))) goto done;
     spx_phase_add(log, "merge", spx_now() - t0);

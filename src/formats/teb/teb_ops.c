@@ -45,12 +45,14 @@ static double teb_bytes(const void *impl)
     return spx_teb_bytes(F->m, F->n, F->nnz, F->n_blocks, F->precision);
 }
 
-/* bLN, k, Threshold, the balance of the blocks and of an equal-rows split, the selection. */
+/* bLN, k, Threshold, the blocks made (bLN and the overflow), the balance of the blocks and of an equal-rows split, the selection. */
 static void teb_stats(const void *impl, spx_stat_list *out)
 {
     const spx_teb_fmt *F = impl;
     const spx_teb_choice *c = &F->choice;
-    spx_stat_num(out, "bLN", (double)F->n_blocks);
+    spx_stat_num(out, "bLN", (double)c->bln);
+    spx_stat_num(out, "blocks", (double)F->n_blocks);
+    spx_stat_num(out, "overflow_blocks", (double)F->overflow_blocks);
     spx_stat_num(out, "k", c->k);
     spx_stat_num(out, "threshold", c->threshold);
     spx_stat_num(out, "block_nnz_var", F->block_var);
