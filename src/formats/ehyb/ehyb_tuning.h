@@ -20,9 +20,13 @@
 #define SPX_EHYB_CPU_DEFAULT_SMEM (227 * 1024)
 
 /* Blocks of the ELL kernel that share one SM: the x segment gets smem_per_block_optin /
- * this. The paper uses the whole of it (one block per SM); 2 lets one block's segment load
- * overlap the other's slices. Guess, to measure (1 vs 2 vs 3). */
+ * this, and the parts number SMs x this x K. The paper uses the whole of it (one block per
+ * SM); more lets one block's segment load overlap the others' slices and fills the SM's warp
+ * slots (512-thread blocks: 4 fill an sm_90 SM), at the price of more rows outside their
+ * part. 2 is a guess, measured against 4 (bench/NOTES.md); -D overrides it. */
+#ifndef SPX_EHYB_BLOCKS_PER_SM
 #define SPX_EHYB_BLOCKS_PER_SM 2
+#endif
 
 /* Shared memory kept back per block for the kernel's own variables (the slice counter). */
 #define SPX_EHYB_SMEM_RESERVE 256

@@ -87,7 +87,7 @@ __device__ __forceinline__ void spx_spgemm_sort_table(int32_t *keys, V *vals, in
  * (a power of two) in shared memory; blockDim.x = groups * group. Within a group, lanes
  * lane / sub take A's entries and lanes lane % sub stride B's row. SYMBOLIC (NUMERIC false):
  * counts[i] = the row's distinct columns. NUMERIC: the row's columns and sums written to C
- * at crow[i], sorted (spx_spgemm_sort_table). Dynamic shared memory:
+ * at crow[i], sorted (by rank in small tables, else spx_spgemm_sort_table). Dynamic shared memory:
  * groups * (slots * (sizeof(V) if NUMERIC + 4) + 4) bytes. */
 template <bool NUMERIC, typename V>
 __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
@@ -129,7 +129,22 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
         }
         __syncthreads();
         if (!NUMERIC && active && lane == 0) counts[rows[r]] = found[g];
-        if (NUMERIC) { /* the row's columns sorted to the table's front, then written */
+        if (NUMERIC && slots <= SPX_GPU_RANK_SORT_MAX_SLOTS) { /* small tables: each key's rank */
+            if (active) {
+                const int32_t i = rows[r];
+                const int64_t out = crow[i], end = crow[i + 1];
+                for (int s = lane; s < slots; s += group) {
+                    const int32_t key = mykeys[s];
+                    if (key < 0) continue;
+                    int64_t rank = 0;
+                    for (int t = 0; t < slots; t++) rank += (uint32_t)mykeys[t] < (uint32_t)key;
+                    if (out + rank < end) {
+                        cci[out + rank] = key;
+                        cv[out + rank] = myvals[s];
+                    }
+                }
+            }
+        } else if (NUMERIC) { /* the row's columns sorted to the table's front, then written */
             spx_spgemm_sort_table<NUMERIC, V>(mykeys, myvals, slots, lane, group);
             if (active) {
                 const int32_t i = rows[r];
