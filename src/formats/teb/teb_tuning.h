@@ -44,8 +44,11 @@
 
 /* Rows at least this long are a block's long rows (stored first in the block; warp-long gives
  * each a warp or more). Guess: 8 nonzeros a lane of a warp, the lane load csr's lane-group
- * kernels measured best (csr_cuda_tuning.h, NZ_PER_LANE). */
+ * kernels measured best (csr_cuda_tuning.h, NZ_PER_LANE); measured against 64 (astro-ph: a
+ * block's 200-entry row on 4 lanes); -D overrides it. */
+#ifndef SPX_TEB_LONG_ROW
 #define SPX_TEB_LONG_ROW 256
+#endif
 
 /* warp-long, rows that are not long: G threads a row, G the smallest power of two >= mean
  * row length / this (beyond the paper). 8 is csr vector's measured value
@@ -53,12 +56,14 @@
  * bcsstk16 (59 entries a row). */
 #define SPX_TEB_NZ_PER_LANE 8
 
-/* The `auto` rule: warp-long when some row is long (one thread would hold its block back) or
- * rows are longer than SPX_TEB_NZ_PER_LANE on average (they get several threads), else
- * thread (the same loop then). */
+/* The `auto` rule: warp-long always. Without long rows, in a block of more rows than half
+ * its threads, it runs the thread loop itself; in a block of fewer rows it gives each several
+ * threads, which the thread kernel leaves idle (H200, df634a2: nh2010, 5 entries a row and
+ * ~48 rows a block, 0.93x ALG1 with thread). The arguments are kept for the record. */
 static inline spx_teb_algo spx_teb_auto_algo(int64_t long_rows, double mean_row)
 {
-    return long_rows > 0 || mean_row > SPX_TEB_NZ_PER_LANE ? SPX_TEB_WARP_LONG : SPX_TEB_THREAD;
+    (void)long_rows, (void)mean_row;
+    return SPX_TEB_WARP_LONG;
 }
 
 #endif
