@@ -2,7 +2,10 @@
 # tests/test_cli_spgemm.sh: `spx spgemm`: exit codes, one error line per failure, JSON that
 # parses and holds the phases, GFLOPS, nnz(C) and compression, -o written through a
 # temporary name (and read back equal to a hand-checked product), the GPU refused without
-# one; and, when scipy can be imported, scipy's A @ B equal to `spx spgemm -o`.
+# one; `spx bench --op spgemm` on the CPU: a suite file, the JSON's fields with real values
+# (nnz(C) equal to the oracle's, verified), a failed method as a row, the bad-input errors,
+# and `--op spmv` unchanged. scipy's A @ B against `spx spgemm -o` is the ctest
+# spgemm_scipy_check (scripts/spgemm_scipy_check.py).
 # Usage: test_cli_spgemm.sh SPX_BINARY TEST_DATA_DIR SHARED_MATRICES_DIR
 set -u
 spx=$1; data=$2; shared=$3
@@ -73,25 +76,53 @@ else
   done
 fi
 
-# independent check: scipy's A @ B (and A @ A.T) equal spx's -o, when scipy is importable
-if python3 -c 'import scipy' 2>/dev/null; then
-  for src in "$shared/dwt_419.mtx.gz" "$shared/can_96.mtx.gz" "$shared/cage8.mtx.gz"; do
-    [ -e "$src" ] || continue
-    for tb in "" "--transpose-b"; do
-      expect 0 "$spx" spgemm "$src" $tb -o "$tmp/s.mtx"
-      if python3 - "$src" "$tmp/s.mtx" "$tb" <<'EOF'
-import sys, scipy.io, numpy as np
-A = scipy.io.mmread(sys.argv[1]).tocsr(); C = scipy.io.mmread(sys.argv[2]).tocsr()
-R = (A @ (A.T if sys.argv[3] else A)).tocsr()
-R.sort_indices(); C.sort_indices()
-d = abs(R - C).max() if R.nnz else 0.0
-sys.exit(0 if R.shape == C.shape and d <= 1e-12 * max(1.0, abs(R).max()) else 1)
+# spx bench --op spgemm: a suite file (comments, a shared matrix when present), JSON and CSV
+cat >"$tmp/suite.txt" <<'EOF'
+# a comment line
+gen:poisson2d:n=40      # trailing comment
+gen:rmat:scale=8,ef=4
+gen:tall:m=50,n=10      # rectangular: skipped for A*A
 EOF
-      then ok; else bad "scipy disagrees with spx spgemm on $src $tb"; fi
-    done
-  done
-else
-  echo "note: scipy not importable; the scipy comparison is skipped" >&2
-fi
+[ -e "$shared/can_96.mtx.gz" ] && echo "$shared/can_96.mtx.gz" >>"$tmp/suite.txt"
+expect 0 "$spx" bench --op spgemm --suite "$tmp/suite.txt" --backend cpu --reps 2 --cpu-scaling \
+  --json "$tmp/b.json" --csv "$tmp/b.csv"
+json_ok "$tmp/b.json"
+json_eq "$tmp/b.json" 'd["op"]=="spgemm" and "git_commit" in d["env"] and "date" in d["env"] and d["env"]["backend"]=="cpu"'
+json_eq "$tmp/b.json" 'all(r["verified"]=="yes" and r["status"]=="SPX_OK" and r["nnz_c"]==r["oracle_nnz_c"]>0 and r["products"]>=r["nnz_c"] and abs(r["compression"]-r["products"]/r["nnz_c"])<1e-6 and r["numeric_s"]>0 and r["first_run_s"]>0 and r["plan_s"]>0 and r["gflops_numeric"]>0 and r["gflops_total"]>0 and r["reps"]==2 and r["host_peak_bytes"]>0 and set(["analyse","symbolic","numeric"])<=set(r["phases"]) and r["rel_error"]==0 for r in d["results"] if r["status"]!="skipped")'
+json_eq "$tmp/b.json" '[r["name"] for r in d["results"] if r["matrix"]=="gen:poisson2d:n=40"]==["gustavson","gustavson/1thread"]'
+json_eq "$tmp/b.json" '(lambda r: r[0]["threads"]==1 and r[1]["x_1thread"]>0)(sorted([r for r in d["results"] if r["matrix"]=="gen:rmat:scale=8,ef=4"], key=lambda r: r["threads"]))'
+json_eq "$tmp/b.json" '[r["status"] for r in d["results"] if r["matrix"]=="gen:tall:m=50,n=10"]==["skipped"]'
+json_eq "$tmp/b.json" 'all(r["x_alg1"] is None and r["x_best_cusparse"] is None for r in d["results"])'
+# the one-shot command agrees on nnz(C)
+nnz_c=$(python3 -c 'import json,sys; print([r for r in json.load(open(sys.argv[1]))["results"] if r["matrix"]=="gen:poisson2d:n=40"][0]["nnz_c"])' "$tmp/b.json")
+expect 0 "$spx" spgemm gen:poisson2d:n=40 --json
+json_eq "$tmp/out" "d['result']['nnz_c']==$nnz_c"
+[ "$(head -1 "$tmp/b.csv" | cut -d, -f1-3)" = "matrix,name,method" ] && [ "$(grep -c gustavson "$tmp/b.csv")" -ge 4 ] && ok || bad "CSV: $(head -2 "$tmp/b.csv")"
+expect 0 "$spx" bench --op spgemm gen:uniform:m=300,n=200,k=3 --transpose-b --precision fp32 --threads 2 --json "$tmp/t.json"
+grep -q 'A\*A^T' "$tmp/out" && grep -q 'GF_num' "$tmp/out" && grep -q 'x_alg1' "$tmp/out" && ok || bad "table: $(cat "$tmp/out")"
+json_eq "$tmp/t.json" '(lambda r: r["transpose_b"]==1 and r["precision"]=="fp32" and r["m"]==r["n"]==300 and r["threads"]==2 and r["verified"]=="yes" and "transpose" in r["phases"])(d["results"][0])'
+# a method that fails (here C over the host budget) is a row, and the bench exits 0
+expect 0 "$spx" bench --op spgemm gen:poisson2d:n=300 --mem-limit 12M --json "$tmp/f.json"
+grep -q 'failed: spgemm: C' "$tmp/out" && ok || bad "failed row: $(cat "$tmp/out")"
+json_eq "$tmp/f.json" '(lambda r: r["status"]=="SPX_ERR_NOMEM" and "host budget" in r["message"] and r["numeric_s"] is None)(d["results"][0])'
+# bad input: one error line, exit 2, no JSON left
+expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 --methods nosuch --json "$tmp/x.json"; one_error_line
+[ ! -e "$tmp/x.json" ] && ok || bad "a refused bench wrote JSON"
+expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 --methods gustavson/alg9; one_error_line
+expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 --methods cusparse/alg1 --backend cpu; one_error_line
+grep -q 'runs on cuda' "$tmp/err" && ok || bad "wrong-backend message: $(cat "$tmp/err")"
+expect 2 "$spx" bench --op spgemm "$tmp/none.mtx";                one_error_line
+expect 2 "$spx" bench --op spgemm --suite "$tmp/none.txt";        one_error_line
+expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 --formats all; one_error_line
+expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 --cold;       one_error_line
+expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 --reps 0;     one_error_line
+expect 2 "$spx" bench gen:poisson2d:n=5 --methods gustavson;      one_error_line
+expect 2 "$spx" bench gen:poisson2d:n=5 --op spgemv;              one_error_line
+expect 2 "$spx" bench gen:poisson2d:n=5 --op;                     one_error_line
+expect 2 "$spx" bench --op spgemm gen:nosuch:n=5;                 one_error_line
+# --op spmv is the SpMV bench as before
+expect 0 "$spx" bench --op spmv gen:poisson2d:n=30 --backend cpu --formats csr --reps 2 --json "$tmp/s.json"
+json_eq "$tmp/s.json" '(lambda r: r["format"]=="csr" and r["verified"]==1 and "t_median_s" in r)(d["results"][0])'
+grep -q 'GB/s' "$tmp/out" && ok || bad "SpMV table: $(cat "$tmp/out")"
 
 report

@@ -3,7 +3,8 @@
  * operands, A*A^T, products without nonzeros), generated matrices against an independent
  * dense reference in fp64 and fp32 and on 1..3 threads, value updates without re-analysis,
  * the argument errors (inner dimensions, unsorted rows, unknown or unbuilt methods), a
- * host-budget refusal of C and allocation-failure injection on plan creation and run. */
+ * host-budget refusal of C and allocation-failure injection on plan creation and run; the
+ * SpGEMM measurement (spx_bench_spgemm). */
 #include <string.h>
 
 #include "fail_alloc.h"
@@ -284,6 +285,39 @@ static void test_errors(spx_ctx *ctx)
     spx_csr_destroy(&I);
 }
 
+/* spx_bench_spgemm: its C is the plan's product as the last timed run wrote it (after the
+ * poisoning), the times add up, a refused method is a recorded failure, bad arguments are not. */
+static void test_bench(spx_ctx *ctx)
+{
+    spx_csr *A = NULL, *C = NULL, *R = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=20", &A));
+    if (!A) return;
+    R = product(ctx, A, A, 0, SPX_FP64);
+    spx_spgemm_opts go = {.backend = SPX_BACKEND_CPU};
+    spx_bench_spgemm_result r;
+    CHECK_OK(ctx, spx_bench_spgemm(ctx, A, A, &go, NULL, &r, &C));
+    CHECK_MSG(r.status == SPX_OK && r.reps == 5 && r.t_median > 0 && r.t_min <= r.t_median && r.t_median <= r.t_max &&
+                  r.first_run_s > 0 && fabs(r.total_s - (r.info.plan_seconds + r.first_run_s)) < 1e-12 &&
+                  r.gflops_numeric > 0 && r.gflops_total > 0 && r.threads >= 1 && r.info.runs == 1 + 1 + 5,
+              "status %s reps %d median %g runs %ld", spx_status_str(r.status), r.reps, r.t_median, r.info.runs);
+    CHECK(C && R && spx_csr_equal(C, R));
+    spx_csr_destroy(&C);
+    spx_bench_spgemm_opts bo = {.reps = 2, .warmup = 3};
+    CHECK_OK(ctx, spx_bench_spgemm(ctx, A, A, &go, &bo, &r, &C));
+    CHECK(r.reps == 2 && r.info.runs == 1 + 3 + 2 && C && R && spx_csr_equal(C, R));
+    spx_csr_destroy(&C);
+    go.method = "nosuch";
+    CHECK_OK(ctx, spx_bench_spgemm(ctx, A, A, &go, NULL, &r, &C));
+    CHECK(r.status == SPX_ERR_ARG && strstr(r.msg, "nosuch") && C == NULL);
+    go.method = NULL;
+    bo.reps = -1;
+    CHECK(spx_bench_spgemm(ctx, A, A, &go, &bo, &r, &C) == SPX_ERR_ARG);
+    C = R; /* a C on entry is refused: the result is always new */
+    CHECK(spx_bench_spgemm(ctx, A, A, &go, NULL, &r, &C) == SPX_ERR_ARG && C == R);
+    spx_csr_destroy(&R);
+    spx_csr_destroy(&A);
+}
+
 /* C over the host budget is refused with a message naming it, before anything is touched. */
 static void test_budget(void)
 {
@@ -366,6 +400,7 @@ int main(void)
     test_generated(ctx);
     test_update_values(ctx);
     test_errors(ctx);
+    test_bench(ctx);
     spx_ctx_destroy(&ctx);
     test_threads();
     test_budget();

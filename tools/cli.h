@@ -29,6 +29,9 @@ typedef struct cli_opts {
     const char *format, *algo, *formats, *suite, *json_path, *csv_path, *out_path;
     const char *method; /* spgemm: --method */
     int transpose_b;    /* spgemm: --transpose-b */
+    const char *op;      /* bench: --op (spmv, spgemm); NULL: spmv */
+    const char *methods; /* bench --op spgemm: --methods */
+    int cpu_scaling;     /* bench --op spgemm: --cpu-scaling */
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
@@ -40,6 +43,13 @@ typedef struct cli_opts {
 /* Parses argv[first..argc) into o; prints the error and returns CLI_ERROR on a bad option.
  * `allowed` is a space-separated list of the options the command accepts. */
 int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o);
+
+/* Sources a bench command may take at most. */
+#define CLI_MAX_SOURCES 256
+/* The matrices a bench measures into srcs[0..*n) (strdup'ed; the caller frees them): the
+ * positional sources, then the suite file's lines (--suite: one source per line, '#' starts
+ * a comment), or `defaults` (NULL-terminated) when there are neither. Prints the error. */
+int cli_sources(const cli_opts *o, const char *const *defaults, char **srcs, int *n);
 
 /* A context for the command (threads, backend), or NULL after printing the error. */
 spx_ctx *cli_ctx(const cli_opts *o);
@@ -56,6 +66,13 @@ void json_key(FILE *f, int *first, const char *key);
 
 /* Machine-and-run record (spx version, commit, date, host, device) as a JSON object value. */
 void json_env(FILE *f, spx_ctx *ctx, spx_backend b, double host_bw, double dev_bw);
+
+/* Writes the i-th of a bench's results as one JSON object. */
+typedef void (*cli_json_row_fn)(FILE *f, const void *rows, int i);
+/* Writes a bench's record {"env": ..., "op": op (when not NULL), "results": [...]} to path
+ * through a temporary name; the env's bandwidths are host_bw and dev_bw (0: unmeasured). */
+int cli_write_results_json(spx_ctx *ctx, const char *path, spx_backend b, double host_bw, double dev_bw,
+                           const char *op, const void *rows, int n, cli_json_row_fn row);
 
 /* Opens path for writing through a temporary name; cli_commit renames it into place. */
 FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len);
@@ -94,6 +111,8 @@ void cli_compare(cli_result *res, const spx_bench_result *base);
 void cli_result_json(FILE *f, const cli_result *res);
 /* The format's layout statistics (spx_plan_info.stats) as a JSON object value. */
 void cli_layout_json(FILE *f, const spx_plan_info *p);
+/* ",<v>" in printf format fmt, or "," alone (an empty field) when v is NaN or infinite. */
+void cli_csv_num(FILE *f, const char *fmt, double v);
 void cli_result_csv_header(FILE *f);
 void cli_result_csv(FILE *f, const cli_result *res);
 /* The table's header and one row (nothing for a skipped result: the run prints a note). */
@@ -110,6 +129,8 @@ int cmd_gen(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* `spx bench --op spgemm` (tools/cmd_bench_spgemm.c): cmd_bench hands it argv as it is. */
+int cmd_bench_spgemm(int argc, char **argv);
 int cmd_readbench(int argc, char **argv);
 
 #endif

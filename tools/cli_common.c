@@ -97,6 +97,8 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--csv")) o->csv_path = val;
     else if (!strcmp(opt, "-o")) o->out_path = val;
     else if (!strcmp(opt, "--method")) o->method = val;
+    else if (!strcmp(opt, "--methods")) o->methods = val;
+    else if (!strcmp(opt, "--op")) o->op = val;
     else if (!strcmp(opt, "--backend")) {
         if (!strcmp(val, "cpu")) o->backend = SPX_BACKEND_CPU;
         else if (!strcmp(val, "cuda")) o->backend = SPX_BACKEND_CUDA;
@@ -137,6 +139,7 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
             else if (!strcmp(a, "--strict")) o->strict = 1;
             else if (!strcmp(a, "--no-baseline")) o->no_baseline = 1;
             else if (!strcmp(a, "--transpose-b")) o->transpose_b = 1;
+            else if (!strcmp(a, "--cpu-scaling")) o->cpu_scaling = 1;
             continue;
         }
         if (i + 1 >= argc) return cli_error("option '%s' needs a value", a);
@@ -166,6 +169,42 @@ int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out)
     spx_read_opts ro = {.strict = o->strict};
     spx_status s = spx_load(ctx, src, &ro, out);
     return s ? cli_fail(ctx, src, s) : CLI_OK;
+}
+
+/* Appends the sources of a suite file to srcs: one per line, '#' starts a comment. */
+static int read_suite(const char *path, char **srcs, int *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return cli_error("%s: cannot open suite file", path);
+    char line[1024];
+    int lineno = 0, rc = CLI_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *s = line, *e;
+        while (*s == ' ' || *s == '\t') s++;
+        for (e = s + strlen(s); e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'); e--) *(e - 1) = '\0';
+        if (!*s) continue;
+        if (*n >= CLI_MAX_SOURCES) {
+            rc = cli_error("%s:%d: more than %d sources", path, lineno, CLI_MAX_SOURCES);
+            break;
+        }
+        srcs[(*n)++] = strdup(s);
+    }
+    fclose(f);
+    return rc;
+}
+
+int cli_sources(const cli_opts *o, const char *const *defaults, char **srcs, int *n)
+{
+    int rc = CLI_OK;
+    for (int i = 0; i < o->n_positional && *n < CLI_MAX_SOURCES; i++) srcs[(*n)++] = strdup(o->positional[i]);
+    if (o->suite) rc = read_suite(o->suite, srcs, n);
+    if (rc == CLI_OK && !*n && !o->suite)
+        for (int i = 0; defaults[i] && *n < CLI_MAX_SOURCES; i++) srcs[(*n)++] = strdup(defaults[i]);
+    if (rc == CLI_OK && !*n) rc = cli_error("no matrices to measure");
+    return rc;
 }
 
 void json_str(FILE *f, const char *s)
@@ -273,4 +312,22 @@ int cli_commit_out(FILE *f, const char *tmp, const char *path)
     }
     cli_signal_untrack();
     return CLI_OK;
+}
+
+int cli_write_results_json(spx_ctx *ctx, const char *path, spx_backend b, double host_bw, double dev_bw,
+                           const char *op, const void *rows, int n, cli_json_row_fn row)
+{
+    char tmp[4096];
+    FILE *f = cli_open_out(path, tmp, sizeof tmp);
+    if (!f) return CLI_ERROR;
+    fprintf(f, "{\"env\":");
+    json_env(f, ctx, b, host_bw, dev_bw);
+    if (op) fprintf(f, ",\"op\":\"%s\"", op);
+    fprintf(f, ",\"results\":[\n");
+    for (int i = 0; i < n; i++) {
+        row(f, rows, i);
+        fprintf(f, i + 1 < n ? ",\n" : "\n");
+    }
+    fprintf(f, "]}\n");
+    return cli_commit_out(f, tmp, path);
 }

@@ -27,38 +27,12 @@ static const char *const default_suite[] = {
     NULL,
 };
 
-#define MAX_SOURCES 256
 #define MAX_VARIANTS 64
 
 typedef struct variant {
     char format[32], algo[32];
     const char *why; /* the format is not built here: why (it is skipped); else NULL */
 } variant;
-
-/* Reads a suite file: one source per line, '#' starts a comment. */
-static int read_suite(const char *path, char **srcs, int *n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return cli_error("%s: cannot open suite file", path);
-    char line[1024];
-    int lineno = 0, rc = CLI_OK;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        char *s = line, *e;
-        while (*s == ' ' || *s == '\t') s++;
-        for (e = s + strlen(s); e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'); e--) *(e - 1) = '\0';
-        if (!*s) continue;
-        if (*n >= MAX_SOURCES) {
-            rc = cli_error("%s:%d: more than %d sources", path, lineno, MAX_SOURCES);
-            break;
-        }
-        srcs[(*n)++] = strdup(s);
-    }
-    fclose(f);
-    return rc;
-}
 
 /* Adds fmt/algo to the list, checking both exist. */
 static int add_variant(variant *v, int *n, const char *fmt, const char *algo)
@@ -219,21 +193,14 @@ static void print_preamble(const bench_run *br)
         if (br->v[i].why) printf("skipped %s: not built: %s\n", br->v[i].format, br->v[i].why);
 }
 
+/* The i-th SpMV result as a JSON object (cli_write_results_json's row writer). */
+static void result_json(FILE *f, const void *rows, int i) { cli_result_json(f, &((const cli_result *)rows)[i]); }
+
 /* Writes the JSON record of the run (environment + every result) to path. */
 static int write_json(spx_ctx *ctx, const bench_run *br, const char *path)
 {
-    char tmp[4096];
-    FILE *f = cli_open_out(path, tmp, sizeof tmp);
-    if (!f) return CLI_ERROR;
-    fprintf(f, "{\"env\":");
-    json_env(f, ctx, br->backend, br->backend == SPX_BACKEND_CPU ? br->bw : 0, br->backend == SPX_BACKEND_CUDA ? br->bw : 0);
-    fprintf(f, ",\"results\":[\n");
-    for (int i = 0; i < br->nres; i++) {
-        cli_result_json(f, &br->res[i]);
-        fprintf(f, i + 1 < br->nres ? ",\n" : "\n");
-    }
-    fprintf(f, "]}\n");
-    return cli_commit_out(f, tmp, path);
+    return cli_write_results_json(ctx, path, br->backend, br->backend == SPX_BACKEND_CPU ? br->bw : 0,
+                                  br->backend == SPX_BACKEND_CUDA ? br->bw : 0, NULL, br->res, br->nres, result_json);
 }
 
 /* Writes the CSV lines of the run to path. */
@@ -247,22 +214,32 @@ static int write_csv(const bench_run *br, const char *path)
     return cli_commit_out(f, tmp, path);
 }
 
+/* The value of `--op` in argv (NULL: not given, the SpMV bench). */
+static const char *op_of(int argc, char **argv)
+{
+    for (int i = 2; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--op")) return argv[i + 1];
+    return NULL;
+}
+
 int cmd_bench(int argc, char **argv)
 {
+    const char *op = op_of(argc, argv);
+    if (op && !strcmp(op, "spgemm")) return cmd_bench_spgemm(argc, argv);
+    if (op && strcmp(op, "spmv")) return cli_error("--op must be spmv or spgemm, not '%s'", op);
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--methods") || !strcmp(argv[i], "--transpose-b") || !strcmp(argv[i], "--cpu-scaling"))
+            return cli_error("%s is an option of `spx bench --op spgemm`, not of the SpMV bench", argv[i]);
     bench_run br;
     memset(&br, 0, sizeof br);
     if (cli_parse(argc, argv, 2,
-                  "--suite: --formats: --backend: --precision: --reps: --warmup: --threads: --cold --strict "
+                  "--op: --suite: --formats: --backend: --precision: --reps: --warmup: --threads: --cold --strict "
                   "--json: --csv:",
                   &br.o))
         return CLI_ERROR;
-    char *srcs[MAX_SOURCES];
-    int nsrc = 0, rc = CLI_OK;
-    for (int i = 0; i < br.o.n_positional; i++) srcs[nsrc++] = strdup(br.o.positional[i]);
-    if (br.o.suite) rc = read_suite(br.o.suite, srcs, &nsrc);
-    if (rc == CLI_OK && !nsrc && !br.o.suite)
-        for (int i = 0; default_suite[i]; i++) srcs[nsrc++] = strdup(default_suite[i]);
-    if (rc == CLI_OK && !nsrc) rc = cli_error("no matrices to measure");
+    char *srcs[CLI_MAX_SOURCES];
+    int nsrc = 0;
+    int rc = cli_sources(&br.o, default_suite, srcs, &nsrc);
     spx_ctx *ctx = rc == CLI_OK ? cli_ctx(&br.o) : NULL;
     if (rc == CLI_OK && !ctx) rc = CLI_ERROR;
     if (rc == CLI_OK) {

@@ -2,16 +2,11 @@
  * (analysis and symbolic) and one numeric run, time split by phase, GFLOPS over the products
  * formed, nnz(C) and the compression ratio, memory held and at peak; a GPU result verified
  * against the CPU oracle (structure exact, values within rounding); -o writes C. */
-#include <math.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_signal.h"
-
-/* Relative 2-norm distance from the oracle a result may have: fp64 sums in another order
- * differ by a few ulps per entry; fp32 ones by ~1e-7 per term, rows summing hundreds. */
-#define SPGEMM_VERIFY_TOL_FP64 1e-12
-#define SPGEMM_VERIFY_TOL_FP32 1e-5
+#include "spgemm_common.h"
 
 /* One product as run and checked. */
 typedef struct spgemm_result {
@@ -38,44 +33,16 @@ static int print_help(void)
     return CLI_OK;
 }
 
-/* Relative 2-norm of C - R when both have the same structure; -1 when they do not. */
-static double compare(const spx_csr *C, const spx_csr *R)
-{
-    if (C->m != R->m || C->n != R->n || C->nnz != R->nnz) return -1;
-    for (int32_t i = 0; i <= C->m; i++)
-        if (C->rowptr[i] != R->rowptr[i]) return -1;
-    long double d = 0, r = 0;
-    for (int64_t q = 0; q < C->nnz; q++) {
-        if (C->colind[q] != R->colind[q]) return -1;
-        long double e = (long double)C->val[q] - R->val[q];
-        d += e * e;
-        r += (long double)R->val[q] * R->val[q];
-    }
-    if (isnan((double)d)) return INFINITY;
-    return r > 0 ? (double)sqrtl(d / r) : (double)sqrtl(d);
-}
-
 /* Checks C against the CPU oracle run on the same operands and precision. */
 static void verify(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const cli_opts *o, const spx_csr *C,
                    spgemm_result *res)
 {
-    spx_spgemm_opts oo = {.backend = SPX_BACKEND_CPU, .precision = o->precision, .transpose_b = o->transpose_b};
-    spx_spgemm_plan *p = NULL;
     spx_csr *R = NULL;
-    spx_status s = spx_spgemm_plan_create(ctx, A, B, &oo, &p);
-    if (!s) s = spx_spgemm_run(p, &R);
-    if (s) {
-        snprintf(res->why, sizeof res->why, "no: the oracle failed: %.120s", spx_ctx_last_error(ctx));
-    } else {
-        const double tol = o->precision == SPX_FP32 ? SPGEMM_VERIFY_TOL_FP32 : SPGEMM_VERIFY_TOL_FP64;
-        res->rel_error = compare(C, R);
-        if (res->rel_error < 0) snprintf(res->why, sizeof res->why, "no: structure differs from the oracle");
-        else if (!(res->rel_error <= tol)) snprintf(res->why, sizeof res->why, "no: rel error %.3e > %.0e", res->rel_error, tol);
-        else snprintf(res->why, sizeof res->why, "yes");
-    }
+    spx_status s = spgemm_oracle(ctx, A, B, o->precision, o->transpose_b, &R);
+    if (s) snprintf(res->why, sizeof res->why, "no: the oracle failed: %.120s", spx_ctx_last_error(ctx));
+    else spgemm_check(C, R, o->precision, &res->rel_error, res->why, sizeof res->why);
     res->verified = res->why;
     spx_csr_destroy(&R);
-    spx_spgemm_plan_destroy(&p);
 }
 
 static void print_text(const spgemm_result *res)
@@ -115,34 +82,11 @@ static void print_json(spx_ctx *ctx, const spgemm_result *res)
     json_kv_str(stdout, &f, "op", "spgemm");
     json_kv_str(stdout, &f, "a", res->a_src);
     json_kv_str(stdout, &f, "b", res->b_src);
-    json_kv_int(stdout, &f, "transpose_b", in->transpose_b);
-    json_kv_str(stdout, &f, "method", in->method);
-    json_kv_str(stdout, &f, "algo", in->algo);
-    json_kv_str(stdout, &f, "kernel", in->kernel);
-    json_kv_str(stdout, &f, "backend", spx_backend_str(in->backend));
-    json_kv_str(stdout, &f, "precision", spx_precision_str(in->precision));
-    json_kv_int(stdout, &f, "m", in->m);
-    json_kv_int(stdout, &f, "k", in->k);
-    json_kv_int(stdout, &f, "n", in->n);
-    json_kv_int(stdout, &f, "nnz_a", in->nnz_a);
-    json_kv_int(stdout, &f, "nnz_b", in->nnz_b);
-    json_kv_int(stdout, &f, "nnz_c", in->nnz_c);
-    json_kv_int(stdout, &f, "products", in->products);
-    json_kv_num(stdout, &f, "compression", in->compression);
-    json_kv_num(stdout, &f, "plan_s", in->plan_seconds);
+    spgemm_info_json(stdout, &f, in);
     json_kv_num(stdout, &f, "numeric_s", in->run_seconds);
     json_kv_num(stdout, &f, "total_s", total);
     json_kv_num(stdout, &f, "gflops", total > 0 ? 2.0 * (double)in->products / total * 1e-9 : 0.0);
     json_kv_num(stdout, &f, "gflops_numeric", in->run_seconds > 0 ? 2.0 * (double)in->products / in->run_seconds * 1e-9 : 0.0);
-    json_key(stdout, &f, "phases");
-    int pf = 1;
-    printf("{");
-    for (int i = 0; i < in->n_phases; i++) json_kv_num(stdout, &pf, in->phases[i].name, in->phases[i].seconds);
-    printf("}");
-    json_kv_int(stdout, &f, "host_bytes", (long long)in->host_bytes);
-    json_kv_int(stdout, &f, "host_peak_bytes", (long long)in->host_peak_bytes);
-    json_kv_int(stdout, &f, "device_bytes", (long long)in->device_bytes);
-    json_kv_int(stdout, &f, "device_peak_bytes", (long long)in->device_peak_bytes);
     json_kv_num(stdout, &f, "rel_error", res->rel_error);
     json_kv_str(stdout, &f, "verified", res->verified);
     printf("}}\n");

@@ -172,8 +172,7 @@ void cli_result_csv_header(FILE *f)
             cli_baseline_key("speedup_batch_vs_", key, sizeof key));
 }
 
-/* ",<v>" in printf format fmt, or "," alone (an empty field) when v is NaN or infinite. */
-static void csv_num(FILE *f, const char *fmt, double v)
+void cli_csv_num(FILE *f, const char *fmt, double v)
 {
     fputc(',', f);
     if (isfinite(v)) fprintf(f, fmt, v);
@@ -189,11 +188,11 @@ void cli_result_csv(FILE *f, const cli_result *res)
             spx_backend_str(r->plan.backend), spx_precision_str(r->plan.precision),
             status_name(res), r->verified, r->rel_error, r->t_median, r->t_min, r->t_max, r->gflops,
             r->gbytes, bw_fraction(res, r->gbytes), r->plan.plan_seconds, res->speedup, res->repay);
-    csv_num(f, "%.6e", r->t_batch);
+    cli_csv_num(f, "%.6e", r->t_batch);
     fprintf(f, ",%d", r->batch_calls);
-    csv_num(f, "%.3f", r->gflops_batch);
-    csv_num(f, "%.3f", r->gbytes_batch);
-    csv_num(f, "%.3f", res->speedup_batch);
+    cli_csv_num(f, "%.3f", r->gflops_batch);
+    cli_csv_num(f, "%.3f", r->gbytes_batch);
+    cli_csv_num(f, "%.3f", res->speedup_batch);
     fprintf(f, ",%s\n", baseline_name(base, sizeof base));
 }
 

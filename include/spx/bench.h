@@ -5,6 +5,7 @@
 #define SPX_BENCH_H
 
 #include "spx/plan.h"
+#include "spx/spgemm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,35 @@ typedef struct spx_bench_result {
  * (r->status says why). Returns SPX_OK unless the arguments are bad or memory ran out. */
 spx_status spx_bench_spmv(spx_ctx *ctx, const spx_bench_case *c, const spx_plan_opts *popts,
                           const spx_bench_opts *bopts, spx_bench_result *r);
+
+/* SpGEMM measuring: the first run (C allocated) timed on its own, then warm-up runs and
+ * timed runs refilling C in place (the numeric phase of a plan whose values change), each
+ * timed alone with the wall clock on both backends: a run ends with C on the host. */
+typedef struct spx_bench_spgemm_opts {
+    int reps;   /* timed numeric runs (median reported); 0 = default 5 */
+    int warmup; /* untimed runs after the first; 0 = default 1 */
+} spx_bench_spgemm_opts;
+
+typedef struct spx_bench_spgemm_result {
+    spx_spgemm_info info;  /* the plan, its phases and the last timed run's */
+    spx_status status;     /* SPX_OK, or why the plan or a run failed (message in msg) */
+    char msg[256];
+    int threads;           /* the context's OpenMP threads (the CPU method's) */
+    int reps;
+    double first_run_s;    /* the first run: C allocated and filled */
+    double total_s;        /* plan_seconds + first_run_s: one product from nothing */
+    double t_median, t_min, t_max; /* numeric runs refilling C in place */
+    double gflops_numeric; /* 2*products / t_median / 1e9 */
+    double gflops_total;   /* 2*products / total_s / 1e9 */
+} spx_bench_spgemm_result;
+
+/* Plans C = A*B (A*B^T) with gopts, runs it once (C allocated), then warm-up and timed runs
+ * into the same C, which is poisoned (NaN values, -1 indices) after the warm-up so *C holds
+ * what the last timed run wrote. Fills *r even when the plan or a run fails (r->status and
+ * r->msg say why; *C is then NULL); *C (NULL on entry) is the caller's to destroy. Returns
+ * SPX_OK unless the arguments are bad. */
+spx_status spx_bench_spgemm(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *gopts,
+                            const spx_bench_spgemm_opts *bopts, spx_bench_spgemm_result *r, spx_csr **C);
 
 /* Host memory bandwidth in bytes/s: a STREAM-like triad-and-copy over arrays far larger
  * than the caches, best of several runs, counting bytes read plus written. */

@@ -75,6 +75,9 @@ spx_status spx_ctx_resolve_backend(spx_ctx *ctx, spx_backend asked, spx_backend 
 spx_backend spx_ctx_resolved_backend(spx_ctx *ctx);
 /* Sets the CUDA stream (a cudaStream_t) the context's GPU work runs on; NULL = default. */
 spx_status spx_ctx_set_stream(spx_ctx *ctx, void *cuda_stream);
+/* The OpenMP threads the context's CPU work runs on (>= 1): opts.threads, else OpenMP's
+ * default. */
+int spx_ctx_get_threads(const spx_ctx *ctx);
 /* Fills *out with the context's memory accounting. */
 spx_status spx_ctx_mem_stats(const spx_ctx *ctx, spx_mem_stats *out);
 /* The memory the system reports available now (MemAvailable), in bytes; 0 if unknown. */

@@ -51,10 +51,11 @@ int spx_bench_batch_calls(double t)
 }
 
 /* Batches to measure: none when cold (each call would follow a flush, or none would: the
- * batch is a warm figure by nature), else SPX_BENCH_BATCHES, at most one per timed call. */
+ * batch is a warm figure by nature) or singles only, else SPX_BENCH_BATCHES, at most one
+ * per timed call. */
 static int batch_count(const spx_bench_timing *o)
 {
-    if (o->cold) return 0;
+    if (o->cold || o->singles_only) return 0;
     return o->reps < SPX_BENCH_BATCHES ? o->reps : SPX_BENCH_BATCHES;
 }
 

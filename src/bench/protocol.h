@@ -35,6 +35,8 @@ typedef struct spx_bench_timing {
     int reps;        /* timed single calls (>= 1) */
     int cold;        /* GPU: flush the L2 before each timed call; no batches (see design.md) */
     int batch_calls; /* calls per batch; 0 = chosen by spx_bench_batch_calls */
+    int singles_only; /* 1 = no batches: each call is long and ends synchronised (SpGEMM
+                         returns C on the host), so a batch would only repeat the singles */
 } spx_bench_timing;
 
 /* What was measured; seconds per call. */

@@ -302,3 +302,5 @@ int spx_ctx_threads(const spx_ctx *ctx)
     int t = ctx && ctx->threads > 0 ? ctx->threads : omp_get_max_threads();
     return t > 0 ? t : 1;
 }
+
+int spx_ctx_get_threads(const spx_ctx *ctx) { return spx_ctx_threads(ctx); }

@@ -23,9 +23,11 @@
  * this, and the parts number SMs x this x K. The paper uses the whole of it (one block per
  * SM); more lets one block's segment load overlap the others' slices and fills the SM's warp
  * slots (512-thread blocks: 4 fill an sm_90 SM), at the price of more rows outside their
- * part. 2 is a guess, measured against 4 (bench/NOTES.md); -D overrides it. */
+ * part. Measured on the H200 (bench/NOTES.md, 2026-11-25), 4 against 2: poisson3d n = 100
+ * 0.98x against 0.88x ALG1 (ER 7.5 % against 5.8 %), stencil27 n = 60 and the FEM matrices
+ * unchanged; -D overrides it. */
 #ifndef SPX_EHYB_BLOCKS_PER_SM
-#define SPX_EHYB_BLOCKS_PER_SM 2
+#define SPX_EHYB_BLOCKS_PER_SM 4
 #endif
 
 /* Shared memory kept back per block for the kernel's own variables (the slice counter). */

@@ -43,11 +43,11 @@
 #define SPX_TEB_PARALLEL_MIN_NNZ (1 << 20)
 
 /* Rows at least this long are a block's long rows (stored first in the block; warp-long gives
- * each a warp or more). Guess: 8 nonzeros a lane of a warp, the lane load csr's lane-group
- * kernels measured best (csr_cuda_tuning.h, NZ_PER_LANE); measured against 64 (astro-ph: a
- * block's 200-entry row on 4 lanes); -D overrides it. */
+ * each a warp or more). Measured on the H200 (bench/NOTES.md, 2026-11-25): 64 against 256,
+ * shared matrices >= 100k nonzeros 1.61x against 1.53x ALG1, astro-ph 0.62x -> 1.56x (its
+ * blocks' 200-entry rows had 4 lanes), fe_body 1.53x -> 2.02x; -D overrides it. */
 #ifndef SPX_TEB_LONG_ROW
-#define SPX_TEB_LONG_ROW 256
+#define SPX_TEB_LONG_ROW 64
 #endif
 
 /* warp-long, rows that are not long: G threads a row, G the smallest power of two >= mean

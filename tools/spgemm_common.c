@@ -1,0 +1,73 @@
+/* tools/spgemm_common.c: the SpGEMM commands' shared parts: the CPU oracle, the comparison
+ * with it, the plan's JSON members. */
+#include <math.h>
+
+#include "cli.h"
+#include "spgemm_common.h"
+
+double spgemm_verify_tol(spx_precision p) { return p == SPX_FP32 ? SPGEMM_VERIFY_TOL_FP32 : SPGEMM_VERIFY_TOL_FP64; }
+
+double spgemm_compare(const spx_csr *C, const spx_csr *R)
+{
+    if (C->m != R->m || C->n != R->n || C->nnz != R->nnz) return -1;
+    for (int32_t i = 0; i <= C->m; i++)
+        if (C->rowptr[i] != R->rowptr[i]) return -1;
+    long double d = 0, r = 0;
+    for (int64_t q = 0; q < C->nnz; q++) {
+        if (C->colind[q] != R->colind[q]) return -1;
+        long double e = (long double)C->val[q] - R->val[q];
+        d += e * e;
+        r += (long double)R->val[q] * R->val[q];
+    }
+    if (isnan((double)d)) return INFINITY;
+    return r > 0 ? (double)sqrtl(d / r) : (double)sqrtl(d);
+}
+
+spx_status spgemm_oracle(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, spx_precision p, int transpose_b,
+                         spx_csr **R)
+{
+    spx_spgemm_opts oo = {.method = "gustavson", .backend = SPX_BACKEND_CPU, .precision = p, .transpose_b = transpose_b};
+    spx_spgemm_plan *plan = NULL;
+    spx_status s = spx_spgemm_plan_create(ctx, A, B, &oo, &plan);
+    if (!s) s = spx_spgemm_run(plan, R);
+    spx_spgemm_plan_destroy(&plan);
+    return s;
+}
+
+int spgemm_check(const spx_csr *C, const spx_csr *R, spx_precision p, double *rel_error, char *why, size_t len)
+{
+    const double tol = spgemm_verify_tol(p);
+    *rel_error = spgemm_compare(C, R);
+    if (*rel_error < 0) snprintf(why, len, "no: structure differs from the oracle");
+    else if (!(*rel_error <= tol)) snprintf(why, len, "no: rel error %.3e > %.0e", *rel_error, tol);
+    else snprintf(why, len, "yes");
+    return *rel_error >= 0 && *rel_error <= tol;
+}
+
+void spgemm_info_json(FILE *f, int *first, const spx_spgemm_info *in)
+{
+    json_kv_str(f, first, "method", in->method);
+    json_kv_str(f, first, "algo", in->algo);
+    json_kv_str(f, first, "kernel", in->kernel);
+    json_kv_str(f, first, "backend", spx_backend_str(in->backend));
+    json_kv_str(f, first, "precision", spx_precision_str(in->precision));
+    json_kv_int(f, first, "transpose_b", in->transpose_b);
+    json_kv_int(f, first, "m", in->m);
+    json_kv_int(f, first, "k", in->k);
+    json_kv_int(f, first, "n", in->n);
+    json_kv_int(f, first, "nnz_a", in->nnz_a);
+    json_kv_int(f, first, "nnz_b", in->nnz_b);
+    json_kv_int(f, first, "nnz_c", in->nnz_c);
+    json_kv_int(f, first, "products", in->products);
+    json_kv_num(f, first, "compression", in->compression);
+    json_kv_num(f, first, "plan_s", in->plan_seconds);
+    json_key(f, first, "phases");
+    int pf = 1;
+    fputc('{', f);
+    for (int i = 0; i < in->n_phases; i++) json_kv_num(f, &pf, in->phases[i].name, in->phases[i].seconds);
+    fputc('}', f);
+    json_kv_int(f, first, "host_bytes", (long long)in->host_bytes);
+    json_kv_int(f, first, "host_peak_bytes", (long long)in->host_peak_bytes);
+    json_kv_int(f, first, "device_bytes", (long long)in->device_bytes);
+    json_kv_int(f, first, "device_peak_bytes", (long long)in->device_peak_bytes);
+}
