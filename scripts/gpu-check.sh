@@ -10,6 +10,10 @@
 #             every format and cuSPARSE ALG1)
 #   shared    every shared matrix (bench/suites/shared.txt), every format, fp64 and fp32
 #   large32   the large suite in fp32 (every format's default algorithm, cuSPARSE ALG1/ALG2)
+#   spgemm    spx bench --op spgemm on the GPU: A*A on bench/suites/spgemm-large.txt, A*A^T
+#             on bench/suites/spgemm.txt (spx and cuSPARSE ALG1-3, verified by the CPU oracle)
+#   spgemm-cpu the CPU Gustavson on all cores against one (--cpu-scaling) and against scipy's
+#             single-threaded A @ B (scripts/spgemm_scipy_check.py --time)
 # With no STAGE: build test sanitize default large cold (the others on request).
 # SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage.
 # Logs and JSON results go to OUTDIR. SPX_COMMIT names
@@ -151,6 +155,28 @@ if has large32; then
     --json "$out/bench-large-fp32.json" --csv "$out/bench-large-fp32.csv" \
     >"$out/bench-large-fp32.txt" 2>"$out/bench-large-fp32.err" || status=1
   cat "$out/bench-large-fp32.txt"
+fi
+
+if has spgemm; then
+  log "bench: SpGEMM, A*A on the large suite"
+  $spx bench --op spgemm --backend cuda --reps 3 --suite bench/suites/spgemm-large.txt \
+    --json "$out/spgemm-large.json" >"$out/spgemm-large.txt" 2>"$out/spgemm-large.err" || status=1
+  cat "$out/spgemm-large.txt"
+  log "bench: SpGEMM, A*A^T on the quick suite"
+  $spx bench --op spgemm --backend cuda --transpose-b --suite bench/suites/spgemm.txt \
+    --json "$out/spgemm-aat.json" >"$out/spgemm-aat.txt" 2>"$out/spgemm-aat.err" || status=1
+  cat "$out/spgemm-aat.txt"
+fi
+
+if has spgemm-cpu; then
+  log "bench: SpGEMM on the CPU, all threads against one and against scipy"
+  $spx bench --op spgemm --backend cpu --cpu-scaling --reps 3 --suite "${SPX_SPGEMM_CPU_SUITE:-bench/suites/spgemm-large.txt}" \
+    --json "$out/spgemm-cpu.json" >"$out/spgemm-cpu.txt" 2>"$out/spgemm-cpu.err" || status=1
+  cat "$out/spgemm-cpu.txt"
+  python3 scripts/spgemm_scipy_check.py --spx "$spx" --time --reps 3 --json "$out/spgemm-scipy.json" \
+    gen:poisson3d:n=100 gen:stencil27:n=60 gen:rmat:scale=16,ef=16 ../shared/matrices/bcsstk29.mtx.gz \
+    >"$out/spgemm-scipy.txt" 2>&1 || status=1
+  cat "$out/spgemm-scipy.txt"
 fi
 
 log "gpu-check done: status $status"

@@ -172,7 +172,11 @@ static const sc_case sc_cases[] = {
     {"rectangular tall * wide", 2000, 40, 3000, tm_len_one, tm_len_varied},
     {"hash rows (wide B)", 500, 500, 20000, tm_len_const8, tm_len_const8},
     {"rows of 31..33", 200, 1000, 1000, tm_len_around32, tm_len_around32},
-    {"a dense row over a wide B (GPU: global fallback)", 8, 3000, 10000, sc_len_dense0, tm_len_const8},
+    {"a dense row over a wide B (GPU: chunked fallback, numeric)", 8, 3000, 10000, sc_len_dense0, tm_len_const8},
+    {"a dense row over a wider B (GPU: chunked fallback, several chunks)", 8, 3000, 60000, sc_len_dense0,
+     tm_len_const8},
+    {"a dense row over a very wide B (GPU: too many chunks, global fallback)", 4, 3000, 1000000, sc_len_dense0,
+     tm_len_const8},
 };
 #define SC_N_CASES ((int)(sizeof sc_cases / sizeof sc_cases[0]))
 

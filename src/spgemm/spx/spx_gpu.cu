@@ -1,20 +1,21 @@
 /* src/spgemm/spx/spx_gpu.cu: the spx GPU SpGEMM after ApSpGEMM (§4.1-§5.1), in the plan's
  * phases. analyse: upload A and B, the pre-analysis kernel (products per row of C, nonzeros
- * per column of A), rows above the sparsity threshold P counted. symbolic: rows binned by the
- * hash table they need (the paper's dynamic binning; bins in descending size, the rowind
- * reordering), a thread-group size per bin by Algorithm 2, row counts by the shared-memory
- * kernel or the global fallback, C's row pointers exactly from them, and the rows binned
- * again by their exact length for the numeric phase. numeric: C's arrays (exact size), the
- * same kernels summing, the rows written sorted, C downloaded. Every device allocation goes
- * through spx_cuda_malloc and is freed on every path. */
+ * per column of A, rows above the sparsity threshold P) and the per-bin statistics of the
+ * products, all on the device; one small download. reorder: the rows binned on the device by
+ * the hash table they need (the paper's dynamic binning; bins in descending size, the rowind
+ * reordering), a thread-group size per bin by Algorithm 2 on the host from the bins'
+ * statistics. symbolic: row counts by the shared-memory kernel or the global fallback, C's
+ * row pointers by a device scan (nnz(C) the one number read back), and the rows binned again
+ * by their exact length for the numeric phase. numeric: C's arrays (exact size), the same
+ * kernels summing, the rows written sorted, C (row pointers included) downloaded. Every
+ * device allocation goes through spx_cuda_malloc and is freed on every path. */
 #include <stdio.h>
 #include <string.h>
 
+#include <cub/device/device_scan.cuh>
+
 #include "spgemm/spgemm_dev.cuh"
 #include "spgemm/spx/spx_kernels.cuh"
-
-/* Bins: one per table size 2^5 .. 2^MAX_LOG2 in shared memory, plus the fallback. */
-#define GPU_MAX_BINS 40
 
 /* One launch: rows [first, first + count) of a row list, their table and thread groups. */
 typedef struct gpu_bin {
@@ -31,7 +32,7 @@ typedef struct gpu_bin {
 typedef struct gpu_bins {
     int32_t *d_rows; /* device, the rows with work, bin after bin */
     int n;
-    gpu_bin bin[GPU_MAX_BINS];
+    gpu_bin bin[SPX_GPU_BINS];
 } gpu_bins;
 
 typedef struct gpu_state {
@@ -39,11 +40,13 @@ typedef struct gpu_state {
     spx_precision prec;
     int32_t m, k, n;
     double avg_b_row;  /* B's nonzeros per row: lanes per B row */
-    int64_t *h_prod;   /* host, m: products per row of C */
-    int64_t *h_crow;   /* host, m + 1: C's row pointers */
-    int64_t *d_crow;   /* device, m + 1 */
+    int64_t *d_prod;   /* device, m: products per row of C (analyse to the symbolic binning) */
+    int64_t *d_crow;   /* device, m + 1: symbolic counts, then C's row pointers */
+    spx_gpu_bin_stats *d_stats; /* device: the binning kernels' statistics and cursors */
+    spx_gpu_bin_stats sym;      /* host: the products' statistics (analyse), for the symbolic bins */
     gpu_bins num;      /* the numeric phase's bins (by exact row length) */
     int64_t nnz_c, dense_rows, dense_cols, fallback_rows;
+    int32_t chunk_w;   /* columns per chunk of the chunked fallback; 0: none */
     int sm_count, max_threads_sm;
     size_t smem_limit; /* dynamic shared memory a block may have */
     char kernel[64];
@@ -71,13 +74,15 @@ static size_t group_bytes(const gpu_state *S, int numeric, int slots)
     return (size_t)slots * (sizeof(int32_t) + value_bytes(S, numeric)) + sizeof(int);
 }
 
-/* Table slots for a row bounded by w distinct columns; 0 when it does not fit shared memory. */
-static int slots_for(const gpu_state *S, int numeric, int64_t w)
+/* The largest table (a power of two, at most 2^24 slots) one row group may have in shared
+ * memory; 0 when not even SPX_GPU_MIN_SLOTS fit. A row's bin (spx_gpu_bin_of) compares its
+ * table with it. */
+static int64_t fit_slots(const gpu_state *S, int numeric)
 {
-    const int64_t keys = w < S->n ? w : S->n;
-    int64_t slots = pow2_at_least(keys * SPX_GPU_SLOTS_PER_KEY);
-    if (slots < SPX_GPU_MIN_SLOTS) slots = SPX_GPU_MIN_SLOTS;
-    return slots <= (1 << 24) && group_bytes(S, numeric, (int)slots) <= S->smem_limit ? (int)slots : 0;
+    int64_t fit = 0;
+    for (int64_t s = SPX_GPU_MIN_SLOTS; s <= (1 << 24) && group_bytes(S, numeric, (int)s) <= S->smem_limit; s <<= 1)
+        fit = s;
+    return fit;
 }
 
 /* Groups per block for groups of M lanes and the bin's table. */
@@ -97,6 +102,13 @@ static int64_t resident_blocks(const gpu_state *S, int threads, size_t smem)
     int64_t by_smem = smem ? (int64_t)(S->smem_limit / smem) : by_threads;
     int64_t b = by_threads < by_smem ? by_threads : by_smem;
     return (b < 1 ? 1 : b) * S->sm_count;
+}
+
+/* Blocks of a grid-stride launch over `blocks` items: at most one resident wave. */
+static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t smem)
+{
+    const int64_t res = resident_blocks(S, threads, smem);
+    return (unsigned)(blocks < res ? blocks : res);
 }
 
 /* Shapes bin b's launch: M from the bin's mean work, then ApSpGEMM's Algorithm 2: doubled
@@ -129,50 +141,58 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
     b->grid = (unsigned)(blocks < res ? blocks : res);
 }
 
-/* Bins the rows with work w[i] > 0 by table size, largest first (the rowind order), shapes
- * each bin and uploads the row list. */
-static spx_status make_bins(spx_ctx *ctx, gpu_state *S, int numeric, const int64_t *w, gpu_bins *out)
+/* Launch grid of the binning kernels over rows [0, m). */
+static unsigned bin_grid(const spx_ctx *ctx, const gpu_state *S)
 {
-    int32_t *rows = NULL;
-    int64_t count[GPU_MAX_BINS] = {0}, sum[GPU_MAX_BINS] = {0}, maxw[GPU_MAX_BINS] = {0}, at[GPU_MAX_BINS];
-    memset(out, 0, sizeof *out);
-    for (int32_t i = 0; i < S->m; i++) { /* bin c: 2^(c + 5) slots; the last: fallback */
-        if (w[i] <= 0) continue;
-        const int slots = slots_for(S, numeric, w[i]);
-        int c = GPU_MAX_BINS - 1;
-        if (slots)
-            for (c = 0; (SPX_GPU_MIN_SLOTS << c) < slots; c++) {}
-        count[c]++, sum[c] += w[i];
-        if (w[i] > maxw[c]) maxw[c] = w[i];
-    }
+    return spx_cuda_grid_stride_blocks(ctx, S->m, SPX_GPU_ANALYSE_BLOCK, SPX_GPU_ANALYSE_BLOCKS_PER_SM);
+}
+
+/* Queues the per-bin statistics of the rows' work (w[i], or w[i + 1] - w[i] when diff) into
+ * S->d_stats, which the caller has zeroed. */
+static spx_status launch_bin_stats(spx_ctx *ctx, const gpu_state *S, int numeric, const int64_t *w, int diff)
+{
+    if (!S->m) return SPX_OK;
+    spx_spgemm_bin_stats_kernel<<<bin_grid(ctx, S), SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+        S->m, w, diff, S->n, fit_slots(S, numeric), S->d_stats);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_bin_stats_kernel");
+    return SPX_OK;
+}
+
+/* Bins the rows with work > 0 (w[i], or w[i + 1] - w[i] when diff; device) from their
+ * statistics st (downloaded): bins in descending table size, the fallback first (the rowind
+ * order), each shaped on the host; their offsets (an exclusive scan of st's counts) uploaded
+ * as the scatter kernel's cursors; the row ids scattered into out->d_rows on the device.
+ * Synchronises, so that the phase's time holds the scatter. */
+static spx_status make_bins(spx_ctx *ctx, gpu_state *S, int numeric, const int64_t *w, int diff,
+                            const spx_gpu_bin_stats *st, gpu_bins *out)
+{
+    unsigned long long at[SPX_GPU_BINS];
     int64_t total = 0;
-    for (int c = GPU_MAX_BINS - 1; c >= 0; c--) at[c] = total, total += count[c];
-    rows = (int32_t *)spx_malloc_array(ctx, (size_t)(total ? total : 1), sizeof *rows);
-    if (!rows) return spx_fail_nomem(ctx, "spgemm: row bins");
-    for (int32_t i = 0; i < S->m; i++) {
-        if (w[i] <= 0) continue;
-        const int slots = slots_for(S, numeric, w[i]);
-        int c = GPU_MAX_BINS - 1;
-        if (slots)
-            for (c = 0; (SPX_GPU_MIN_SLOTS << c) < slots; c++) {}
-        rows[at[c]++] = i;
-    }
-    int64_t first = 0;
-    for (int c = GPU_MAX_BINS - 1; c >= 0; c--) {
-        if (!count[c]) continue;
+    memset(out, 0, sizeof *out);
+    for (int c = SPX_GPU_BINS - 1; c >= 0; c--) { /* bin c: SPX_GPU_MIN_SLOTS << c slots; the last: fallback */
+        at[c] = (unsigned long long)total;
+        if (!st->count[c]) continue;
         gpu_bin *b = &out->bin[out->n++];
-        b->first = (int32_t)first, b->count = (int32_t)count[c], b->work_max = maxw[c];
-        b->slots = c == GPU_MAX_BINS - 1 ? 0 : SPX_GPU_MIN_SLOTS << c;
-        if (b->slots) shape_bin(S, numeric, b, sum[c]);
-        first += count[c];
+        b->first = (int32_t)total, b->count = (int32_t)st->count[c], b->work_max = (int64_t)st->max[c];
+        b->slots = c == SPX_GPU_BINS - 1 ? 0 : SPX_GPU_MIN_SLOTS << c;
+        if (b->slots) shape_bin(S, numeric, b, (int64_t)st->sum[c]);
+        total += (int64_t)st->count[c];
     }
-    spx_status s = spx_cuda_malloc(ctx, (void **)&out->d_rows, (size_t)total * sizeof *rows);
-    if (!s) s = spx_cuda_h2d(ctx, out->d_rows, rows, (size_t)total * sizeof *rows);
+    if (!total) return SPX_OK;
+    unsigned long long *cursor = S->d_stats->cursor; /* device addresses */
+    spx_status s = spx_cuda_malloc(ctx, (void **)&out->d_rows, (size_t)total * sizeof *out->d_rows);
+    if (!s) s = spx_cuda_h2d(ctx, cursor, at, sizeof at);
+    if (!s) {
+        spx_spgemm_bin_scatter_kernel<<<bin_grid(ctx, S), SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+            S->m, w, diff, S->n, fit_slots(S, numeric), cursor, out->d_rows);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_bin_scatter_kernel");
+        s = spx_cuda_sync(ctx);
+    }
+done:
     if (s) {
         spx_cuda_free(ctx, out->d_rows);
         out->d_rows = NULL;
     }
-    spx_free(ctx, rows);
     return s;
 }
 
@@ -222,6 +242,65 @@ done:
     return s;
 }
 
+/* Columns per chunk of the chunked fallback (a multiple of 32): as many values (numeric
+ * precision) and bitmap bits as a block's shared memory holds beside the block scan, at most
+ * n rounded up to 32; 0 when not even 32 fit. */
+static int32_t chunk_width(const gpu_state *S)
+{
+    const size_t reserve = sizeof(spx_gpu_chunk_scan_t::TempStorage) + 64; /* static shared memory */
+    if (S->smem_limit <= reserve) return 0;
+    const size_t per8 = 8 * spx_precision_bytes(S->prec) + 1; /* bytes per 8 columns: values and a bitmap byte */
+    const int64_t fit = (int64_t)((S->smem_limit - reserve) * 8 / per8) & ~(int64_t)31;
+    const int64_t need = ((int64_t)S->n + 31) & ~(int64_t)31;
+    return (int32_t)(fit < need ? fit : need);
+}
+
+/* Chunks of n columns the chunked fallback takes; 0 when it is not used (no chunk width, or
+ * more than SPX_GPU_CHUNK_MAX chunks: the global fallback then). */
+static int32_t chunk_count(const gpu_state *S)
+{
+    if (S->chunk_w <= 0) return 0;
+    const int64_t c = ((int64_t)S->n + S->chunk_w - 1) / S->chunk_w;
+    return c >= 1 && c <= SPX_GPU_CHUNK_MAX ? (int32_t)c : 0;
+}
+
+/* Runs the fallback bin by column chunks (spx_spgemm_chunk_count_kernel, and in numeric
+ * spx_spgemm_chunk_numeric_kernel after a count pass into per-chunk counts). */
+template <bool NUMERIC, typename V>
+static spx_status launch_chunked(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b,
+                                 int64_t *counts, int32_t *cci, V *cv)
+{
+    const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
+    const int32_t W = S->chunk_w, nch = chunk_count(S);
+    const int64_t pairs = (int64_t)b->count * nch;
+    const size_t bits = (size_t)W / 8, vals = NUMERIC ? (size_t)W * sizeof(V) : 0;
+    const unsigned grid_count = one_wave(S, pairs, SPX_GPU_CHUNK_BLOCK, bits);
+    const unsigned grid_num = one_wave(S, pairs, SPX_GPU_CHUNK_BLOCK, bits + vals);
+    const int sub0 = (int)pow2_at_least((int64_t)(S->avg_b_row + 0.5)), sub = sub0 < 1 ? 1 : sub0 > 32 ? 32 : sub0;
+    auto numeric_kernel = spx_spgemm_chunk_numeric_kernel<V>;
+    int32_t *chunk_cnt = NULL;
+    spx_status s = SPX_OK;
+    if (NUMERIC && (s = spx_cuda_malloc(ctx, (void **)&chunk_cnt, (size_t)pairs * sizeof *chunk_cnt))) return s;
+    SPX_CUDA_GOTO(ctx, s, cudaFuncSetAttribute(spx_spgemm_chunk_count_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)bits));
+    spx_spgemm_chunk_count_kernel<<<grid_count, SPX_GPU_CHUNK_BLOCK, bits, spx_cuda_stream(ctx)>>>(
+        A->rowptr, A->colind, B->rowptr, B->colind, L->d_rows + b->first, b->count, S->n, W, nch, sub,
+        NUMERIC ? nullptr : counts, chunk_cnt);
+    SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_chunk_count_kernel");
+    if (NUMERIC) {
+        SPX_CUDA_GOTO(ctx, s, cudaFuncSetAttribute(numeric_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)(bits + vals)));
+        numeric_kernel<<<grid_num, SPX_GPU_CHUNK_BLOCK, bits + vals, spx_cuda_stream(ctx)>>>(
+            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
+            b->count, S->n, W, nch, sub, chunk_cnt, S->d_crow, cci, cv);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_chunk_numeric_kernel");
+        s = spx_cuda_sync(ctx); /* chunk_cnt is freed next */
+    }
+done:
+    spx_cuda_free(ctx, chunk_cnt);
+    return s;
+}
+
 /* Every bin of L, symbolic (counts) or numeric (cci, cv). */
 template <bool NUMERIC, typename V>
 static spx_status run_bins(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, int64_t *counts, int32_t *cci, V *cv)
@@ -229,7 +308,8 @@ static spx_status run_bins(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, 
     spx_status s = SPX_OK;
     for (int i = 0; !s && i < L->n; i++)
         s = L->bin[i].slots ? launch_rows<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
-                            : launch_fallback<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv);
+            : chunk_count(S) ? launch_chunked<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
+                             : launch_fallback<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv);
     return s;
 }
 
@@ -244,36 +324,41 @@ static void read_device(spx_ctx *ctx, gpu_state *S)
     S->smem_limit = st && st->smem_per_block_optin > 0 ? (size_t)st->smem_per_block_optin : 48 * 1024;
 }
 
-/* §4.1 on the GPU: products per row (downloaded for binning), A's column counts (the dense
- * columns, more than one entry, are counted); rows above P counted (§4.2). */
+/* §4.1 on the GPU: products per row (kept on the device in S->d_prod for binning), A's column
+ * counts (the dense columns, more than one entry, counted on the device), rows above P
+ * counted (§4.2), and the products' per-bin statistics; S->sym and *products (their total)
+ * from one download of the statistics. */
 static spx_status pre_analysis(spx_ctx *ctx, gpu_state *S, int64_t *products)
 {
-    int64_t *d_prod = NULL;
-    int32_t *d_colcnt = NULL, *h_colcnt = NULL;
+    int32_t *d_colcnt = NULL;
     const spx_dev_csr *A = &S->ops.A;
-    spx_status s = spx_cuda_malloc(ctx, (void **)&d_prod, (size_t)S->m * sizeof *d_prod);
+    const unsigned grid = spx_cuda_grid_stride_blocks(ctx, (long long)S->m * 32, SPX_GPU_ANALYSE_BLOCK,
+                                                      SPX_GPU_ANALYSE_BLOCKS_PER_SM);
+    spx_status s = spx_cuda_malloc(ctx, (void **)&S->d_prod, (size_t)S->m * sizeof *S->d_prod);
     if (!s) s = spx_cuda_malloc(ctx, (void **)&d_colcnt, (size_t)S->k * sizeof *d_colcnt);
-    h_colcnt = (int32_t *)spx_malloc_array(ctx, (size_t)S->k, sizeof *h_colcnt);
-    if (!s && !h_colcnt) s = spx_fail_nomem(ctx, "spgemm: column counts");
     if (s) goto done;
+    SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(S->d_stats, 0, sizeof *S->d_stats, spx_cuda_stream(ctx)));
     if (S->k) SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(d_colcnt, 0, (size_t)S->k * sizeof *d_colcnt, spx_cuda_stream(ctx)));
     if (S->m) {
-        const unsigned grid = spx_cuda_grid_stride_blocks(ctx, (long long)S->m * 32, SPX_GPU_ANALYSE_BLOCK,
-                                                          SPX_GPU_ANALYSE_BLOCKS_PER_SM);
         spx_spgemm_products_kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
-            S->m, A->rowptr, A->colind, S->ops.B.rowptr, d_prod, d_colcnt);
+            S->m, S->k, A->rowptr, A->colind, S->ops.B.rowptr, S->d_prod, d_colcnt, &S->d_stats->dense_rows);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_products_kernel");
     }
-    if ((s = spx_cuda_d2h(ctx, S->h_prod, d_prod, (size_t)S->m * sizeof *d_prod)) ||
-        (s = spx_cuda_d2h(ctx, h_colcnt, d_colcnt, (size_t)S->k * sizeof *d_colcnt)))
+    if (S->k) {
+        const unsigned cgrid =
+            spx_cuda_grid_stride_blocks(ctx, S->k, SPX_GPU_ANALYSE_BLOCK, SPX_GPU_ANALYSE_BLOCKS_PER_SM);
+        spx_spgemm_dense_cols_kernel<<<cgrid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+            S->k, d_colcnt, &S->d_stats->dense_cols);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_dense_cols_kernel");
+    }
+    if ((s = launch_bin_stats(ctx, S, 0, S->d_prod, 0)) || (s = spx_cuda_d2h(ctx, &S->sym, S->d_stats, sizeof S->sym)))
         goto done;
     *products = 0;
-    for (int32_t i = 0; i < S->m; i++) *products += S->h_prod[i];
-    for (int32_t c = 0; c < S->k; c++) S->dense_cols += h_colcnt[c] > 1;
+    for (int c = 0; c < SPX_GPU_BINS; c++) *products += (int64_t)S->sym.sum[c];
+    S->dense_rows = (int64_t)S->sym.dense_rows;
+    S->dense_cols = (int64_t)S->sym.dense_cols;
 done:
-    spx_cuda_free(ctx, d_prod);
     spx_cuda_free(ctx, d_colcnt);
-    spx_free(ctx, h_colcnt);
     return s;
 }
 
@@ -286,15 +371,12 @@ static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     S->m = in->A->m, S->k = in->A->n, S->n = in->B->n;
     S->avg_b_row = in->B->m ? (double)in->B->nnz / in->B->m : 0.0;
     read_device(ctx, S);
-    for (int32_t i = 0; i < S->m && S->k > 0; i++) /* §4.2: S_i = nnz_i / ncols above P */
-        S->dense_rows += (double)(in->A->rowptr[i + 1] - in->A->rowptr[i]) / S->k > SPX_GPU_DENSE_ROW_P;
+    S->chunk_w = chunk_width(S);
     double t0 = spx_now();
     spx_status s = spx_spgemm_dev_upload(ctx, in, &S->ops);
     spx_phase_add(log, "upload", spx_now() - t0);
-    S->h_prod = (int64_t *)spx_malloc_array(ctx, (size_t)S->m, sizeof *S->h_prod);
-    S->h_crow = (int64_t *)spx_calloc_array(ctx, (size_t)S->m + 1, sizeof *S->h_crow);
-    if (!s && (!S->h_prod || !S->h_crow)) s = spx_fail_nomem(ctx, "spx GPU SpGEMM analysis");
     if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_crow, ((size_t)S->m + 1) * sizeof *S->d_crow);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_stats, sizeof *S->d_stats);
     t0 = spx_now();
     if (!s) s = pre_analysis(ctx, S, products);
     spx_phase_add(log, "analyse", spx_now() - t0);
@@ -307,45 +389,58 @@ static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     return SPX_OK;
 }
 
-/* Symbolic counts into d_crow[0..m) (0 for rows without products), downloaded and summed
- * into h_crow on the host, uploaded as C's row pointers. */
+/* Symbolic counts into d_crow[0..m) (0 for rows without products), exclusive-scanned in place
+ * on the device over m + 1 entries into C's row pointers; nnz(C) = d_crow[m] read back. */
 template <typename V>
 static spx_status count_rows(spx_ctx *ctx, gpu_state *S, const gpu_bins *L)
 {
-    int64_t *counts = S->h_crow + 1;
+    void *tmp = NULL;
+    size_t bytes = 0;
+    const int64_t items = (int64_t)S->m + 1;
     spx_status s = SPX_OK;
-    if (S->m) SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_crow, 0, (size_t)S->m * sizeof(int64_t), spx_cuda_stream(ctx)));
-    if ((s = run_bins<false, V>(ctx, S, L, S->d_crow, nullptr, nullptr)) ||
-        (s = spx_cuda_d2h(ctx, counts, S->d_crow, (size_t)S->m * sizeof(int64_t))))
-        return s;
-    S->h_crow[0] = 0;
-    for (int32_t i = 0; i < S->m; i++) S->h_crow[i + 1] += S->h_crow[i];
-    return spx_cuda_h2d(ctx, S->d_crow, S->h_crow, ((size_t)S->m + 1) * sizeof(int64_t));
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_crow, 0, (size_t)items * sizeof(int64_t), spx_cuda_stream(ctx)));
+    if ((s = run_bins<false, V>(ctx, S, L, S->d_crow, nullptr, nullptr))) return s;
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, bytes, S->d_crow, items, spx_cuda_stream(ctx)));
+    if (bytes < 16) bytes = 16; /* a NULL scratch would make CUB only size its work */
+    if ((s = spx_cuda_malloc(ctx, &tmp, bytes))) return s;
+    SPX_CUDA_GOTO(ctx, s, cub::DeviceScan::ExclusiveSum(tmp, bytes, S->d_crow, items, spx_cuda_stream(ctx)));
+    s = spx_cuda_d2h(ctx, &S->nnz_c, S->d_crow + S->m, sizeof S->nnz_c); /* synchronises: tmp is free to go */
+done:
+    spx_cuda_free(ctx, tmp);
+    return s;
 }
 
+/* The per-bin statistics of C's exact row lengths (d_crow's differences), downloaded into *st. */
+static spx_status length_stats(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st)
+{
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_stats, 0, sizeof *S->d_stats, spx_cuda_stream(ctx)));
+    spx_status s = launch_bin_stats(ctx, S, 1, S->d_crow, 1);
+    return s ? s : spx_cuda_d2h(ctx, st, S->d_stats, sizeof *st);
+}
+
+/* Plan: the rows binned by their products (reorder), counted (symbolic: C's row pointers and
+ * nnz(C)), binned again by their exact lengths for the numeric phase (reorder). */
 static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, int64_t *nnz_c)
 {
     gpu_state *S = (gpu_state *)state;
     gpu_bins sym;
-    int64_t *len = NULL;
+    spx_gpu_bin_stats st;
     double t0 = spx_now();
-    spx_status s = make_bins(ctx, S, 0, S->h_prod, &sym);
+    spx_status s = make_bins(ctx, S, 0, S->d_prod, 0, &S->sym, &sym);
+    spx_cuda_free(ctx, S->d_prod); /* make_bins synchronised: the scatter is done with it */
+    S->d_prod = NULL;
     spx_phase_add(log, "reorder", spx_now() - t0);
     if (s) return s;
     t0 = spx_now();
     s = S->prec == SPX_FP32 ? count_rows<float>(ctx, S, &sym) : count_rows<double>(ctx, S, &sym);
     spx_cuda_free(ctx, sym.d_rows);
-    for (int i = 0; i < sym.n; i++) S->fallback_rows += sym.bin[i].slots ? 0 : sym.bin[i].count;
+    S->fallback_rows = (int64_t)S->sym.count[SPX_GPU_BINS - 1];
     spx_phase_add(log, "symbolic", spx_now() - t0);
     if (s) return s;
     t0 = spx_now();
-    len = (int64_t *)spx_malloc_array(ctx, (size_t)S->m + 1, sizeof *len);
-    if (!len) return spx_fail_nomem(ctx, "spgemm: row lengths");
-    for (int32_t i = 0; i < S->m; i++) len[i] = S->h_crow[i + 1] - S->h_crow[i];
-    s = make_bins(ctx, S, 1, len, &S->num);
-    spx_free(ctx, len);
+    s = length_stats(ctx, S, &st);
+    if (!s) s = make_bins(ctx, S, 1, S->d_crow, 1, &st, &S->num);
     spx_phase_add(log, "reorder", spx_now() - t0);
-    S->nnz_c = S->h_crow[S->m];
     *nnz_c = S->nnz_c;
     return s;
 }
@@ -377,8 +472,8 @@ static spx_status numeric_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, s
     spx_phase_add(log, "numeric", spx_now() - t0);
     t0 = spx_now();
     if (!s) {
-        memcpy(C->rowptr, S->h_crow, ((size_t)S->m + 1) * sizeof *C->rowptr);
-        s = spx_spgemm_dev_download(ctx, cci, cv, S->prec, S->nnz_c, C);
+        s = spx_cuda_d2h(ctx, C->rowptr, S->d_crow, ((size_t)S->m + 1) * sizeof *C->rowptr);
+        if (!s) s = spx_spgemm_dev_download(ctx, cci, cv, S->prec, S->nnz_c, C);
     }
     spx_phase_add(log, "download", spx_now() - t0);
     spx_cuda_free(ctx, cci);
@@ -397,10 +492,10 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
     gpu_state *S = (gpu_state *)state;
     if (!S) return;
     spx_spgemm_dev_free(ctx, &S->ops);
+    spx_cuda_free(ctx, S->d_prod);
     spx_cuda_free(ctx, S->d_crow);
+    spx_cuda_free(ctx, S->d_stats);
     spx_cuda_free(ctx, S->num.d_rows);
-    spx_free(ctx, S->h_prod);
-    spx_free(ctx, S->h_crow);
     spx_free(ctx, S);
 }
 
@@ -408,7 +503,8 @@ static const char *gpu_kernel(const void *state) { return state ? ((const gpu_st
 
 static const spx_spgemm_impl spx_gpu_impl = {
     "spx",
-    "spx GPU (ApSpGEMM §4-§5.1): GPU pre-analysis, rows binned by table size, hash in shared memory, global fallback",
+    "spx GPU (ApSpGEMM §4-§5.1): GPU pre-analysis and binning by table size, hash in shared memory, chunked or "
+    "global fallback",
     NULL,
     SPX_BACKEND_CUDA,
     0,

@@ -1,8 +1,11 @@
 /* src/spgemm/spx/spx_kernels.cuh: the spx GPU SpGEMM's kernels: the pre-analysis (products
- * per row of C, nonzeros per column of A; ApSpGEMM §4.1), the row-group kernel with a hash
- * table per row in shared memory (§5.1: symbolic counts, numeric sums and writes the row
- * sorted by rank), and the fallback for rows whose table does not fit: one block per row
- * with an n-wide dense accumulator in global memory, read out in column order. */
+ * per row of C, nonzeros per column of A, the §4.2 dense rows and columns; ApSpGEMM §4.1),
+ * the dynamic binning on the device (per-bin statistics, then the row ids scattered bin after
+ * bin), the row-group kernel with a hash table per row in shared memory (§5.1: symbolic
+ * counts, numeric sums and writes the row sorted), and for rows whose table does not fit:
+ * the chunked fallback (one block per row and column chunk, a dense accumulator of the chunk
+ * in shared memory) or, when n takes too many chunks, the global fallback (one block per row
+ * with an n-wide dense accumulator in global memory); both read out in column order. */
 #ifndef SPX_SPGEMM_SPX_KERNELS_CUH
 #define SPX_SPGEMM_SPX_KERNELS_CUH
 
@@ -13,23 +16,173 @@
 
 #define SPX_GPU_HASH_MULT 2654435761u /* Knuth's multiplicative hash */
 
-/* Row i's products (sum of B's row lengths over A's row) into prod[i], and A's column
- * counts into colcnt (atomics); one warp per row, grid-stride. */
-__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
-    spx_spgemm_products_kernel(int32_t m, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                               const int32_t *__restrict__ brp, int64_t *__restrict__ prod, int32_t *__restrict__ colcnt)
+#define SPX_GPU_FULL_WARP 0xffffffffu
+
+/* What the binning kernels accumulate and the host downloads (one small copy) to shape the
+ * launches: per bin its rows, their total and largest work; the §4.2 counts (rows above P,
+ * columns of A with more than one entry); and per bin the cursor the scatter kernel advances,
+ * set by the host to the bin's offset in the row list. */
+typedef struct spx_gpu_bin_stats {
+    unsigned long long count[SPX_GPU_BINS], sum[SPX_GPU_BINS], max[SPX_GPU_BINS];
+    unsigned long long dense_rows, dense_cols;
+    unsigned long long cursor[SPX_GPU_BINS];
+} spx_gpu_bin_stats;
+
+/* The bin of a row with work w > 0 (products or exact length) over n columns: c for a table of
+ * SPX_GPU_MIN_SLOTS << c slots (the power of two >= SPX_GPU_SLOTS_PER_KEY * min(w, n), at least
+ * SPX_GPU_MIN_SLOTS), SPX_GPU_BINS - 1 (the fallback) when that exceeds fit_slots, the largest
+ * table shared memory holds (0: none; the host's fit_slots). The stats and scatter kernels
+ * share this one rule, so they agree on every row's bin. */
+__host__ __device__ __forceinline__ int spx_gpu_bin_of(int64_t w, int64_t n, int64_t fit_slots)
 {
+    const int64_t keys = w < n ? w : n;
+    int64_t slots = SPX_GPU_MIN_SLOTS;
+    int c = 0;
+    while (slots < keys * SPX_GPU_SLOTS_PER_KEY) slots <<= 1, c++;
+    return slots <= fit_slots && c < SPX_GPU_BINS - 1 ? c : SPX_GPU_BINS - 1;
+}
+
+/* Row i's work: w[i], or w[i + 1] - w[i] when diff (row pointers). */
+__device__ __forceinline__ int64_t spx_gpu_work(const int64_t *__restrict__ w, int diff, int64_t i)
+{
+    return diff ? w[i + 1] - w[i] : w[i];
+}
+
+/* Row i's products (sum of B's row lengths over A's row) into prod[i], A's column counts into
+ * colcnt (atomics), and the rows with nnz_i / k above SPX_GPU_DENSE_ROW_P (§4.2) added to
+ * *dense_rows; one warp per row, grid-stride. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_products_kernel(int32_t m, int32_t k, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                               const int32_t *__restrict__ brp, int64_t *__restrict__ prod, int32_t *__restrict__ colcnt,
+                               unsigned long long *__restrict__ dense_rows)
+{
+    __shared__ unsigned int dense;
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    unsigned int mine = 0; /* lane 0's dense rows */
+    if (threadIdx.x == 0) dense = 0;
+    __syncthreads();
     for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < m; i += warps) {
         int64_t p = 0;
         for (int32_t q = arp[i] + lane; q < arp[i + 1]; q += 32) {
-            const int32_t k = aci[q];
-            p += brp[k + 1] - brp[k];
-            atomicAdd(colcnt + k, 1);
+            const int32_t c = aci[q];
+            p += brp[c + 1] - brp[c];
+            atomicAdd(colcnt + c, 1);
         }
-        for (int off = 16; off > 0; off >>= 1) p += __shfl_xor_sync(0xffffffffu, p, off);
-        if (lane == 0) prod[i] = p;
+        for (int off = 16; off > 0; off >>= 1) p += __shfl_xor_sync(SPX_GPU_FULL_WARP, p, off);
+        if (lane == 0) {
+            prod[i] = p;
+            mine += k > 0 && (double)(arp[i + 1] - arp[i]) / k > SPX_GPU_DENSE_ROW_P;
+        }
+    }
+    if (mine) atomicAdd(&dense, mine);
+    __syncthreads();
+    if (threadIdx.x == 0 && dense) atomicAdd(dense_rows, (unsigned long long)dense);
+}
+
+/* Adds to *dense_cols the columns of A with more than one entry (colcnt[0..k)); grid-stride
+ * over tiles of blockDim.x columns (every thread of a block takes the same iterations). */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_dense_cols_kernel(int32_t k, const int32_t *__restrict__ colcnt, unsigned long long *__restrict__ dense_cols)
+{
+    unsigned long long found = 0;
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < k; base += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t j = base + threadIdx.x;
+        found += (unsigned long long)__syncthreads_count(j < k && colcnt[j] > 1);
+    }
+    if (threadIdx.x == 0 && found) atomicAdd(dense_cols, found);
+}
+
+/* The lanes of a warp that hold bin cc (the bin of lane `lead`, the lowest lane still to
+ * handle): their mask, and over them the sum and max of x (every lane of the warp calls it). */
+__device__ __forceinline__ unsigned spx_gpu_bin_peers(int c, int cc, unsigned long long x, unsigned long long *sum,
+                                                      unsigned long long *max)
+{
+    const unsigned peers = __ballot_sync(SPX_GPU_FULL_WARP, c == cc);
+    unsigned long long s = c == cc ? x : 0, h = s;
+    for (int off = 16; off > 0; off >>= 1) {
+        s += __shfl_xor_sync(SPX_GPU_FULL_WARP, s, off);
+        const unsigned long long o = __shfl_xor_sync(SPX_GPU_FULL_WARP, h, off);
+        h = o > h ? o : h;
+    }
+    *sum = s, *max = h;
+    return peers;
+}
+
+/* Per-bin statistics of rows [0, m) with work > 0 (spx_gpu_work, binned by spx_gpu_bin_of)
+ * added to st's count, sum and max: each warp combines its lanes of one bin, each block its
+ * warps in shared memory, then one global atomic per bin and block. blockDim.x a multiple of
+ * 32; grid-stride over tiles of blockDim.x rows. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_bin_stats_kernel(int32_t m, const int64_t *__restrict__ w, int diff, int64_t n, int64_t fit_slots,
+                                spx_gpu_bin_stats *__restrict__ st)
+{
+    __shared__ unsigned long long cnt[SPX_GPU_BINS], sum[SPX_GPU_BINS], mx[SPX_GPU_BINS];
+    const int lane = threadIdx.x & 31;
+    for (int c = threadIdx.x; c < SPX_GPU_BINS; c += blockDim.x) cnt[c] = sum[c] = mx[c] = 0;
+    __syncthreads();
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < m; base += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = base + threadIdx.x;
+        const int64_t x = i < m ? spx_gpu_work(w, diff, i) : 0;
+        const int c = x > 0 ? spx_gpu_bin_of(x, n, fit_slots) : -1;
+        for (unsigned todo = __ballot_sync(SPX_GPU_FULL_WARP, c >= 0); todo;) {
+            const int lead = __ffs(todo) - 1, cc = __shfl_sync(SPX_GPU_FULL_WARP, c, lead);
+            unsigned long long s, h;
+            const unsigned peers = spx_gpu_bin_peers(c, cc, (unsigned long long)x, &s, &h);
+            if (lane == lead) {
+                atomicAdd(cnt + cc, (unsigned long long)__popc(peers));
+                atomicAdd(sum + cc, s);
+                atomicMax(mx + cc, h);
+            }
+            todo &= ~peers;
+        }
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < SPX_GPU_BINS; c += blockDim.x)
+        if (cnt[c]) {
+            atomicAdd(st->count + c, cnt[c]);
+            atomicAdd(st->sum + c, sum[c]);
+            atomicMax(st->max + c, mx[c]);
+        }
+}
+
+/* Scatters the ids of rows [0, m) with work > 0 into rows[], each at its bin's cursor
+ * (cursor[c] starts at bin c's offset; the bins' order is the host's). Per tile of blockDim.x
+ * rows: warps reserve places in shared per-bin counters, then one global atomicAdd per bin
+ * reserves the block's range. The order within a bin depends on the atomics' order, so it
+ * varies between runs: harmless, every row of C is computed on its own and lands at its row
+ * pointer. blockDim.x a multiple of 32; grid-stride over tiles. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_bin_scatter_kernel(int32_t m, const int64_t *__restrict__ w, int diff, int64_t n, int64_t fit_slots,
+                                  unsigned long long *__restrict__ cursor, int32_t *__restrict__ rows)
+{
+    __shared__ unsigned int cnt[SPX_GPU_BINS];
+    __shared__ unsigned long long at[SPX_GPU_BINS];
+    const int lane = threadIdx.x & 31;
+    for (int c = threadIdx.x; c < SPX_GPU_BINS; c += blockDim.x) cnt[c] = 0;
+    __syncthreads();
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < m; base += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = base + threadIdx.x;
+        const int64_t x = i < m ? spx_gpu_work(w, diff, i) : 0;
+        const int c = x > 0 ? spx_gpu_bin_of(x, n, fit_slots) : -1;
+        unsigned int off = 0; /* this row's place among the block's rows of its bin */
+        for (unsigned todo = __ballot_sync(SPX_GPU_FULL_WARP, c >= 0); todo;) {
+            const int lead = __ffs(todo) - 1, cc = __shfl_sync(SPX_GPU_FULL_WARP, c, lead);
+            const unsigned peers = __ballot_sync(SPX_GPU_FULL_WARP, c == cc);
+            unsigned int first = 0;
+            if (lane == lead) first = atomicAdd(cnt + cc, (unsigned int)__popc(peers));
+            first = __shfl_sync(SPX_GPU_FULL_WARP, first, lead);
+            if (c == cc) off = first + (unsigned int)__popc(peers & ((1u << lane) - 1u));
+            todo &= ~peers;
+        }
+        __syncthreads(); /* the tile's counts are complete */
+        for (int b = threadIdx.x; b < SPX_GPU_BINS; b += blockDim.x) {
+            at[b] = cnt[b] ? atomicAdd(cursor + b, (unsigned long long)cnt[b]) : 0;
+            cnt[b] = 0;
+        }
+        __syncthreads(); /* at[] is set; cnt[] is zero for the next tile */
+        if (c >= 0) rows[at[c] + off] = (int32_t)i;
+        /* at[] is rewritten only after the next tile's first barrier, past these reads */
     }
 }
 
@@ -220,6 +373,112 @@ __global__ void __launch_bounds__(SPX_GPU_FALLBACK_BLOCK)
         }
         at += total;
         __syncthreads(); /* scan_tmp is reused */
+    }
+}
+
+/* The chunked fallback's block scan (its storage is reserved beside the dynamic shared memory). */
+typedef cub::BlockScan<int, SPX_GPU_CHUNK_BLOCK> spx_gpu_chunk_scan_t;
+
+/* The chunked fallback's count: blocks loop over the pairs t = r * nchunks + ch (r < nrows):
+ * row i = rows[r], columns [lo, hi) = [ch * W, min(ch * W + W, n)); the row's distinct columns
+ * there are marked in a bitmap of W bits in shared memory (dynamic: W / 8 bytes, W a multiple
+ * of 32) and counted. Adds the count to counts[i] (symbolic, atomically: a row's chunks run in
+ * parallel; may be NULL) and stores it in chunk_cnt[t] (the numeric count pass; may be NULL).
+ * Groups of `sub` lanes (a power of two <= 32) take A's entries and stride B's rows. */
+__global__ void __launch_bounds__(SPX_GPU_CHUNK_BLOCK)
+    spx_spgemm_chunk_count_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                  const int32_t *__restrict__ brp, const int32_t *__restrict__ bci,
+                                  const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int32_t W, int32_t nchunks,
+                                  int sub, int64_t *__restrict__ counts, int32_t *__restrict__ chunk_cnt)
+{
+    extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
+    __shared__ unsigned int found;
+    uint32_t *bits = (uint32_t *)spx_spgemm_smem;
+    const int words = W >> 5, g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
+    for (int64_t t = blockIdx.x; t < (int64_t)nrows * nchunks; t += gridDim.x) {
+        const int32_t i = rows[t / nchunks];
+        const int64_t lo = (t % nchunks) * (int64_t)W, hi = lo + W < n ? lo + W : n;
+        for (int w = threadIdx.x; w < words; w += blockDim.x) bits[w] = 0;
+        if (threadIdx.x == 0) found = 0;
+        __syncthreads();
+        unsigned int fresh = 0;
+        for (int32_t qa = arp[i] + g; qa < arp[i + 1]; qa += groups) {
+            const int32_t k = aci[qa];
+            for (int32_t qb = brp[k] + lane; qb < brp[k + 1]; qb += sub) {
+                const int32_t j = bci[qb];
+                if (j >= lo && j < hi) {
+                    const uint32_t u = (uint32_t)(j - lo), bit = 1u << (u & 31);
+                    fresh += !(atomicOr(bits + (u >> 5), bit) & bit);
+                }
+            }
+        }
+        if (fresh) atomicAdd(&found, fresh);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (counts && found) atomicAdd((unsigned long long *)(counts + i), (unsigned long long)found);
+            if (chunk_cnt) chunk_cnt[t] = (int32_t)found;
+        }
+        /* no barrier needed before the next pair: everyone is past the walk, thread 0 resets
+         * found after reading it, the others add to it only after the next pair's barrier */
+    }
+}
+
+/* The chunked fallback's numeric pass, over the same pairs as the count (chunk_cnt[t] its
+ * counts): the chunk's sums in W values and its columns in a W-bit bitmap in shared memory
+ * (dynamic: W * sizeof(V) + W / 8 bytes), then written in column order at the chunk's place
+ * in C's row (crow[i] plus the counts of the row's earlier chunks): each thread takes a run
+ * of bitmap words, a block scan of their populations gives its first place. */
+template <typename V>
+__global__ void __launch_bounds__(SPX_GPU_CHUNK_BLOCK)
+    spx_spgemm_chunk_numeric_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                    const V *__restrict__ av, const int32_t *__restrict__ brp,
+                                    const int32_t *__restrict__ bci, const V *__restrict__ bv,
+                                    const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int32_t W,
+                                    int32_t nchunks, int sub, const int32_t *__restrict__ chunk_cnt,
+                                    const int64_t *__restrict__ crow, int32_t *__restrict__ cci, V *__restrict__ cv)
+{
+    extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
+    __shared__ typename spx_gpu_chunk_scan_t::TempStorage scan_tmp;
+    V *vals = (V *)spx_spgemm_smem;
+    uint32_t *bits = (uint32_t *)(spx_spgemm_smem + (size_t)W * sizeof(V));
+    const int words = W >> 5, per = (words + (int)blockDim.x - 1) / (int)blockDim.x;
+    const int g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
+    const int w0 = (int)threadIdx.x * per, w1 = w0 + per < words ? w0 + per : words;
+    for (int64_t t = blockIdx.x; t < (int64_t)nrows * nchunks; t += gridDim.x) {
+        const int64_t r = t / nchunks, ch = t % nchunks;
+        const int32_t i = rows[r];
+        const int64_t lo = ch * (int64_t)W, hi = lo + W < n ? lo + W : n;
+        for (int w = threadIdx.x; w < words; w += blockDim.x) bits[w] = 0;
+        for (int u = threadIdx.x; u < W; u += blockDim.x) vals[u] = V(0);
+        __syncthreads();
+        for (int32_t qa = arp[i] + g; qa < arp[i + 1]; qa += groups) {
+            const int32_t k = aci[qa];
+            const V a = av[qa];
+            for (int32_t qb = brp[k] + lane; qb < brp[k + 1]; qb += sub) {
+                const int32_t j = bci[qb];
+                if (j >= lo && j < hi) {
+                    const uint32_t u = (uint32_t)(j - lo);
+                    atomicOr(bits + (u >> 5), 1u << (u & 31));
+                    atomicAdd(vals + u, a * bv[qb]);
+                }
+            }
+        }
+        __syncthreads();
+        int64_t out = crow[i];
+        const int64_t end = crow[i + 1];
+        for (int64_t c = 0; c < ch; c++) out += chunk_cnt[r * nchunks + c];
+        int mine = 0, pos = 0;
+        for (int w = w0; w < w1; w++) mine += __popc(bits[w]);
+        spx_gpu_chunk_scan_t(scan_tmp).ExclusiveSum(mine, pos);
+        for (int w = w0; w < w1; w++)
+            for (uint32_t b = bits[w]; b; b &= b - 1, pos++) {
+                const int u = w * 32 + __ffs((int)b) - 1;
+                if (out + pos < end) {
+                    cci[out + pos] = (int32_t)(lo + u);
+                    cv[out + pos] = vals[u];
+                }
+            }
+        __syncthreads(); /* bits, vals and scan_tmp are reused */
     }
 }
 

@@ -16,6 +16,11 @@
 #define SPX_GPU_RANK_SORT_MAX_SLOTS 64
 /* The smallest table a row gets (one slot per lane of a warp-sized group). */
 #define SPX_GPU_MIN_SLOTS 32
+/* Row bins: bin c holds the rows whose table has SPX_GPU_MIN_SLOTS << c slots, the last one the
+ * rows whose table does not fit shared memory (the fallback). Tables stop at 2^24 slots, so 20
+ * bins of tables and the fallback would do; 40 leaves room (ApSpGEMM's dynamic binning: one
+ * bin per power-of-two table size). */
+#define SPX_GPU_BINS 40
 /* Threads of a block at most (the paper's configuration: the largest kernel size). */
 #define SPX_GPU_MAX_BLOCK 1024
 /* Shared memory a block of several row groups aims at, so that a few blocks share an SM;
@@ -30,7 +35,18 @@
  * row's n-wide accumulator is always allocated). */
 #define SPX_GPU_FALLBACK_BLOCK 256
 #define SPX_GPU_FALLBACK_POOL_BYTES (1ull << 30)
-/* Pre-analysis kernel: threads per block; grid-stride blocks per SM. */
+/* The chunked fallback (rows whose hash table does not fit shared memory, when n is narrow
+ * enough): the columns split into chunks of W (as many as one block's shared memory holds as
+ * values and a bitmap, numeric precision), one block of SPX_GPU_CHUNK_BLOCK threads per (row,
+ * chunk). Each block walks all of its row's products, so a row's products are read once per
+ * chunk (twice per chunk in numeric: count, then sum); SPX_GPU_CHUNK_MAX bounds that re-read.
+ * Up to 16 coalesced re-reads of a product are taken to cost less than the global fallback's
+ * one global atomic per product plus its scan of n markers per row: a guess, not measured
+ * (sweep it with the rest, bench/NOTES.md). Beyond it, the global fallback. */
+#define SPX_GPU_CHUNK_BLOCK 512
+#define SPX_GPU_CHUNK_MAX 16
+/* Pre-analysis and binning kernels: threads per block (a multiple of 32: the binning kernels
+ * combine a warp's rows with ballots); grid-stride blocks per SM. */
 #define SPX_GPU_ANALYSE_BLOCK 256
 #define SPX_GPU_ANALYSE_BLOCKS_PER_SM 8
 
