@@ -1,20 +1,20 @@
-/* src/spgemm/host_copy.c: the host half of C's staged download (host_copy.h). */
+/* src/spgemm/host_copy.c: host-side helpers of C's download from the GPU (host_copy.h). */
 #include <stdint.h>
 #include <string.h>
 
 #include "spgemm/host_copy.h"
 
-/* Bytes one thread copies at a time: large enough that a piece costs more than its
- * scheduling, small enough that a 32 MiB chunk splits over 16 threads. */
+/* Bytes one thread writes at a time: large enough that a piece costs more than its
+ * scheduling, small enough that a few MB split over 16 threads. */
 #define HOST_COPY_PIECE (1u << 20)
 
-void spx_spgemm_host_copy(void *dst, const void *src, size_t bytes, int threads)
+void spx_spgemm_host_touch(void *p, size_t bytes, int threads)
 {
     const int64_t pieces = (int64_t)((bytes + HOST_COPY_PIECE - 1) / HOST_COPY_PIECE);
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) if (pieces > 1)
-    for (int64_t p = 0; p < pieces; p++) {
-        const size_t at = (size_t)p * HOST_COPY_PIECE, len = bytes - at < HOST_COPY_PIECE ? bytes - at : HOST_COPY_PIECE;
-        memcpy((char *)dst + at, (const char *)src + at, len);
+    for (int64_t q = 0; q < pieces; q++) {
+        const size_t at = (size_t)q * HOST_COPY_PIECE, len = bytes - at < HOST_COPY_PIECE ? bytes - at : HOST_COPY_PIECE;
+        memset((char *)p + at, 0, len);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cuda/gateway.h"
+#include "spgemm/host_copy.h"
 #include "spgemm/spgemm_internal.h"
 
 struct spx_spgemm_plan {
@@ -204,13 +205,21 @@ static spx_status check_reused(const spx_spgemm_plan *p, const spx_csr *C)
     return SPX_OK;
 }
 
-/* A new C for the symbolic nnz, refused with a clear message when over the host budget. */
+/* A new C for the symbolic nnz, refused with a clear message when over the host budget. A
+ * GPU plan's C has its pages touched by all threads first: the download would otherwise fault
+ * them in one by one (host_copy.h). */
 static spx_status new_result(spx_spgemm_plan *p, spx_csr **C)
 {
     const size_t bytes = ((size_t)p->m + 1) * sizeof(int64_t) + (size_t)p->nnz_c * (sizeof(int32_t) + sizeof(double));
     spx_status s = spx_host_budget_require(p->ctx, bytes, SPX_ERR_NOMEM, "spgemm: C (%d x %d, %lld nonzeros)", p->m,
                                            p->n, (long long)p->nnz_c);
     if (!s) s = spx_csr_alloc(p->ctx, p->m, p->n, p->nnz_c, C);
+    if (!s && p->backend == SPX_BACKEND_CUDA) {
+        const int nt = spx_ctx_threads(p->ctx);
+        spx_spgemm_host_touch((*C)->rowptr, ((size_t)p->m + 1) * sizeof *(*C)->rowptr, nt);
+        spx_spgemm_host_touch((*C)->colind, (size_t)p->nnz_c * sizeof *(*C)->colind, nt);
+        spx_spgemm_host_touch((*C)->val, (size_t)p->nnz_c * sizeof *(*C)->val, nt);
+    }
     return s;
 }
 

@@ -212,12 +212,14 @@ __device__ __forceinline__ int spx_spgemm_hash_insert(int32_t *keys, V *vals, ui
 
 /* Sorts each group's table (slots a power of two; keys with their values) by key, the empty
  * slots (-1: the largest as unsigned) last: a bitonic network whose compare-exchange pairs
- * the group's lanes share. Every thread of the block calls it (it synchronises after each of
- * the log2(slots) * (log2(slots) + 1) / 2 steps); O(slots log^2 slots) work a row, where
- * ranking every key against every slot was O(slots^2) (8192-slot rows: ~50x more). */
+ * the group's lanes share, with log2(slots) * (log2(slots) + 1) / 2 steps: O(slots log^2
+ * slots) work a row, where ranking every key against every slot is O(slots^2). A group
+ * inside one warp (group <= 32) steps with __syncwarp, so the block's groups do not wait for
+ * each other; wider groups with __syncthreads. Every thread of the block calls it. */
 template <bool NUMERIC, typename V>
 __device__ __forceinline__ void spx_spgemm_sort_table(int32_t *keys, V *vals, int slots, int lane, int group)
 {
+    const bool in_warp = group <= 32; /* the same in every thread of the block */
     for (int size = 2; size <= slots; size <<= 1)
         for (int stride = size >> 1; stride > 0; stride >>= 1) {
             for (int t = lane; t < slots / 2; t += group) {
@@ -232,7 +234,10 @@ __device__ __forceinline__ void spx_spgemm_sort_table(int32_t *keys, V *vals, in
                     }
                 }
             }
-            __syncthreads();
+            if (in_warp)
+                __syncwarp();
+            else
+                __syncthreads();
         }
 }
 

@@ -13,7 +13,9 @@
  * every slot (slots^2 / lanes reads a lane, no barrier); larger ones run a bitonic network
  * (log^2 slots barriers). H200, poisson3d n = 100 (64-slot rows): rank 16 ms, bitonic 33 ms;
  * R-MAT 16 (up to 8192 slots): rank 1.14 s, bitonic 0.37 s. */
+#ifndef SPX_GPU_RANK_SORT_MAX_SLOTS
 #define SPX_GPU_RANK_SORT_MAX_SLOTS 64
+#endif
 /* The smallest table a row gets (one slot per lane of a warp-sized group). */
 #define SPX_GPU_MIN_SLOTS 32
 /* Row bins: bin c holds the rows whose table has SPX_GPU_MIN_SLOTS << c slots, the last one the
