@@ -131,6 +131,10 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
         M = dir > 0 ? M * 2 : M / 2;
         last = dir;
     }
+    /* numeric: the row is sorted in its table (O(slots log^2 slots) or slots^2 steps over the
+     * group's lanes), which Algorithm 2 does not weigh: enough lanes that each holds a few slots */
+    const int sort_lanes = b->slots / SPX_GPU_SORT_SLOTS_PER_LANE;
+    if (numeric && M < sort_lanes) M = sort_lanes < Mmax ? sort_lanes : Mmax;
     b->group = M;
     b->groups = groups_per_block(S, numeric, b, M);
     b->smem = b->groups * group_bytes(S, numeric, b->slots);
