@@ -238,9 +238,21 @@ def timing(args):
     print("\nscipy: median of %d calls of A @ %s (single-threaded); spx: plan + first run (one product "
           "from nothing), numeric = median run refilling C; x = scipy s / spx s" % (args.reps, "A.T" if args.transpose_b else "A"))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"reps": args.reps, "results": rows}, f, indent=1)
+        write_json_atomic(args.json, {"reps": args.reps, "results": rows})
     return 0
+
+
+def write_json_atomic(path, obj):
+    """Writes obj as JSON to path through a temporary file beside it renamed when complete, so
+    a failure leaves no half-written file (the spx commands' rule)."""
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(obj, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def main():
@@ -262,6 +274,8 @@ def main():
         ap.error("--time needs SRC...")
     if args.reps < 1:
         ap.error("--reps needs a count >= 1")
+    if args.json and not os.access(os.path.dirname(os.path.abspath(args.json)), os.W_OK):
+        ap.error("--json %s: its folder is not writable" % args.json)
     try:
         return timing(args) if args.time else check(args)
     except (RuntimeError, OSError, ValueError) as e:

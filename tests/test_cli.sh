@@ -110,4 +110,13 @@ grep -q 'gen:poisson2d:n=20' "$tmp/out" && ok || bad "suite matrix not measured"
 expect 2 "$spx" bench gen:poisson2d:n=5 --formats csr/nosuch; one_error_line
 expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/no/dir/b.json" --backend cpu --reps 1
 
+# the SpMV bench refuses a bad --json / --csv before it measures anything, and never writes
+# over something that is not a regular file
+expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/no/such/dir/b.json"; one_error_line
+if [ -s "$tmp/out" ]; then bad "bench measured before refusing its --json path"; else ok; fi
+mkfifo "$tmp/fifo"
+expect 2 "$spx" bench gen:poisson2d:n=5 --csv "$tmp/fifo"; one_error_line
+if [ -p "$tmp/fifo" ]; then ok; else bad "--csv replaced a FIFO"; fi
+expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/same" --csv "$tmp/same"; one_error_line
+
 report

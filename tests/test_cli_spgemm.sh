@@ -4,7 +4,8 @@
 # temporary name (and read back equal to a hand-checked product), the GPU refused without
 # one; `spx bench --op spgemm` on the CPU: a suite file, the JSON's fields with real values
 # (nnz(C) equal to the oracle's, verified), a failed method as a row, the bad-input errors,
-# and `--op spmv` unchanged. scipy's A @ B against `spx spgemm -o` is the ctest
+# output paths refused before anything runs, sizes beyond the host budget, bad counts and
+# suites, and `--op spmv` unchanged. scipy's A @ B against `spx spgemm -o` is the ctest
 # spgemm_scipy_check (scripts/spgemm_scipy_check.py).
 # Usage: test_cli_spgemm.sh SPX_BINARY TEST_DATA_DIR SHARED_MATRICES_DIR
 set -u
@@ -120,6 +121,56 @@ expect 2 "$spx" bench gen:poisson2d:n=5 --methods gustavson;      one_error_line
 expect 2 "$spx" bench gen:poisson2d:n=5 --op spgemv;              one_error_line
 expect 2 "$spx" bench gen:poisson2d:n=5 --op;                     one_error_line
 expect 2 "$spx" bench --op spgemm gen:nosuch:n=5;                 one_error_line
+# output paths are checked before anything runs: nothing measured, nothing left behind
+mkfifo "$tmp/fifo"
+for o in "--json $tmp/no/dir/x.json" "--csv $tmp/no/dir/x.csv" "--json $tmp/fifo" "--csv $tmp" "--json $tmp/s.x --csv $tmp/s.x"; do
+  expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 $o; one_error_line
+  [ ! -s "$tmp/out" ] && ok || bad "bench ran before refusing $o: $(cat "$tmp/out")"
+done
+[ -p "$tmp/fifo" ] && [ ! -e "$tmp/s.x" ] && ok || bad "a refused output path was replaced or created"
+expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 --json "";   one_error_line
+for o in "$tmp/no/dir/c.mtx" "$tmp/fifo" "$tmp" ""; do
+  expect 2 "$spx" spgemm gen:poisson2d:n=5 -o "$o"; one_error_line
+  [ ! -s "$tmp/out" ] && ok || bad "spgemm ran before refusing -o '$o'"
+done
+[ -p "$tmp/fifo" ] && ok || bad "-o replaced a FIFO"
+# a run that fails midway (a bad source after a good one) writes no JSON or CSV at all
+printf 'gen:poisson2d:n=10\ngen:nosuch:n=5\n' >"$tmp/mid.txt"
+expect 2 "$spx" bench --op spgemm --suite "$tmp/mid.txt" --json "$tmp/mid.json" --csv "$tmp/mid.csv"
+[ ! -e "$tmp/mid.json" ] && [ ! -e "$tmp/mid.csv" ] && [ -z "$(ls "$tmp" | grep '\.tmp\.')" ] && ok || bad "a failed bench left output: $(ls "$tmp")"
+# sizes beyond the host budget are refused before they are allocated, with one clear line
+printf '%%%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 4000000000\n1 1 1\n' >"$tmp/huge.mtx"
+for src in gen:rmat:scale=30,ef=64 "$tmp/huge.mtx"; do
+  expect 2 "$spx" spgemm "$src";                    one_error_line
+  grep -q 'host budget' "$tmp/err" && ok || bad "no budget message for $src: $(cat "$tmp/err")"
+  expect 2 "$spx" bench --op spgemm "$src" --json "$tmp/h.json"; one_error_line
+  grep -q 'host budget' "$tmp/err" && [ ! -e "$tmp/h.json" ] && ok || bad "bench on $src: $(cat "$tmp/err")"
+done
+# a C over the budget: refused by the plan (spx spgemm) or a failed row (the bench)
+expect 2 "$spx" spgemm gen:rmat:scale=12,ef=16 --mem-limit 4M;  one_error_line
+grep -q 'spgemm: C (.*needs.*host budget' "$tmp/err" && ok || bad "C budget message: $(cat "$tmp/err")"
+# counts and methods
+for a in "--reps 0" "--reps -1" "--reps abc" "--reps 5x" "--warmup -2" "--threads 0" "--threads 99999" "--threads two" \
+         "--methods gustavson,gustavson" "--methods gustavson,gustavson/auto" "--methods gustavson/" "--methods ," \
+         "--methods $(printf 'gustavson,%.0s' $(seq 120))"; do
+  expect 2 "$spx" bench --op spgemm gen:poisson2d:n=5 $a;        one_error_line
+done
+grep -q 'lists gustavson twice' <("$spx" bench --op spgemm gen:poisson2d:n=5 --methods gustavson,gustavson 2>&1) && ok || bad "duplicate message"
+expect 2 "$spx" spgemm gen:poisson2d:n=5 --threads 0;            one_error_line
+expect 2 "$spx" spgemm gen:uniform:m=30,n=20,k=3 gen:uniform:m=30,n=25,k=3 --transpose-b; one_error_line
+grep -q 'B^T is 25 x 30' "$tmp/err" && ok || bad "transposed mismatch message: $(cat "$tmp/err")"
+expect 0 "$spx" spgemm gen:uniform:m=30,n=20,k=3 gen:uniform:m=40,n=20,k=3 --transpose-b
+grep -q '^C  *30 x 40' "$tmp/out" && ok || bad "A*B^T shape: $(grep '^C ' "$tmp/out")"
+# suite files: empty or comments only are one error; trailing blanks, tabs, CRLF and comments are ignored
+: >"$tmp/empty.txt"; printf '# only\n   # comments\n\n' >"$tmp/comments.txt"
+for f in empty comments; do expect 2 "$spx" bench --op spgemm --suite "$tmp/$f.txt"; one_error_line; done
+printf 'gen:poisson2d:n=5 \t \r\n\tgen:poisson2d:n=6   # c  \r\n\r\n' >"$tmp/trail.txt"
+expect 0 "$spx" bench --op spgemm --suite "$tmp/trail.txt" --json "$tmp/trail.json"
+json_eq "$tmp/trail.json" '[r["matrix"] for r in d["results"]]==["gen:poisson2d:n=5","gen:poisson2d:n=6"] and all(r["verified"]=="yes" for r in d["results"])'
+# CSV fields with quotes and commas stay one field each
+cp "$tmp/a.mtx" "$tmp/q\"u,o.mtx"
+expect 0 "$spx" bench --op spgemm "$tmp/q\"u,o.mtx" --csv "$tmp/q.csv"
+python3 -c 'import csv,sys; r=list(csv.reader(open(sys.argv[1]))); sys.exit(0 if len(r)==2 and len(r[0])==len(r[1]) and r[1][0].endswith("q\"u,o.mtx") else 1)' "$tmp/q.csv" && ok || bad "CSV quoting: $(cat "$tmp/q.csv")"
 # --op spmv is the SpMV bench as before
 expect 0 "$spx" bench --op spmv gen:poisson2d:n=30 --backend cpu --formats csr --reps 2 --json "$tmp/s.json"
 json_eq "$tmp/s.json" '(lambda r: r["format"]=="csr" and r["verified"]==1 and "t_median_s" in r)(d["results"][0])'

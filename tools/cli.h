@@ -74,7 +74,14 @@ typedef void (*cli_json_row_fn)(FILE *f, const void *rows, int i);
 int cli_write_results_json(spx_ctx *ctx, const char *path, spx_backend b, double host_bw, double dev_bw,
                            const char *op, const void *rows, int n, cli_json_row_fn row);
 
-/* Opens path for writing through a temporary name; cli_commit renames it into place. */
+/* Checks, before any work, that path can be written through a temporary name beside it (not
+ * empty, not a device or folder, its folder writable); prints the error; leaves nothing behind. */
+int cli_check_out_path(const char *path);
+/* Checks the output paths asked for (-o, --json FILE, --csv FILE) before anything runs: each
+ * writable through a temporary beside it, no two the same; prints the error. */
+int cli_check_outputs(const cli_opts *o);
+/* Opens path for writing through a temporary name; cli_commit renames it into place (NULL,
+ * with the error printed, for a path cli_check_out_path refuses or one it cannot create). */
 FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len);
 int cli_commit_out(FILE *f, const char *tmp, const char *path);
 
@@ -113,6 +120,8 @@ void cli_result_json(FILE *f, const cli_result *res);
 void cli_layout_json(FILE *f, const spx_plan_info *p);
 /* ",<v>" in printf format fmt, or "," alone (an empty field) when v is NaN or infinite. */
 void cli_csv_num(FILE *f, const char *fmt, double v);
+/* s as one quoted CSV field (a '"' inside doubled), without the comma before it. */
+void cli_csv_str(FILE *f, const char *s);
 void cli_result_csv_header(FILE *f);
 void cli_result_csv(FILE *f, const cli_result *res);
 /* The table's header and one row (nothing for a skipped result: the run prints a note). */

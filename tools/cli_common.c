@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,8 +281,48 @@ void json_env(FILE *f, spx_ctx *ctx, spx_backend b, double host_bw, double dev_b
     fputc('}', f);
 }
 
+/* Prints the error and returns CLI_ERROR when path is empty or names something other than a
+ * regular file (a device, a folder, a FIFO): the rename that ends a write would replace it. */
+static int refuse_special_path(const char *path)
+{
+    struct stat st;
+    if (!*path) return cli_error("an output path is empty");
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return cli_error("%s: not a regular file (output is written to a temporary file renamed over it)", path);
+    return CLI_OK;
+}
+
+int cli_check_out_path(const char *path)
+{
+    if (refuse_special_path(path)) return CLI_ERROR;
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp)
+        return cli_error("%s: path too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) return cli_error("%s: cannot create: %s", path, strerror(errno));
+    close(fd);
+    unlink(tmp);
+    return CLI_OK;
+}
+
+/* Whether a and b are both set and name the same path as written. */
+static int same_path(const char *a, const char *b) { return a && b && !strcmp(a, b); }
+
+int cli_check_outputs(const cli_opts *o)
+{
+    const char *const paths[] = {o->out_path, o->json_path, o->csv_path};
+    const char *const opts[] = {"-o", "--json", "--csv"};
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < i; j++)
+            if (same_path(paths[i], paths[j])) return cli_error("%s and %s name the same file %s", opts[j], opts[i], paths[i]);
+        if (paths[i] && cli_check_out_path(paths[i])) return CLI_ERROR;
+    }
+    return CLI_OK;
+}
+
 FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len)
 {
+    if (refuse_special_path(path)) return NULL;
     snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {

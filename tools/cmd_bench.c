@@ -235,7 +235,8 @@ int cmd_bench(int argc, char **argv)
     if (cli_parse(argc, argv, 2,
                   "--op: --suite: --formats: --backend: --precision: --reps: --warmup: --threads: --cold --strict "
                   "--json: --csv:",
-                  &br.o))
+                  &br.o) ||
+        cli_check_outputs(&br.o)) /* a bad --json or --csv path is an error before any work */
         return CLI_ERROR;
     char *srcs[CLI_MAX_SOURCES];
     int nsrc = 0;

@@ -32,6 +32,7 @@ static const char *const default_suite[] = {
 /* A method to measure, as asked. */
 typedef struct method_choice {
     char method[32], algo[32]; /* algo "auto": the method's default */
+    char resolved[32];         /* algo with "auto" resolved: what tells two choices apart */
     int is_baseline;           /* the vendor library every result is compared with */
 } method_choice;
 
@@ -70,6 +71,14 @@ static int find_method(const char *name, spx_spgemm_method_desc *d)
     return -1;
 }
 
+/* The algorithm algo names for method d: its default (the first listed; "auto" for a method
+ * without algorithms) when algo is NULL or "auto", else algo itself. */
+static const char *default_algo(const spx_spgemm_method_desc *d, const char *algo)
+{
+    if (algo && strcmp(algo, "auto")) return algo;
+    return d->algos && d->algos[0] ? d->algos[0] : "auto";
+}
+
 /* Adds method/algo (algo NULL: the default) after checking it exists and runs on the bench's
  * backend. */
 static int add_method(sg_run *run, const char *name, const char *algo)
@@ -83,9 +92,15 @@ static int add_method(sg_run *run, const char *name, const char *algo)
     int ok = !algo || !strcmp(algo, "auto");
     for (int a = 0; !ok && d.algos && d.algos[a]; a++) ok = !strcmp(d.algos[a], algo);
     if (!ok) return cli_error("SpGEMM method '%s' has no algorithm '%s' (see `spx spgemm --help`)", name, algo);
+    const char *resolved = default_algo(&d, algo);
+    for (int i = 0; i < run->nm; i++)
+        if (!strcmp(run->m[i].method, name) && !strcmp(run->m[i].resolved, resolved))
+            return cli_error("--methods lists %s%s%s twice", name, strcmp(resolved, "auto") ? "/" : "",
+                             strcmp(resolved, "auto") ? resolved : "");
     method_choice *m = &run->m[run->nm++];
     snprintf(m->method, sizeof m->method, "%s", name);
     snprintf(m->algo, sizeof m->algo, "%s", algo ? algo : "auto");
+    snprintf(m->resolved, sizeof m->resolved, "%s", resolved);
     m->is_baseline = d.is_baseline;
     return CLI_OK;
 }
@@ -108,6 +123,7 @@ static int parse_methods(sg_run *run, const char *spec)
 {
     if (!spec || !strcmp(spec, "all")) return default_methods(run);
     char buf[1024];
+    if (strlen(spec) >= sizeof buf) return cli_error("--methods is longer than %zu characters", sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", spec);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *slash = strchr(tok, '/');
@@ -226,6 +242,7 @@ static void compare_rows(sg_run *run, int first, int last)
 #define TABLE_HEAD "%-30s %-24s %3s %11s %6s %9s %9s %9s %7s %7s %8s %8s %7s %7s %7s %7s %7s %s\n"
 #define TABLE_ROW "%-30.30s %-24.24s %3s %11lld %6.2f %9.3f %9.3f %9.3f %7.2f %7.2f %8.1f %8.1f %7s %7s %7s %7s %7s %s\n"
 
+/* Prints the table's header line. */
 static void print_table_header(void)
 {
     printf(TABLE_HEAD, "matrix", "method/algo", "thr", "nnz_C", "compr", "plan_ms", "first_ms", "num_ms", "GF_num",
@@ -247,6 +264,7 @@ static const char *table_name(const char *src)
     return slash ? slash + 1 : src;
 }
 
+/* Prints one result as a table line (a failed or skipped one as its check after the name). */
 static void print_table_row(const sg_row *row)
 {
     const spx_bench_spgemm_result *r = &row->r;
@@ -383,7 +401,8 @@ static int write_csv(const sg_run *run, const char *path)
         const sg_row *row = &run->rows[i];
         const spx_bench_spgemm_result *r = &row->r;
         const spx_spgemm_info *in = &r->info;
-        fprintf(f, "\"%s\",%s,%s,%s,%s,%s,%s,%d,%d,%s,%d,%d,%lld,%lld,%lld,%.4f,%.6e", row->matrix, row->name,
+        cli_csv_str(f, row->matrix);
+        fprintf(f, ",%s,%s,%s,%s,%s,%s,%d,%d,%s,%d,%d,%lld,%lld,%lld,%.4f,%.6e", row->name,
                 in->method, in->algo, in->kernel, spx_backend_str(in->backend), spx_precision_str(in->precision),
                 in->transpose_b, r->threads, row->skipped ? "skipped" : spx_status_str(r->status), in->m, in->n, (long long)in->nnz_a,
                 (long long)in->nnz_c, (long long)in->products, in->compression, in->plan_seconds);
@@ -391,7 +410,8 @@ static int write_csv(const sg_run *run, const char *path)
         for (int t = 0; t < 5; t++) cli_csv_num(f, t < 3 ? "%.6e" : "%.3f", r->status ? NAN : times[t]);
         fprintf(f, ",%zu,%zu", in->host_peak_bytes, in->device_peak_bytes);
         cli_csv_num(f, "%.3e", row->rel_error);
-        fprintf(f, ",\"%s\"", row->check);
+        fputc(',', f);
+        cli_csv_str(f, row->check);
         const double x[] = {row->x_alg1, row->x_best, row->xt_alg1, row->xt_best, row->x_1thread};
         for (int t = 0; t < 5; t++) cli_csv_num(f, "%.3f", x[t]);
         fputc('\n', f);
@@ -442,7 +462,8 @@ int cmd_bench_spgemm(int argc, char **argv)
         cli_parse(argc, argv, 2,
                   "--op: --suite: --methods: --backend: --precision: --reps: --warmup: --threads: --transpose-b "
                   "--cpu-scaling --strict --json: --csv:",
-                  &run.o))
+                  &run.o) ||
+        cli_check_outputs(&run.o))
         return CLI_ERROR;
     char *srcs[CLI_MAX_SOURCES];
     int nsrc = 0;

@@ -45,6 +45,13 @@ static void verify(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const cli_o
     spx_csr_destroy(&R);
 }
 
+/* GFLOPS of the product's 2 flops per product over t seconds; 0 unless t > 0. */
+static double product_gflops(const spx_spgemm_info *in, double t)
+{
+    return t > 0 ? 2.0 * (double)in->products / t * 1e-9 : 0.0;
+}
+
+/* The result as text, one figure per line. */
 static void print_text(const spgemm_result *res)
 {
     const spx_spgemm_info *in = &res->info;
@@ -61,9 +68,8 @@ static void print_text(const spgemm_result *res)
     for (int i = 0; i < in->n_phases; i++) printf(" %s %.3f ms%s", in->phases[i].name, in->phases[i].seconds * 1e3,
                                                    i + 1 < in->n_phases ? "," : "");
     printf("\n");
-    printf("GFLOPS      %.3f whole call, %.3f numeric run (2 flops per product)\n",
-           total > 0 ? 2.0 * (double)in->products / total * 1e-9 : 0.0,
-           in->run_seconds > 0 ? 2.0 * (double)in->products / in->run_seconds * 1e-9 : 0.0);
+    printf("GFLOPS      %.3f whole call, %.3f numeric run (2 flops per product)\n", product_gflops(in, total),
+           product_gflops(in, in->run_seconds));
     printf("memory      host %.3f MB held by the plan, %.3f MB peak; device %.3f MB held, %.3f MB peak\n",
            (double)in->host_bytes * 1e-6, (double)in->host_peak_bytes * 1e-6, (double)in->device_bytes * 1e-6,
            (double)in->device_peak_bytes * 1e-6);
@@ -71,6 +77,7 @@ static void print_text(const spgemm_result *res)
     printf("verified: %s\n", res->verified);
 }
 
+/* The result as one JSON record {"env": ..., "result": {...}} on stdout. */
 static void print_json(spx_ctx *ctx, const spgemm_result *res)
 {
     const spx_spgemm_info *in = &res->info;
@@ -85,8 +92,8 @@ static void print_json(spx_ctx *ctx, const spgemm_result *res)
     spgemm_info_json(stdout, &f, in);
     json_kv_num(stdout, &f, "numeric_s", in->run_seconds);
     json_kv_num(stdout, &f, "total_s", total);
-    json_kv_num(stdout, &f, "gflops", total > 0 ? 2.0 * (double)in->products / total * 1e-9 : 0.0);
-    json_kv_num(stdout, &f, "gflops_numeric", in->run_seconds > 0 ? 2.0 * (double)in->products / in->run_seconds * 1e-9 : 0.0);
+    json_kv_num(stdout, &f, "gflops", product_gflops(in, total));
+    json_kv_num(stdout, &f, "gflops_numeric", product_gflops(in, in->run_seconds));
     json_kv_num(stdout, &f, "rel_error", res->rel_error);
     json_kv_str(stdout, &f, "verified", res->verified);
     printf("}}\n");
@@ -124,6 +131,7 @@ int cmd_spgemm(int argc, char **argv)
         return CLI_ERROR;
     if (o.n_positional < 1 || o.n_positional > 2)
         return cli_error("usage: spx spgemm SRC_A [SRC_B] [options] (see `spx spgemm --help`)");
+    if (cli_check_outputs(&o)) return CLI_ERROR;
     spx_ctx *ctx = cli_ctx(&o);
     if (!ctx) return CLI_ERROR;
     spx_csr *A = NULL, *Bown = NULL, *C = NULL;

@@ -178,12 +178,23 @@ void cli_csv_num(FILE *f, const char *fmt, double v)
     if (isfinite(v)) fprintf(f, fmt, v);
 }
 
+void cli_csv_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 void cli_result_csv(FILE *f, const cli_result *res)
 {
     const spx_bench_result *r = &res->r;
     char base[80];
-    fprintf(f, "\"%s\",%d,%d,%lld,%s,%s,%s,%s,%s,%s,%d,%.3e,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.6e,%.3f,%.0f",
-            res->matrix, res->m, res->n, (long long)res->nnz, r->plan.format,
+    cli_csv_str(f, res->matrix); /* a path may hold quotes and commas */
+    fprintf(f, ",%d,%d,%lld,%s,%s,%s,%s,%s,%s,%d,%.3e,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.6e,%.3f,%.0f",
+            res->m, res->n, (long long)res->nnz, r->plan.format,
             r->plan.algo, r->plan.kernel,
             spx_backend_str(r->plan.backend), spx_precision_str(r->plan.precision),
             status_name(res), r->verified, r->rel_error, r->t_median, r->t_min, r->t_max, r->gflops,

@@ -1,6 +1,7 @@
 /* tools/spgemm_common.c: the SpGEMM commands' shared parts: the CPU oracle, the comparison
- * with it, the plan's JSON members. */
+ * with it, the output paths' check, the plan's JSON members. */
 #include <math.h>
+#include <string.h>
 
 #include "cli.h"
 #include "spgemm_common.h"

@@ -1,10 +1,11 @@
 /* tools/spgemm_common.h: what `spx spgemm` and `spx bench --op spgemm` share: the CPU oracle,
- * the comparison of a result with it (structure exact, values within rounding) and the JSON
- * fields of a plan's info. */
+ * the comparison of a result with it (structure exact, values within rounding), the check of
+ * the output paths and the JSON fields of a plan's info. */
 #ifndef SPX_TOOLS_SPGEMM_COMMON_H
 #define SPX_TOOLS_SPGEMM_COMMON_H
 
 #include <stdio.h>
+#include "cli.h"
 #include "spx/spx.h"
 
 /* Relative 2-norm distance from the oracle a result may have: fp64 sums in another order
