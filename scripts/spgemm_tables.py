@@ -15,9 +15,9 @@ downloads and the transpose of B are host-side and in no device measure. A faile
 unverified result is shown as its status and left out of the means.
 """
 import argparse
-import json
-import math
 import sys
+
+from bench_tables import geomean, load, short  # the SpMV tables' helpers (same folder)
 
 PLAN_DEVICE = ("analyse", "reorder", "symbolic")
 
@@ -38,23 +38,12 @@ def ok(r):
     return r is not None and r.get("status") == "SPX_OK" and r.get("verified") == "yes"
 
 
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
-
-
-def short(m):
-    return m.split("/")[-1].replace(".mtx.gz", "").replace(".mtx", "")
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("json")
     ap.add_argument("--method", default="spx")
     a = ap.parse_args()
-    with open(a.json) as f:
-        d = json.load(f)
-    env, results = d.get("env", {}), d["results"]
+    env, results = load(a.json)
     mats = {}
     for r in results:
         mats.setdefault(r["matrix"], {})[r.get("name", r.get("method"))] = r

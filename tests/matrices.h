@@ -62,6 +62,19 @@ static int64_t tm_len_varied(int32_t i, int32_t m, int32_t n) { (void)m; (void)n
 static int64_t tm_len_half(int32_t i, int32_t m, int32_t n) { (void)i; (void)m; return n / 2 + i; }
 static int64_t tm_len_empty_cols(int32_t i, int32_t m, int32_t n) { (void)i; (void)m; return n / 4; }
 
+/* An m x n CSR copied from literal arrays (rp: m + 1 row pointers; ci, v: rp[m] entries);
+ * NULL when allocation fails. */
+static inline spx_csr *tm_csr_literal(spx_ctx *ctx, int32_t m, int32_t n, const int64_t *rp, const int32_t *ci,
+                                      const double *v)
+{
+    spx_csr *A = NULL;
+    if (spx_csr_alloc(ctx, m, n, rp[m], &A)) return NULL;
+    memcpy(A->rowptr, rp, ((size_t)m + 1) * sizeof *rp);
+    memcpy(A->colind, ci, (size_t)rp[m] * sizeof *ci);
+    memcpy(A->val, v, (size_t)rp[m] * sizeof *v);
+    return A;
+}
+
 /* The docs' worked example (docs/formats/hbp.md): 4 x 6, rows (0,1) (1,2) (4,3) | (2,4) |
  * empty | (0,5) (1,6) (2,7) (5,8); NULL when allocation fails. */
 static inline spx_csr *tm_worked_example(spx_ctx *ctx)
@@ -69,12 +82,7 @@ static inline spx_csr *tm_worked_example(spx_ctx *ctx)
     static const int64_t rp[] = {0, 3, 4, 4, 8};
     static const int32_t ci[] = {0, 1, 4, 2, 0, 1, 2, 5};
     static const double va[] = {1, 2, 3, 4, 5, 6, 7, 8};
-    spx_csr *A = NULL;
-    if (spx_csr_alloc(ctx, 4, 6, 8, &A)) return NULL;
-    memcpy(A->rowptr, rp, sizeof rp);
-    memcpy(A->colind, ci, sizeof ci);
-    memcpy(A->val, va, sizeof va);
-    return A;
+    return tm_csr_literal(ctx, 4, 6, rp, ci, va);
 }
 
 typedef struct tm_case {

@@ -12,17 +12,6 @@
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
 
-/* A CSR copied from literal arrays (the hand-checked cases). */
-static spx_csr *lit(spx_ctx *ctx, int32_t m, int32_t n, const int64_t *rp, const int32_t *ci, const double *v)
-{
-    spx_csr *A = NULL;
-    if (spx_csr_alloc(ctx, m, n, rp[m], &A)) return NULL;
-    memcpy(A->rowptr, rp, ((size_t)m + 1) * sizeof *rp);
-    memcpy(A->colind, ci, (size_t)rp[m] * sizeof *ci);
-    memcpy(A->val, v, (size_t)rp[m] * sizeof *v);
-    return A;
-}
-
 /* C equals the literal CSR exactly (small integers: every sum is exact). */
 static int equals_lit(const spx_csr *C, int32_t m, int32_t n, const int64_t *rp, const int32_t *ci, const double *v)
 {
@@ -65,7 +54,7 @@ static void test_hand_checked(spx_ctx *ctx)
     static const int64_t trp[] = {0, 2, 3, 3, 5, 6};
     static const int32_t tci[] = {0, 3, 1, 0, 3, 4};
     static const double tv[] = {5, 14, 9, 14, 77, 49};
-    spx_csr *A = lit(ctx, 5, 5, arp, aci, av), *B = lit(ctx, 5, 5, brp, bci, bv);
+    spx_csr *A = tm_csr_literal(ctx, 5, 5, arp, aci, av), *B = tm_csr_literal(ctx, 5, 5, brp, bci, bv);
     for (int p = 0; p < 2; p++) {
         spx_csr *C = product(ctx, A, B, 0, precisions[p]);
         CHECK_MSG(equals_lit(C, 5, 5, crp, cci, cv), "5x5 A*B %s", spx_precision_str(precisions[p]));
@@ -91,7 +80,7 @@ static void test_cancellation_and_empty_product(spx_ctx *ctx)
     static const int64_t crp[] = {0, 1};
     static const int32_t cci[] = {0};
     static const double cv[] = {0};
-    spx_csr *A = lit(ctx, 1, 2, arp, aci, av), *B = lit(ctx, 2, 1, brp, bci, bv);
+    spx_csr *A = tm_csr_literal(ctx, 1, 2, arp, aci, av), *B = tm_csr_literal(ctx, 2, 1, brp, bci, bv);
     spx_csr *C = product(ctx, A, B, 0, SPX_FP64);
     CHECK_MSG(equals_lit(C, 1, 1, crp, cci, cv), "cancellation keeps the entry");
     spx_csr_destroy(&C);
@@ -105,8 +94,8 @@ static void test_cancellation_and_empty_product(spx_ctx *ctx)
     static const int32_t fci[] = {1, 2, 0};
     static const double fv[] = {1, 1, 1};
     static const int64_t zrp[] = {0, 0, 0, 0};
-    A = lit(ctx, 3, 3, erp, eci, ev);
-    B = lit(ctx, 3, 3, frp, fci, fv);
+    A = tm_csr_literal(ctx, 3, 3, erp, eci, ev);
+    B = tm_csr_literal(ctx, 3, 3, frp, fci, fv);
     C = product(ctx, A, B, 0, SPX_FP64);
     CHECK_MSG(equals_lit(C, 3, 3, zrp, NULL, NULL), "a product with no nonzeros");
     spx_spgemm_plan *plan = NULL;

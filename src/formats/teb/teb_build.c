@@ -285,7 +285,7 @@ spx_status spx_teb_fmt_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec,
     spx_phase_add(log, "convert", spx_now() - t0);
     block_stats(F, A);
     if (force) F->choice.var = F->block_var;
-    F->algo = a != SPX_TEB_AUTO ? (spx_teb_algo)a : spx_teb_auto_algo(F->long_rows, F->m > 0 ? (double)F->nnz / F->m : 0.0);
+    F->algo = a != SPX_TEB_AUTO ? (spx_teb_algo)a : SPX_TEB_AUTO_ALGO;
     *out = F;
     F = NULL;
 done:

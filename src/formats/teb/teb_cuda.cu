@@ -279,7 +279,7 @@ static spx_status spmv_typed(spx_ctx *ctx, const teb_dev *d, const spx_spmv_args
         teb_warp_long_kernel<VT><<<grid, BLOCK, 0, st>>>(v, d->lanes);
         SPX_CUDA_LAUNCHED(ctx, "teb_warp_long_kernel");
     } else {
-        teb_thread_kernel<VT><<<grid, BLOCK, 0, spx_cuda_stream(ctx)>>>(v);
+        teb_thread_kernel<VT><<<grid, BLOCK, 0, st>>>(v);
         SPX_CUDA_LAUNCHED(ctx, "teb_thread_kernel");
     }
     return SPX_OK;

@@ -59,11 +59,7 @@
 /* The `auto` rule: warp-long always. Without long rows, in a block of more rows than half
  * its threads, it runs the thread loop itself; in a block of fewer rows it gives each several
  * threads, which the thread kernel leaves idle (H200, df634a2: nh2010, 5 entries a row and
- * ~48 rows a block, 0.93x ALG1 with thread). The arguments are kept for the record. */
-static inline spx_teb_algo spx_teb_auto_algo(int64_t long_rows, double mean_row)
-{
-    (void)long_rows, (void)mean_row;
-    return SPX_TEB_WARP_LONG;
-}
+ * ~48 rows a block, 0.93x ALG1 with thread). */
+#define SPX_TEB_AUTO_ALGO SPX_TEB_WARP_LONG
 
 #endif
