@@ -1,6 +1,6 @@
 /* tests/test_hbp.c: the hbp layout's own invariants on the host (the registry's format tests
  * cover round trip and SpMV on every matrix): small tiles on hand-made and generated matrices
- * (each row of a tile in exactly one slot, output_hash a permutation of the tile's rows, slot
+ * (each row's entries of a tile in its pieces, output_hash naming the tile's rows, slot
  * order by (bucket, row) or (len, row), group offsets, step-major entries), hash and sort
  * layouts equal up to the order inside tiles, the tile-shape rule, the aggregation shift,
  * index-type overflow refused with a message, and the layout statistics. */
@@ -22,31 +22,32 @@ static int64_t row_block_len(const spx_csr *A, int64_t i, int32_t cb, int32_t W)
     return c;
 }
 
-/* Checks one tile t of panel p: slots are exactly its non-empty rows, once each, in the
- * algorithm's order, with their lengths; groups cover the slots by 32. */
+/* Checks one tile t of panel p: slots are exactly the pieces of its non-empty rows (a row's
+ * pieces adjacent in its own order, with SPX_HBP_PIECE_LEN lengths summing to the row's run),
+ * in the algorithm's order; groups cover the slots by 32. */
 static void check_tile(const spx_csr *A, const spx_hbp_fmt *F, int32_t p, int64_t t, const char *label)
 {
     const int64_t r0 = (int64_t)p * F->H, r1 = r0 + F->H < A->m ? r0 + F->H : A->m;
     const int32_t cb = F->tile_colblock[t];
-    int64_t nonempty = 0;
-    for (int64_t i = r0; i < r1; i++) nonempty += row_block_len(A, i, cb, F->W) > 0;
+    int64_t pieces = 0;
+    for (int64_t i = r0; i < r1; i++) pieces += SPX_HBP_PIECES(row_block_len(A, i, cb, F->W));
     const int64_t s0 = F->tile_slot[t], s1 = F->tile_slot[t + 1];
-    CHECK_MSG(s1 - s0 == nonempty, "%s: tile %lld has %lld slots for %lld non-empty rows", label, (long long)t,
-              (long long)(s1 - s0), (long long)nonempty);
-    unsigned char *seen = calloc((size_t)F->H, 1);
+    CHECK_MSG(s1 - s0 == pieces, "%s: tile %lld has %lld slots for %lld pieces", label, (long long)t,
+              (long long)(s1 - s0), (long long)pieces);
+    int64_t *seen = calloc((size_t)F->H, sizeof *seen); /* pieces of each row met so far */
     for (int64_t s = s0; s < s1; s++) {
         int r = F->slot_row[s];
-        CHECK_MSG(r0 + r < r1 && !seen[r], "%s: tile %lld slot %lld row %d out of range or repeated", label,
-                  (long long)t, (long long)s, r);
-        if (r0 + r >= r1 || seen[r]) continue;
-        seen[r] = 1;
-        CHECK_MSG(F->slot_len[s] == row_block_len(A, r0 + r, cb, F->W) && F->slot_len[s] >= 1,
-                  "%s: tile %lld slot %lld length %d", label, (long long)t, (long long)s, F->slot_len[s]);
-        if (s > s0) { /* the execution order */
+        CHECK_MSG(r0 + r < r1, "%s: tile %lld slot %lld row %d out of range", label, (long long)t, (long long)s, r);
+        if (r0 + r >= r1) continue;
+        const int64_t run = row_block_len(A, r0 + r, cb, F->W), n = SPX_HBP_PIECES(run), j = seen[r]++;
+        CHECK_MSG(j < n && F->slot_len[s] == SPX_HBP_PIECE_LEN(run, n, j) && F->slot_len[s] >= 1,
+                  "%s: tile %lld slot %lld (row %d, piece %lld of %lld) length %d, run %lld", label, (long long)t,
+                  (long long)s, r, (long long)j, (long long)n, F->slot_len[s], (long long)run);
+        if (s > s0) { /* the execution order; a row's pieces adjacent */
             int pr = F->slot_row[s - 1], pl = F->slot_len[s - 1], l = F->slot_len[s];
             long kp = F->algo == SPX_HBP_SORT ? pl : SPX_HBP_BUCKET(pl, F->agg_shift);
             long kc = F->algo == SPX_HBP_SORT ? l : SPX_HBP_BUCKET(l, F->agg_shift);
-            CHECK_MSG(kp < kc || (kp == kc && pr < r), "%s: tile %lld slots %lld-%lld out of order", label,
+            CHECK_MSG(kp < kc || (kp == kc && pr <= r), "%s: tile %lld slots %lld-%lld out of order", label,
                       (long long)t, (long long)(s - 1), (long long)s);
         }
     }
@@ -135,8 +136,9 @@ static void check_both(spx_ctx *ctx, const spx_csr *A, int32_t H, int32_t W, con
         for (int64_t t = 0; same && t <= Fh->n_tiles; t++)
             same = Fh->tile_slot[t] == Fs->tile_slot[t] && Fh->tile_group[t] == Fs->tile_group[t];
         CHECK_MSG(same, "%s: hash and sort layouts differ beyond the order within tiles", what);
-        CHECK_MSG(Fs->balance_after <= Fs->balance_before + 1e-12, "%s: sorting worsened the balance (%g -> %g)",
-                  what, Fs->balance_before, Fs->balance_after);
+        CHECK_MSG(Fs->lane_util_after >= Fs->lane_util_before - 1e-12,
+                  "%s: sorting and cutting lowered the lane utilisation (%g -> %g)", what, Fs->lane_util_before,
+                  Fs->lane_util_after);
     }
     spx_hbp_fmt_destroy(ctx, Fh);
     spx_hbp_fmt_destroy(ctx, Fs);
@@ -187,6 +189,38 @@ static void test_small_tiles(spx_ctx *ctx)
         if (A) check_both(ctx, A, 32, 64, tm_edge_cases[c].name);
         spx_csr_destroy(&A);
     }
+}
+
+/* Long runs are cut into pieces: a 100-entry row in a 128-column tile becomes 4 slots of 25,
+ * a 33-entry row 2 slots of 16 and 17 (the shorter first), in either order. */
+static void test_pieces(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_csr_alloc(ctx, 2, 128, 133, &A));
+    if (!A) return;
+    for (int k = 0; k < 133; k++) {
+        A->colind[k] = k < 100 ? k : k - 100 + 7;
+        A->val[k] = 1.0 + k;
+    }
+    A->rowptr[1] = 100;
+    A->rowptr[2] = 133;
+    for (int a = 0; a < 2; a++) {
+        spx_hbp_fmt *F = NULL;
+        CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, a ? "sort" : "hash", 32, 128, &F));
+        if (!F) continue;
+        int n25 = 0, n16 = 0, n17 = 0;
+        for (int64_t sl = 0; sl < F->n_slots; sl++) {
+            n25 += F->slot_row[sl] == 0 && F->slot_len[sl] == 25;
+            n16 += F->slot_row[sl] == 1 && F->slot_len[sl] == 16;
+            n17 += F->slot_row[sl] == 1 && F->slot_len[sl] == 17;
+        }
+        CHECK_MSG(F->n_slots == 6 && n25 == 4 && n16 == 1 && n17 == 1, "pieces: %lld slots (%d x 25, %d x 16, %d x 17)",
+                  (long long)F->n_slots, n25, n16, n17);
+        CHECK(SPX_HBP_PIECE_MAX != 32 || F->lane_util_after > F->lane_util_before);
+        spx_hbp_fmt_destroy(ctx, F);
+    }
+    check_both(ctx, A, 32, 128, "pieces");
+    spx_csr_destroy(&A);
 }
 
 /* Tile shapes the layout's 16-bit indices cannot hold are refused with a clear message. */
@@ -289,6 +323,7 @@ int main(void)
     if (spx_ctx_create(&ctx, &co)) return 1;
     test_worked_example(ctx);
     test_small_tiles(ctx);
+    test_pieces(ctx);
     test_overflow(ctx);
     test_shape_rule();
     test_agg_shift();

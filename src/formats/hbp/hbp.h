@@ -16,9 +16,11 @@ extern "C" {
  * thread owns a row panel); the reorder changes the layout. */
 typedef enum spx_hbp_algo {
     SPX_HBP_AUTO = 0,
-    SPX_HBP_HASH,        /* hash reorder; combine: one CTA per row panel, sums in shared memory */
+    SPX_HBP_HASH,        /* hash reorder; CTAs take work units (ranges of one panel's groups of
+                            about U entries), sums in shared memory; a panel split over several
+                            units combines in a row buffer, the last unit writes y */
     SPX_HBP_HASH_ATOMIC, /* hash reorder; combine: one warp per tile, atomicAdd into y */
-    SPX_HBP_SORT,        /* sort reorder (the paper's sort2D baseline); panel combine */
+    SPX_HBP_SORT,        /* sort reorder (the paper's sort2D baseline); work units as HASH */
     SPX_HBP_ALGO_COUNT
 } spx_hbp_algo;
 
@@ -34,8 +36,9 @@ extern const char *const spx_hbp_algo_names[];
 
 /* Layout. The matrix is cut into row panels of H rows and column blocks of W columns; a tile
  * is one (panel, block) pair with at least one entry, and only tiles are stored, panel by
- * panel, blocks ascending. Inside a tile, a slot is one row with entries in the tile; the
- * tile's slots are in execution order (SPX_HBP_HASH: by (bucket, row), bucket = min(len >>
+ * panel, blocks ascending. Inside a tile, a slot is one piece of a row's entries in the tile
+ * (a run longer than SPX_HBP_PIECE_MAX is cut into SPX_HBP_PIECES(len) pieces of near-equal
+ * length, hbp_tuning.h; shorter runs are one piece); the tile's slots are in execution order (SPX_HBP_HASH: by (bucket, row), bucket = min(len >>
  * agg_shift, SPX_HBP_BUCKETS - 1); SPX_HBP_SORT: by (len, row)), cut into groups of 32 slots
  * (the last one partial). A group's entries are stored step-major: step s holds the s-th entry
  * of every slot with len > s, in slot order, so 32 lanes read consecutive addresses; lane l's
@@ -45,9 +48,11 @@ extern const char *const spx_hbp_algo_names[];
  * panel_tile[0] = 0, non-decreasing, panel_tile[n_panels] = n_tiles; tile_colblock strictly
  * increasing within a panel; tile_slot[0] = 0, strictly increasing (a tile has a slot),
  * tile_slot[n_tiles] = n_slots; tile_group[t+1] - tile_group[t] = ceil(slots of t / 32);
- * group_nnz[0] = 0, group_nnz[n_groups] = nnz; each row of a tile is in exactly one slot of it
- * (slot_row values distinct within a tile, < min(H, m - panel*H)), 1 <= slot_len <= W; col < W;
- * entries of a slot appear in ascending column order along the steps. */
+ * group_nnz[0] = 0, group_nnz[n_groups] = nnz; the entries of each row of a tile are in the
+ * tile's slots of that row (slot_row < min(H, m - panel*H)), pieces of one row adjacent in row
+ * order and in column order along the slot order, with lengths SPX_HBP_PIECE_LEN (1 <=
+ * slot_len <= SPX_HBP_PIECE_MAX); col < W; entries of a slot appear in ascending column order
+ * along the steps. */
 typedef struct spx_hbp_fmt {
     int32_t m, n;
     int64_t nnz;

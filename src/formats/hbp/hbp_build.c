@@ -71,8 +71,16 @@ typedef struct build_ws {
     spx_hbp_seg *scratch;
 } build_ws;
 
-/* Pass 1: segments per panel (row runs within one column block) and the histogram of
- * floor(log2 len) the aggregation shift is sampled from. */
+/* Adds a run of len entries' pieces to *count and their lengths' floor(log2) to h. */
+static void count_pieces(int64_t len, int64_t *count, int64_t h[32])
+{
+    const int64_t k = SPX_HBP_PIECES(len);
+    for (int64_t j = 0; j < k; j++) h[log2_exact(SPX_HBP_PIECE_LEN(len, k, j) + 1) - 1]++; /* floor(log2) */
+    *count += k;
+}
+
+/* Pass 1: slots per panel (pieces of row runs within one column block) and the histogram of
+ * floor(log2 len) over the pieces, which the aggregation shift is sampled from. */
 static void count_segments(const spx_csr *A, const spx_hbp_fmt *F, int lw, int64_t *panel_seg, int64_t *hist,
                            int nt)
 {
@@ -86,8 +94,7 @@ static void count_segments(const spx_csr *A, const spx_hbp_fmt *F, int lw, int64
                 int32_t cb = A->colind[k] >> lw;
                 int64_t e = k;
                 while (e < A->rowptr[i + 1] && (A->colind[e] >> lw) == cb) e++;
-                h[log2_exact((e - k) + 1) - 1]++; /* floor(log2(len)) */
-                c++;
+                count_pieces(e - k, &c, h);
                 k = e;
             }
         panel_seg[p + 1] = c;
@@ -95,10 +102,37 @@ static void count_segments(const spx_csr *A, const spx_hbp_fmt *F, int lw, int64
     memcpy(hist, h, sizeof h);
 }
 
-/* Pass 2 for one panel: its segments, sorted by (block, row), then each tile reordered; adds
- * the balance before and after; returns the panel's tile and group counts. */
+/* Cuts the k whole runs at s[0..k) into their pieces, in place, filling s[0..total) (total >=
+ * k: written from the end, so no run is overwritten before it is read). */
+static void cut_pieces(spx_hbp_seg *s, int64_t k, int64_t total)
+{
+    int64_t w = total;
+    for (int64_t i = k - 1; i >= 0; i--) {
+        const spx_hbp_seg run = s[i];
+        const int64_t n = SPX_HBP_PIECES(run.len);
+        for (int64_t j = n - 1; j >= 0; j--)
+            s[--w] = (spx_hbp_seg){run.cb, run.row, (uint16_t)SPX_HBP_PIECE_LEN(run.len, n, j),
+                                   run.start + SPX_HBP_PIECE_OFF(run.len, n, j)};
+    }
+}
+
+/* Adds the Fig. 6 balance of the panel's k runs (sorted by block) as they stand, tile by tile,
+ * to bal[0..1] and their group count to *groups. */
+static void balance_tiles(const spx_hbp_seg *s, int64_t k, double bal[2], int64_t *groups)
+{
+    for (int64_t t0 = 0; t0 < k;) {
+        int64_t t1 = t0;
+        while (t1 < k && s[t1].cb == s[t0].cb) t1++;
+        spx_hbp_balance_add(s + t0, t1 - t0, &bal[0], &bal[1], groups);
+        t0 = t1;
+    }
+}
+
+/* Pass 2 for one panel: its row runs, sorted by (block, row), their balance "before" (whole
+ * runs in row order, the paper's figure), cut into pieces, then each tile reordered and its
+ * balance "after" added; returns the panel's tile and group counts. */
 static void panel_segments(const spx_csr *A, const spx_hbp_fmt *F, int lw, int32_t p, build_ws *ws, double bal[4],
-                           int64_t *tiles, int64_t *groups)
+                           int64_t gcount[2], int64_t *tiles, int64_t *groups)
 {
     spx_hbp_seg *s = ws->seg + ws->panel_seg[p];
     int64_t k = 0, r0 = (int64_t)p * F->H, r1 = r0 + F->H < A->m ? r0 + F->H : A->m;
@@ -111,13 +145,16 @@ static void panel_segments(const spx_csr *A, const spx_hbp_fmt *F, int lw, int32
             q = e;
         }
     spx_hbp_sort_by_block(s, k);
-    int64_t nt = 0, ng = 0, gb = 0, ga = 0;
+    balance_tiles(s, k, bal, &gcount[0]);
+    const int64_t runs = k;
+    k = ws->panel_seg[p + 1] - ws->panel_seg[p];
+    cut_pieces(s, runs, k);
+    int64_t nt = 0, ng = 0;
     for (int64_t t0 = 0; t0 < k;) {
         int64_t t1 = t0;
         while (t1 < k && s[t1].cb == s[t0].cb) t1++;
-        spx_hbp_balance_add(s + t0, t1 - t0, &bal[0], &bal[1], &gb);
         spx_hbp_order_tile(s + t0, t1 - t0, F->algo, F->agg_shift, ws->scratch + ws->panel_seg[p] + t0);
-        spx_hbp_balance_add(s + t0, t1 - t0, &bal[2], &bal[3], &ga);
+        spx_hbp_balance_add(s + t0, t1 - t0, &bal[2], &bal[3], &gcount[1]);
         nt++;
         ng += (t1 - t0 + SPX_HBP_GROUP - 1) / SPX_HBP_GROUP;
         t0 = t1;
@@ -205,24 +242,27 @@ static spx_status convert(spx_ctx *ctx, const spx_csr *A, spx_hbp_fmt *F, int lw
 {
     const int nt = spx_ctx_threads(ctx);
     double b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    int64_t gb = 0, ga = 0;
     F->panel_tile[0] = 0;
     ws->panel_grp[0] = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, SPX_HBP_CPU_PANEL_CHUNK) reduction(+ : b0, b1, b2, b3)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, SPX_HBP_CPU_PANEL_CHUNK) reduction(+ : b0, b1, b2, b3, gb, ga)
     for (int32_t p = 0; p < F->n_panels; p++) {
         double bal[4] = {0, 0, 0, 0};
-        panel_segments(A, F, lw, p, ws, bal, &F->panel_tile[p + 1], &ws->panel_grp[p + 1]);
+        int64_t gc[2] = {0, 0};
+        panel_segments(A, F, lw, p, ws, bal, gc, &F->panel_tile[p + 1], &ws->panel_grp[p + 1]);
         b0 += bal[0];
         b1 += bal[1];
         b2 += bal[2];
         b3 += bal[3];
+        gb += gc[0];
+        ga += gc[1];
     }
     prefix(F->panel_tile, F->n_panels);
     prefix(ws->panel_grp, F->n_panels);
     F->n_tiles = F->panel_tile[F->n_panels];
     F->n_groups = ws->panel_grp[F->n_panels];
-    double g = F->n_groups > 0 ? (double)F->n_groups : 1.0;
-    F->balance_before = b0 / g;
-    F->balance_after = b2 / g;
+    F->balance_before = gb > 0 ? b0 / (double)gb : 0.0;
+    F->balance_after = ga > 0 ? b2 / (double)ga : 0.0;
     F->lane_util_before = b1 > 0 ? (double)F->nnz / (SPX_HBP_GROUP * b1) : 1.0;
     F->lane_util_after = b3 > 0 ? (double)F->nnz / (SPX_HBP_GROUP * b3) : 1.0;
     spx_status s = alloc_arrays(ctx, F);
@@ -331,16 +371,19 @@ static void panel_decode(const spx_hbp_fmt *F, int32_t p, spx_csr *A, int64_t *c
             int maxlen = 0;
             for (int64_t j = 0; j < k; j++)
                 if (F->slot_len[s0 + j] > maxlen) maxlen = F->slot_len[s0 + j];
-            int64_t pos = F->group_nnz[g];
+            int64_t pos = F->group_nnz[g], first[SPX_HBP_GROUP]; /* each slot's first CSR position */
+            for (int64_t j = 0; j < k; j++) { /* a row's pieces take its next places in slot order */
+                int64_t *c = &cursor[(int64_t)p * F->H + F->slot_row[s0 + j]];
+                first[j] = *c;
+                *c += F->slot_len[s0 + j];
+            }
             for (int st = 0; st < maxlen; st++)
                 for (int64_t j = 0; j < k; j++)
                     if (F->slot_len[s0 + j] > st) {
-                        int64_t q = cursor[(int64_t)p * F->H + F->slot_row[s0 + j]] + st;
-                        A->colind[q] = colbase + F->col[pos];
-                        A->val[q] = F->val64 ? F->val64[pos] : (double)F->val32[pos];
+                        A->colind[first[j] + st] = colbase + F->col[pos];
+                        A->val[first[j] + st] = F->val64 ? F->val64[pos] : (double)F->val32[pos];
                         pos++;
                     }
-            for (int64_t j = 0; j < k; j++) cursor[(int64_t)p * F->H + F->slot_row[s0 + j]] += F->slot_len[s0 + j];
         }
     }
 }

@@ -1,11 +1,11 @@
 /* src/formats/hbp/hbp_build_cuda.cu: the hbp layout built on the GPU from the uploaded CSR
  * (HBP Algorithm 2), producing the host build's arrays exactly. Passes: (count) one thread per
  * row walks its sorted columns tile by tile (galloping search for each run's end), counting
- * the row's (tile, row) segments and the floor(log2 len) histogram; a scan places each row's
- * segments; the 32-bin histogram goes to the host for spx_hbp_agg_shift. (hash / sort) the
- * same walk writes one key per segment, (tile << b) | bucket for `hash` (b = 3) or (tile << b)
- * | len - 1 for `sort` (b = 15), tile = panel * colblocks + colblock, and a stable radix sort
- * of the keys puts the segments in slot order: emitted in row order, they come out in (tile,
+ * the row's slots (the pieces of its (tile, row) runs, hbp_tuning.h) and the floor(log2 len)
+ * histogram of the pieces; a scan places each row's slots; the 32-bin histogram goes to the
+ * host for spx_hbp_agg_shift. (hash / sort) the same walk writes one key per piece, (tile <<
+ * b) | bucket for `hash` (b = 3) or (tile << b) | len - 1 for `sort` (b = 15), tile = panel * colblocks + colblock, and a stable radix sort
+ * of the keys puts the pieces in slot order: emitted in row order, they come out in (tile,
  * bucket, row) or (tile, len, row) order, the host's. (convert) tile heads and a scan give the
  * tiles, per-tile group counts and a scan the groups, per-group lengths and a scan begin_nnz;
  * one warp per group writes its entries step-major (and adds the Fig. 6 "after" balance). */
@@ -57,8 +57,8 @@ __device__ __forceinline__ int64_t run_end(const int32_t *__restrict__ colind, i
     return hi;
 }
 
-/* Pass 1: nseg[i] = row i's segments (nseg[m] = 0, for the scan) and hist[floor(log2 len)]
- * over every segment (per-block shared counters, then one global atomic per bin). */
+/* Pass 1: nseg[i] = row i's slots, the pieces of its runs per tile (nseg[m] = 0, for the
+ * scan), and hist[floor(log2 len)] over every piece (per-block shared counters, then one global atomic per bin). */
 __global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
     hbp_count_kernel(walk_args w, int64_t *__restrict__ nseg, unsigned long long *__restrict__ hist)
 {
@@ -69,10 +69,13 @@ __global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < w.m; i += stride) {
         const int64_t e = __ldg(w.rowptr + i + 1);
         int64_t c = 0;
-        for (int64_t k = __ldg(w.rowptr + i); k < e; c++) {
+        for (int64_t k = __ldg(w.rowptr + i); k < e;) {
             const int64_t cb = (int64_t)__ldg(w.colind + k) >> w.lw;
             const int64_t q = run_end(w.colind, k, e, (cb + 1) << w.lw);
-            atomicAdd(&h[31 - __clz((int)(q - k))], 1u);
+            const int len = (int)(q - k), n = SPX_HBP_PIECES(len), longer = len % n; /* pieces, one longer */
+            if (n > longer) atomicAdd(&h[31 - __clz(len / n)], (unsigned)(n - longer));
+            if (longer) atomicAdd(&h[31 - __clz(len / n + 1)], (unsigned)longer);
+            c += n;
             k = q;
         }
         nseg[i] = c;
@@ -83,7 +86,7 @@ __global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
         if (h[i]) atomicAdd(hist + i, (unsigned long long)h[i]);
 }
 
-/* Pass 2: each segment's sort key (tile << sub_bits | sub) and payload (CSR start << 32 |
+/* Pass 2: each piece's sort key (tile << sub_bits | sub) and payload (CSR start << 32 |
  * len << 16 | row within the panel) at the row's place row_seg[i] + j, in row order. */
 __global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
     hbp_emit_kernel(walk_args w, const int64_t *__restrict__ row_seg, int sort, int agg, int sub_bits,
@@ -93,13 +96,17 @@ __global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < w.m; i += stride) {
         const int64_t e = __ldg(w.rowptr + i + 1), p = i / w.H, r = i - p * w.H;
         int64_t s = __ldg(row_seg + i);
-        for (int64_t k = __ldg(w.rowptr + i); k < e; s++) {
+        for (int64_t k = __ldg(w.rowptr + i); k < e;) {
             const int64_t cb = (int64_t)__ldg(w.colind + k) >> w.lw;
             const int64_t q = run_end(w.colind, k, e, (cb + 1) << w.lw);
-            const int len = (int)(q - k);
-            const uint64_t sub = sort ? (uint64_t)(len - 1) : (uint64_t)SPX_HBP_BUCKET(len, agg);
-            key[s] = (((uint64_t)p * (uint64_t)w.ncb + (uint64_t)cb) << sub_bits) | sub;
-            seg[s] = ((uint64_t)k << 32) | ((uint64_t)len << 16) | (uint64_t)r;
+            const int run = (int)(q - k), n = SPX_HBP_PIECES(run);
+            const uint64_t tile = (uint64_t)p * (uint64_t)w.ncb + (uint64_t)cb;
+            for (int j = 0; j < n; j++, s++) {
+                const int len = SPX_HBP_PIECE_LEN(run, n, j);
+                const uint64_t sub = sort ? (uint64_t)(len - 1) : (uint64_t)SPX_HBP_BUCKET(len, agg);
+                key[s] = (tile << sub_bits) | sub;
+                seg[s] = ((uint64_t)(k + SPX_HBP_PIECE_OFF(run, n, j)) << 32) | ((uint64_t)len << 16) | (uint64_t)r;
+            }
             k = q;
         }
     }
@@ -300,30 +307,27 @@ void ws_free(spx_ctx *ctx, build_ws *w)
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) spx_cuda_free(ctx, p[i]);
 }
 
-/* Grows CUB's scratch to at least bytes (at least 16: a NULL scratch would make CUB only
- * size its work). */
-spx_status ws_temp(spx_ctx *ctx, build_ws *w, size_t bytes)
+/* Grows CUB's scratch *temp (*temp_bytes its size) to at least bytes (at least 16: a NULL
+ * scratch would make CUB only size its work). */
+spx_status grow_temp(spx_ctx *ctx, void **temp, size_t *temp_bytes, size_t bytes)
 {
     if (bytes < 16) bytes = 16;
-    if (bytes <= w->temp_bytes) return SPX_OK;
-    spx_cuda_free(ctx, w->temp);
-    w->temp = NULL;
-    w->temp_bytes = 0;
-    spx_status s = spx_cuda_malloc(ctx, &w->temp, bytes);
-    if (!s) w->temp_bytes = bytes;
+    if (bytes <= *temp_bytes) return SPX_OK;
+    spx_cuda_free(ctx, *temp);
+    *temp = NULL;
+    *temp_bytes = 0;
+    spx_status s = spx_cuda_malloc(ctx, temp, bytes);
+    if (!s) *temp_bytes = bytes;
     return s;
 }
+
+/* Grows the build's CUB scratch to at least bytes. */
+spx_status ws_temp(spx_ctx *ctx, build_ws *w, size_t bytes) { return grow_temp(ctx, &w->temp, &w->temp_bytes, bytes); }
 
 /* out[0..n) = exclusive prefix sums of in[0..n) (int64), on the context's stream. */
 spx_status scan64(spx_ctx *ctx, build_ws *w, const int64_t *in, int64_t *out, int64_t n)
 {
-    size_t bytes = 0;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n, spx_cuda_stream(ctx)));
-    spx_status s = ws_temp(ctx, w, bytes);
-    if (s) return s;
-    bytes = w->temp_bytes;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(w->temp, bytes, in, out, n, spx_cuda_stream(ctx)));
-    return SPX_OK;
+    return spx_hbp_dev_scan64(ctx, in, out, n, &w->temp, &w->temp_bytes);
 }
 
 /* Grid of a grid-stride launch over items (threads, or warps when per_warp). */
@@ -525,6 +529,18 @@ spx_status setup(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, c
 }
 
 } /* namespace */
+
+extern "C" spx_status spx_hbp_dev_scan64(spx_ctx *ctx, const int64_t *in, int64_t *out, int64_t n, void **temp,
+                                         size_t *temp_bytes)
+{
+    size_t bytes = 0;
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n, spx_cuda_stream(ctx)));
+    spx_status s = grow_temp(ctx, temp, temp_bytes, bytes);
+    if (s) return s;
+    bytes = *temp_bytes;
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(*temp, bytes, in, out, n, spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
 
 extern "C" spx_status spx_hbp_dev_build(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat,
                                         const char *algo, int32_t H, int32_t W, spx_phase_log *log, spx_hbp_fmt *L)

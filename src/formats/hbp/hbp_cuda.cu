@@ -12,6 +12,7 @@
 #include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_cuda_tuning.h"
 #include "formats/hbp/hbp_tuning.h"
+#include "formats/hbp/hbp_units.h"
 
 namespace {
 
@@ -23,6 +24,7 @@ struct hbp_dev {
     size_t smem;                /* dynamic shared memory of the launch */
     unsigned grid;
     int64_t n_fixed; /* work units handed out statically */
+    spx_hbp_units units; /* the unit kernel's (`hash`, `sort`) */
     char kernel[64];
 };
 
@@ -35,13 +37,15 @@ struct hbp_view {
     const VT *__restrict__ x;
     VT *y;
     unsigned long long *ticket;
+    spx_hbp_units u; /* work units (`hash`, `sort`) */
     double a, b;
 };
 
 /* One group's sums on a warp: lane l gets slot l's sum of val * xs[col] (0 for lanes past the
  * group's slots) and its row within the panel (*row, -1 past the slots). Entries are step-major:
- * at step s the lanes with len > s read consecutive positions, ranked by a ballot. xs is the
- * tile's x segment, in shared memory (SMEM) or global. */
+ * at step s the lanes with len > s read consecutive positions, ranked by a ballot. The
+ * positions depend on the lengths only, so SPX_HBP_ILP steps' loads are issued before their
+ * sums. xs is the tile's x segment, in shared memory (SMEM) or global. */
 template <typename VT, bool SMEM>
 __device__ __forceinline__ double group_sum(const hbp_view<VT> &v, int64_t g, int64_t t, const VT *xs, int *row)
 {
@@ -55,15 +59,24 @@ __device__ __forceinline__ double group_sum(const hbp_view<VT> &v, int64_t g, in
     const unsigned below = (1u << lane) - 1u;
     int64_t pos = __ldg(v.L.group_nnz + g);
     double acc = 0.0;
-    for (int st = 0; st < maxlen; st++) {
-        const unsigned act = __ballot_sync(SPX_FULL_MASK, len > st);
-        if (len > st) {
-            const int64_t q = pos + __popc(act & below);
-            const int c = (int)__ldg(v.L.col + q);
-            const VT xv = SMEM ? xs[c] : __ldg(xs + c);
-            acc += (double)__ldg(v.val + q) * (double)xv;
+    for (int st = 0; st < maxlen; st += SPX_HBP_ILP) {
+        int64_t q[SPX_HBP_ILP];
+        int c[SPX_HBP_ILP];
+        VT a[SPX_HBP_ILP];
+#pragma unroll
+        for (int j = 0; j < SPX_HBP_ILP; j++) {
+            const unsigned act = __ballot_sync(SPX_FULL_MASK, len > st + j);
+            q[j] = len > st + j ? pos + __popc(act & below) : -1;
+            pos += __popc(act);
         }
-        pos += __popc(act);
+#pragma unroll
+        for (int j = 0; j < SPX_HBP_ILP; j++) {
+            c[j] = q[j] >= 0 ? (int)__ldg(v.L.col + q[j]) : 0;
+            a[j] = q[j] >= 0 ? __ldg(v.val + q[j]) : (VT)0;
+        }
+#pragma unroll
+        for (int j = 0; j < SPX_HBP_ILP; j++)
+            if (q[j] >= 0) acc += (double)a[j] * (double)(SMEM ? xs[c[j]] : __ldg(xs + c[j]));
     }
     return acc;
 }
@@ -97,17 +110,17 @@ __device__ void panel_groups_global(const hbp_view<VT> &v, int64_t t, int64_t g0
     }
 }
 
-/* The CTA's warps over tile t's groups with its x segment staged in xs (shared memory). */
+/* The CTA's warps over groups [g0, g1) of tile t with its x segment staged in xs (shared
+ * memory). */
 template <typename VT>
-__device__ void panel_tile_staged(const hbp_view<VT> &v, int64_t t, VT *xs, double *acc)
+__device__ void tile_groups_staged(const hbp_view<VT> &v, int64_t t, int64_t g0, int64_t g1, VT *xs, double *acc)
 {
     const int64_t base = (int64_t)__ldg(v.L.tile_colblock + t) * v.L.W;
     const int64_t cnt = v.L.n - base < v.L.W ? v.L.n - base : v.L.W;
     for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) xs[j] = __ldg(v.x + base + j);
     __syncthreads();
     const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    const int64_t g1 = __ldg(v.L.tile_group + t + 1);
-    for (int64_t g = __ldg(v.L.tile_group + t) + warp; g < g1; g += nwarps) {
+    for (int64_t g = g0 + warp; g < g1; g += nwarps) {
         int row;
         const double s = group_sum<VT, true>(v, g, t, xs, &row);
         if (row >= 0) atomicAdd(acc + row, s);
@@ -115,55 +128,116 @@ __device__ void panel_tile_staged(const hbp_view<VT> &v, int64_t t, VT *xs, doub
     __syncthreads(); /* xs is rewritten by the next staged tile */
 }
 
-/* One row panel on the CTA: accumulators cleared, tiles walked (runs of unstaged tiles as one
- * range of groups, staged tiles one by one), then y = a*acc + b*y for the panel's rows. */
-template <typename VT, bool STAGE>
-__device__ void panel_run(const hbp_view<VT> &v, int32_t p, double *acc, VT *xs)
+/* The tile of panel p holding group g (g inside the panel's groups). */
+template <typename VT>
+__device__ __forceinline__ int64_t tile_of_group(const hbp_view<VT> &v, int64_t p, int64_t g)
 {
-    const int64_t r0 = (int64_t)p * v.L.H;
-    const int rows = (int)(v.L.m - r0 < v.L.H ? v.L.m - r0 : v.L.H);
-    for (int i = threadIdx.x; i < rows; i += blockDim.x) acc[i] = 0.0;
-    __syncthreads();
+    int64_t lo = __ldg(v.L.panel_tile + p), hi = __ldg(v.L.panel_tile + p + 1) - 1;
+    while (lo < hi) {
+        const int64_t mid = lo + ((hi - lo + 1) >> 1);
+        if (__ldg(v.L.tile_group + mid) <= g)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The CTA over groups [g0, g1) of panel p, sums into acc: tiles with x staged one by one,
+ * runs of unstaged tiles as one range of groups (x read through the cache). */
+template <typename VT, bool STAGE>
+__device__ void unit_groups(const hbp_view<VT> &v, int64_t p, int64_t g0, int64_t g1, double *acc, VT *xs)
+{
     const int64_t te = __ldg(v.L.panel_tile + p + 1);
-    for (int64_t t = __ldg(v.L.panel_tile + p); t < te;) {
+    for (int64_t g = g0, t = tile_of_group(v, p, g0); g < g1;) {
         if (staged<VT, STAGE>(v, t)) {
-            panel_tile_staged<VT>(v, t, xs, acc);
+            const int64_t ge = min(__ldg(v.L.tile_group + t + 1), g1);
+            tile_groups_staged<VT>(v, t, g, ge, xs, acc);
+            g = ge;
             t++;
         } else {
             int64_t t2 = t + 1;
-            while (t2 < te && !staged<VT, STAGE>(v, t2)) t2++;
-            panel_groups_global<VT>(v, t, __ldg(v.L.tile_group + t), __ldg(v.L.tile_group + t2), acc);
+            while (t2 < te && __ldg(v.L.tile_group + t2) < g1 && !staged<VT, STAGE>(v, t2)) t2++;
+            const int64_t ge = t2 < te ? min(__ldg(v.L.tile_group + t2), g1) : g1;
+            panel_groups_global<VT>(v, t, g, ge, acc);
+            g = ge;
             t = t2;
         }
     }
-    __syncthreads();
-    for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-        double r = v.a * acc[i];
-        if (v.b != 0.0) r += v.b * (double)v.y[r0 + i];
-        v.y[r0 + i] = (VT)r;
-    }
-    __syncthreads(); /* acc is cleared for the next panel */
 }
 
-/* The panel combine: CTAs take row panels, the first n_fixed statically (CTA c: c, c + grid,
- * ...), the rest by atomic ticket. Dynamic shared memory: H doubles, then W values if STAGE. */
+/* y = a*sum + b*y for the panel's rows from r0 (b = 0: y not read). */
+template <typename VT>
+__device__ __forceinline__ void write_rows(const hbp_view<VT> &v, int64_t r0, int rows, const double *sum, bool l2)
+{
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+        const double r = v.a * (l2 ? __ldcg(sum + i) : sum[i]);
+        v.y[r0 + i] = (VT)(v.b != 0.0 ? r + v.b * (double)v.y[r0 + i] : r);
+    }
+}
+
+/* A split panel's unit done: its sums added to the panel's row buffer, its arrival counted;
+ * the last unit to arrive writes y from the buffer (read from L2: other SMs wrote it) and
+ * clears the buffer and the count for the next call. */
+template <typename VT>
+__device__ void unit_combine(const hbp_view<VT> &v, int64_t p, int64_t r0, int rows, const double *acc, double *buf)
+{
+    __shared__ int last;
+    for (int i = threadIdx.x; i < rows; i += blockDim.x)
+        if (acc[i] != 0.0) atomicAdd(buf + i, acc[i]);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned k = (unsigned)(__ldg(v.u.panel_unit + p + 1) - __ldg(v.u.panel_unit + p));
+        last = atomicAdd(v.u.arrivals + p, 1u) == k - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    write_rows(v, r0, rows, buf, true);
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) buf[i] = 0.0;
+    if (threadIdx.x == 0) v.u.arrivals[p] = 0u;
+}
+
+/* Work unit u on the CTA: accumulators cleared, its groups summed, then y written (the
+ * panel's only unit) or the sums combined with the panel's other units. */
 template <typename VT, bool STAGE>
-__global__ void __launch_bounds__(SPX_HBP_PANEL_BLOCK) hbp_panel_kernel(hbp_view<VT> v)
+__device__ void unit_run(const hbp_view<VT> &v, int64_t u, double *acc, VT *xs)
+{
+    const int64_t p = __ldg(v.u.unit_panel + u), g0 = __ldg(v.u.unit_group + u), g1 = __ldg(v.u.unit_group + u + 1);
+    const int64_t r0 = p * v.L.H, yb = __ldg(v.u.panel_ybuf + p);
+    const int rows = (int)(v.L.m - r0 < v.L.H ? v.L.m - r0 : v.L.H);
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) acc[i] = 0.0;
+    __syncthreads();
+    if (g0 < g1) unit_groups<VT, STAGE>(v, p, g0, g1, acc, xs);
+    __syncthreads();
+    if (yb < 0)
+        write_rows(v, r0, rows, acc, false);
+    else
+        unit_combine(v, p, r0, rows, acc, v.u.ybuf + yb);
+    __syncthreads(); /* acc is cleared for the next unit */
+}
+
+/* The unit kernel: CTAs take work units (ranges of one panel's groups, hbp_units.h), the first
+ * n_fixed statically (CTA c: c, c + grid, ...; §III-C's fixed share), the rest by atomic
+ * ticket. Dynamic shared memory: H doubles, then W values if STAGE. */
+template <typename VT, bool STAGE>
+__global__ void __launch_bounds__(SPX_HBP_PANEL_BLOCK) hbp_unit_kernel(hbp_view<VT> v)
 {
     extern __shared__ double hbp_smem[];
-    __shared__ long long next_panel;
+    __shared__ long long next_unit;
     double *acc = hbp_smem;
     VT *xs = reinterpret_cast<VT *>(hbp_smem + v.L.H);
     for (long long k = 0;; k++) {
         if (threadIdx.x == 0) {
             long long f = (long long)blockIdx.x + k * (long long)gridDim.x;
-            next_panel = f < v.n_fixed ? f : v.n_fixed + (long long)atomicAdd(v.ticket, 1ull);
+            next_unit = f < v.n_fixed ? f : v.n_fixed + (long long)atomicAdd(v.ticket, 1ull);
         }
         __syncthreads();
-        const long long p = next_panel;
-        __syncthreads(); /* every thread has read next_panel before thread 0 writes it again */
-        if (p >= v.L.n_panels) break;
-        panel_run<VT, STAGE>(v, (int32_t)p, acc, xs);
+        const long long u = next_unit;
+        __syncthreads(); /* every thread has read next_unit before thread 0 writes it again */
+        if (u >= v.u.n_units) break;
+        unit_run<VT, STAGE>(v, u, acc, xs);
     }
 }
 
@@ -227,6 +301,7 @@ hbp_view<VT> view_of(const hbp_dev *d, const spx_spmv_args *args)
     v.x = (const VT *)args->x;
     v.y = (VT *)args->y;
     v.ticket = d->ticket;
+    v.u = d->units;
     v.a = args->alpha;
     v.b = args->beta;
     return v;
@@ -235,17 +310,17 @@ hbp_view<VT> view_of(const hbp_dev *d, const spx_spmv_args *args)
 /* Whether the algorithm combines by atomics (one warp per tile). */
 bool uses_atomics(const hbp_dev *d) { return d->L.algo == SPX_HBP_HASH_ATOMIC; }
 
-/* Launches the panel kernel of the right type and staging. */
+/* Launches the unit kernel of the right type and staging. */
 template <typename VT>
-spx_status launch_panel(spx_ctx *ctx, const hbp_dev *d, const spx_spmv_args *args)
+spx_status launch_unit(spx_ctx *ctx, const hbp_dev *d, const spx_spmv_args *args)
 {
     const hbp_view<VT> v = view_of<VT>(d, args);
     const cudaStream_t st = spx_cuda_stream(ctx);
     if (d->stage)
-        hbp_panel_kernel<VT, true><<<d->grid, SPX_HBP_PANEL_BLOCK, d->smem, st>>>(v);
+        hbp_unit_kernel<VT, true><<<d->grid, SPX_HBP_PANEL_BLOCK, d->smem, st>>>(v);
     else
-        hbp_panel_kernel<VT, false><<<d->grid, SPX_HBP_PANEL_BLOCK, d->smem, st>>>(v);
-    SPX_CUDA_LAUNCHED(ctx, "hbp_panel_kernel");
+        hbp_unit_kernel<VT, false><<<d->grid, SPX_HBP_PANEL_BLOCK, d->smem, st>>>(v);
+    SPX_CUDA_LAUNCHED(ctx, "hbp_unit_kernel");
     return SPX_OK;
 }
 
@@ -261,63 +336,87 @@ spx_status launch_atomic(spx_ctx *ctx, const hbp_dev *d, const spx_spmv_args *ar
     return SPX_OK;
 }
 
-/* Sets the panel kernels' shared-memory limit (above the 48 KB default). */
-template <typename VT>
-spx_status allow_smem(spx_ctx *ctx, size_t smem)
+/* Sets a kernel's dynamic shared-memory limit (above the 48 KB default) and returns its
+ * resident CTAs per SM for block threads and smem bytes. */
+template <typename K>
+spx_status occupancy(spx_ctx *ctx, K kernel, int block, size_t smem, int *per_sm)
 {
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(hbp_panel_kernel<VT, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)smem));
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(hbp_panel_kernel<VT, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)smem));
+    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    SPX_CUDA_RET(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, block, smem));
+    if (*per_sm < 1) *per_sm = 1;
+    if (*per_sm > SPX_HBP_MAX_BLOCKS_PER_SM) *per_sm = SPX_HBP_MAX_BLOCKS_PER_SM;
     return SPX_OK;
 }
 
-/* The launch: shared memory (refused with a message when the device has too little), staging,
- * grid from occupancy, the fixed share, the kernel name. */
-spx_status plan_launch(spx_ctx *ctx, hbp_dev *d)
+/* The device's per-block shared-memory opt-in limit and SM count. */
+void device_limits(spx_ctx *ctx, long long *optin, long long *sms)
 {
     const spx_cuda_state *cs = spx_cuda_state_of(ctx);
-    const size_t vb = spx_precision_bytes(d->L.precision);
-    const long long optin = cs && cs->smem_per_block_optin > 0 ? cs->smem_per_block_optin : 48 * 1024;
-    const size_t acc = (size_t)d->L.H * SPX_HBP_ACC_BYTES, xseg = (size_t)d->L.W * vb;
-    const bool atomics = uses_atomics(d);
-    d->stage = !atomics && acc + xseg <= (size_t)SPX_HBP_SMEM_BUDGET && (long long)(acc + xseg) <= optin;
-    d->smem = atomics ? 0 : acc + (d->stage ? xseg : 0);
-    if ((long long)d->smem > optin)
-        return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
-                        "hbp: tile of %d rows needs %zu bytes of shared memory per block; the device allows %lld",
-                        d->L.H, d->smem, optin);
-    const char *pn = d->L.precision == SPX_FP32 ? "fp32" : "fp64";
-    int per_sm = 0;
-    if (atomics) {
-        SPX_CUDA_RET(ctx, d->L.precision == SPX_FP32
-                              ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_atomic_kernel<float>,
-                                                                             SPX_HBP_ATOMIC_BLOCK, 0)
-                              : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_atomic_kernel<double>,
-                                                                             SPX_HBP_ATOMIC_BLOCK, 0));
-        snprintf(d->kernel, sizeof d->kernel, "hbp_atomic_%s", pn);
-    } else {
-        spx_status s = d->L.precision == SPX_FP32 ? allow_smem<float>(ctx, d->smem) : allow_smem<double>(ctx, d->smem);
-        if (s) return s;
-        SPX_CUDA_RET(ctx, d->L.precision == SPX_FP32
-                              ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                    &per_sm, d->stage ? hbp_panel_kernel<float, true> : hbp_panel_kernel<float, false>,
-                                    SPX_HBP_PANEL_BLOCK, d->smem)
-                              : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                    &per_sm, d->stage ? hbp_panel_kernel<double, true> : hbp_panel_kernel<double, false>,
-                                    SPX_HBP_PANEL_BLOCK, d->smem));
-        snprintf(d->kernel, sizeof d->kernel, "hbp_panel_%s%s_%s", d->L.algo == SPX_HBP_SORT ? "sort" : "hash",
-                 d->stage ? "_staged" : "", pn);
-    }
-    if (per_sm < 1) per_sm = 1;
-    if (per_sm > SPX_HBP_MAX_BLOCKS_PER_SM) per_sm = SPX_HBP_MAX_BLOCKS_PER_SM;
-    const long long units = atomics ? d->L.n_tiles : d->L.n_panels;
-    const int warps = atomics ? SPX_HBP_ATOMIC_BLOCK / 32 : 1; /* units a CTA takes at once */
-    long long cap = (long long)(cs && cs->sm_count > 0 ? cs->sm_count : 132) * per_sm;
-    long long need = (units + warps - 1) / warps;
+    *optin = cs && cs->smem_per_block_optin > 0 ? cs->smem_per_block_optin : 48 * 1024;
+    *sms = cs && cs->sm_count > 0 ? cs->sm_count : 132;
+}
+
+/* Refuses a launch needing more shared memory per block than the device has. */
+spx_status check_smem(spx_ctx *ctx, const hbp_dev *d, long long optin)
+{
+    if ((long long)d->smem <= optin) return SPX_OK;
+    return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
+                    "hbp: tile of %d rows needs %zu bytes of shared memory per block; the device allows %lld", d->L.H,
+                    d->smem, optin);
+}
+
+/* The unit kernel: shared memory (H accumulators, the x segment when it fits), units of
+ * about nnz / (SPX_HBP_UNITS_PER_CTA x resident CTAs) entries (at least SPX_HBP_UNIT_MIN_NNZ
+ * and SPX_HBP_UNIT_NNZ_PER_ROW x H), grid at full residency, fixed share of units. */
+template <typename VT>
+spx_status plan_unit(spx_ctx *ctx, hbp_dev *d, const char *pn)
+{
+    long long optin, sms;
+    device_limits(ctx, &optin, &sms);
+    const size_t acc = (size_t)d->L.H * SPX_HBP_ACC_BYTES, xseg = (size_t)d->L.W * sizeof(VT);
+    d->stage = acc + xseg <= (size_t)SPX_HBP_SMEM_BUDGET && (long long)(acc + xseg) <= optin;
+    d->smem = acc + (d->stage ? xseg : 0);
+    spx_status s = check_smem(ctx, d, optin);
+    int per_sm = 1;
+    if (!s) s = occupancy(ctx, d->stage ? hbp_unit_kernel<VT, true> : hbp_unit_kernel<VT, false>,
+                          SPX_HBP_PANEL_BLOCK, d->smem, &per_sm);
+    if (s) return s;
+    const long long cap = sms * per_sm;
+    long long target = d->L.nnz / (SPX_HBP_UNITS_PER_CTA * cap);
+    if (target < SPX_HBP_UNIT_MIN_NNZ) target = SPX_HBP_UNIT_MIN_NNZ;
+    if (target < (long long)SPX_HBP_UNIT_NNZ_PER_ROW * d->L.H) target = (long long)SPX_HBP_UNIT_NNZ_PER_ROW * d->L.H;
+    if ((s = spx_hbp_units_make(ctx, &d->L, target, &d->units))) return s;
+    const long long need = d->units.n_units;
     d->grid = (unsigned)(need < 1 ? 1 : need < cap ? need : cap);
-    d->n_fixed = units * SPX_HBP_FIXED_NUM / SPX_HBP_FIXED_DEN;
+    d->n_fixed = d->units.n_units * SPX_HBP_FIXED_NUM / SPX_HBP_FIXED_DEN;
+    snprintf(d->kernel, sizeof d->kernel, "hbp_unit_%s%s_%s", d->L.algo == SPX_HBP_SORT ? "sort" : "hash",
+             d->stage ? "_staged" : "", pn);
     return SPX_OK;
+}
+
+/* The atomic kernel: grid, fixed share of tiles. */
+template <typename VT>
+spx_status plan_atomic(spx_ctx *ctx, hbp_dev *d, const char *pn)
+{
+    long long optin, sms;
+    device_limits(ctx, &optin, &sms);
+    int per_sm = 1;
+    spx_status s = occupancy(ctx, hbp_atomic_kernel<VT>, SPX_HBP_ATOMIC_BLOCK, 0, &per_sm);
+    if (s) return s;
+    const long long warps = SPX_HBP_ATOMIC_BLOCK / 32, cap = sms * per_sm, need = (d->L.n_tiles + warps - 1) / warps;
+    d->grid = (unsigned)(need < 1 ? 1 : need < cap ? need : cap);
+    d->n_fixed = d->L.n_tiles * SPX_HBP_FIXED_NUM / SPX_HBP_FIXED_DEN;
+    snprintf(d->kernel, sizeof d->kernel, "hbp_atomic_%s", pn);
+    return SPX_OK;
+}
+
+/* The launch of d's algorithm in its precision. */
+spx_status plan_launch(spx_ctx *ctx, hbp_dev *d)
+{
+    const bool f32 = d->L.precision == SPX_FP32;
+    const char *pn = f32 ? "fp32" : "fp64";
+    if (uses_atomics(d)) return f32 ? plan_atomic<float>(ctx, d, pn) : plan_atomic<double>(ctx, d, pn);
+    return f32 ? plan_unit<float>(ctx, d, pn) : plan_unit<double>(ctx, d, pn);
 }
 
 void hbp_free(spx_ctx *ctx, void *dev);
@@ -420,7 +519,7 @@ spx_status hbp_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
     SPX_CUDA_RET(ctx, cudaMemsetAsync(d->ticket, 0, sizeof *d->ticket, spx_cuda_stream(ctx)));
     const bool f32 = d->L.precision == SPX_FP32;
     if (uses_atomics(d)) return f32 ? launch_atomic<float>(ctx, d, args) : launch_atomic<double>(ctx, d, args);
-    return f32 ? launch_panel<float>(ctx, d, args) : launch_panel<double>(ctx, d, args);
+    return f32 ? launch_unit<float>(ctx, d, args) : launch_unit<double>(ctx, d, args);
 }
 
 void hbp_free(spx_ctx *ctx, void *dev)
@@ -428,6 +527,7 @@ void hbp_free(spx_ctx *ctx, void *dev)
     hbp_dev *d = (hbp_dev *)dev;
     if (!d) return;
     spx_hbp_dev_free(ctx, &d->L);
+    spx_hbp_units_free(ctx, &d->units);
     spx_cuda_free(ctx, d->ticket);
     spx_free(ctx, d);
 }

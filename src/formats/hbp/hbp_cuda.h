@@ -21,6 +21,11 @@ spx_status spx_hbp_dev_build(spx_ctx *ctx, const spx_dev_csr *A, const spx_featu
 /* A host copy of the device layout L (header, figures and every array). */
 spx_status spx_hbp_dev_download(spx_ctx *ctx, const spx_hbp_fmt *L, spx_hbp_fmt **out);
 
+/* out[0..n) = exclusive prefix sums of in[0..n) (int64, device) on the context's stream; CUB's
+ * scratch is grown in *temp (*temp_bytes its size; the caller frees *temp, also on failure). */
+spx_status spx_hbp_dev_scan64(spx_ctx *ctx, const int64_t *in, int64_t *out, int64_t n, void **temp,
+                              size_t *temp_bytes);
+
 /* Frees L's device arrays and clears their pointers (L itself is the caller's). */
 void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L);
 

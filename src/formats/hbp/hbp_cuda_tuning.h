@@ -3,7 +3,7 @@
 #ifndef SPX_FORMATS_HBP_CUDA_TUNING_H
 #define SPX_FORMATS_HBP_CUDA_TUNING_H
 
-/* Threads of a panel CTA (one row panel at a time; its warps share the panel's groups). */
+/* Threads of a unit CTA (one work unit at a time; its warps share the unit's groups). */
 #define SPX_HBP_PANEL_BLOCK 256
 /* Threads of an atomic-combine CTA (each warp one tile at a time). */
 #define SPX_HBP_ATOMIC_BLOCK 256
@@ -18,6 +18,29 @@
  * column of the segment (a coalesced load of W values then pays for itself); otherwise x is
  * read through L1/L2. Guess 1: measure 0.25..4 on the default suite. */
 #define SPX_HBP_STAGE_NNZ_PER_COL 1
+/* Work units (`hash`, `sort`: hbp_unit_kernel): a unit is a range of one panel's groups
+ * holding about U entries, taken by one CTA; a panel with a row of a million entries is
+ * shared by many CTAs (its sums combined through a row buffer) while ordinary panels stay
+ * whole (one writer of their y rows, no combine).
+ * U = max(SPX_HBP_UNIT_MIN_NNZ, SPX_HBP_UNIT_NNZ_PER_ROW x H, nnz / (SPX_HBP_UNITS_PER_CTA x
+ * resident CTAs)). Measured on the H100 (2026-11-25): with the last term alone, poisson2d
+ * n=700's panels (2560 entries, U 1545) were all split in two, and the combine (H atomics
+ * into the buffer, H reads and clears by the last unit) took it from 1.04x to 0.62x of
+ * cuSPARSE ALG1; the H term keeps a split's combine below 1/8 of its unit's entries. */
+#ifndef SPX_HBP_UNITS_PER_CTA
+#define SPX_HBP_UNITS_PER_CTA 2
+#endif
+#ifndef SPX_HBP_UNIT_MIN_NNZ
+#define SPX_HBP_UNIT_MIN_NNZ 256
+#endif
+#ifndef SPX_HBP_UNIT_NNZ_PER_ROW
+#define SPX_HBP_UNIT_NNZ_PER_ROW 8
+#endif
+/* Steps of a group a lane loads ahead before it adds (memory-level parallelism: a group of
+ * short FEM rows otherwise waits one memory round trip per step). Guess 4: measure 1..8. */
+#ifndef SPX_HBP_ILP
+#define SPX_HBP_ILP 4
+#endif
 /* Device build (hbp_build_cuda.cu): threads per CTA of its grid-stride kernels (one thread
  * per row in the row walks, one warp per group in the group passes) and resident CTAs per SM
  * they are sized for. Guesses: measure 128..512 and 4..16 on rmat 23 and uniform 16.8M x 8. */

@@ -22,7 +22,7 @@ int spx_hbp_agg_shift(const int64_t *hist)
     return 29;
 }
 
-/* qsort order of segments by (column block, row). */
+/* qsort order of whole row runs by (column block, row) (a row has one run per block). */
 static int cmp_block_row(const void *pa, const void *pb)
 {
     const spx_hbp_seg *a = pa, *b = pb;
@@ -30,12 +30,13 @@ static int cmp_block_row(const void *pa, const void *pb)
     return (a->row > b->row) - (a->row < b->row);
 }
 
-/* qsort order of segments by (length, row): sort2D. */
+/* qsort order of segments by (length, row, start): sort2D (start orders a row's pieces). */
 static int cmp_len_row(const void *pa, const void *pb)
 {
     const spx_hbp_seg *a = pa, *b = pb;
     if (a->len != b->len) return a->len < b->len ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
+    if (a->row != b->row) return a->row < b->row ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
 }
 
 void spx_hbp_sort_by_block(spx_hbp_seg *s, int64_t k)
