@@ -27,6 +27,8 @@ int cli_fail(spx_ctx *ctx, const char *what, spx_status s);
 /* Options common to the commands; unset fields keep their zero defaults. */
 typedef struct cli_opts {
     const char *format, *algo, *formats, *suite, *json_path, *csv_path, *out_path;
+    const char *plot_path; /* --plot FILE.svg */
+    int bins;              /* spy: --bins (0: the default) */
     const char *method; /* spgemm: --method */
     int transpose_b;    /* spgemm: --transpose-b */
     const char *op;      /* bench: --op (spmv, spgemm); NULL: spmv */
@@ -39,6 +41,9 @@ typedef struct cli_opts {
     const char *positional[256];
     int n_positional;
 } cli_opts;
+
+/* The most cells a side of a density picture may have (`spx spy --bins`). */
+#define CLI_MAX_BINS 1024
 
 /* Parses argv[first..argc) into o; prints the error and returns CLI_ERROR on a bad option.
  * `allowed` is a space-separated list of the options the command accepts. */
@@ -77,7 +82,7 @@ int cli_write_results_json(spx_ctx *ctx, const char *path, spx_backend b, double
 /* Checks, before any work, that path can be written through a temporary name beside it (not
  * empty, not a device or folder, its folder writable); prints the error; leaves nothing behind. */
 int cli_check_out_path(const char *path);
-/* Checks the output paths asked for (-o, --json FILE, --csv FILE) before anything runs: each
+/* Checks the output paths asked for (-o, --json FILE, --csv FILE, --plot FILE) before anything runs: each
  * writable through a temporary beside it, no two the same; prints the error. */
 int cli_check_outputs(const cli_opts *o);
 /* Opens path for writing through a temporary name; cli_commit renames it into place (NULL,
@@ -141,5 +146,6 @@ int cmd_bench(int argc, char **argv);
 /* `spx bench --op spgemm` (tools/cmd_bench_spgemm.c): cmd_bench hands it argv as it is. */
 int cmd_bench_spgemm(int argc, char **argv);
 int cmd_readbench(int argc, char **argv);
+int cmd_spy(int argc, char **argv);
 
 #endif

@@ -97,6 +97,7 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--json")) o->json_path = val;
     else if (!strcmp(opt, "--csv")) o->csv_path = val;
     else if (!strcmp(opt, "-o")) o->out_path = val;
+    else if (!strcmp(opt, "--plot")) o->plot_path = val;
     else if (!strcmp(opt, "--method")) o->method = val;
     else if (!strcmp(opt, "--methods")) o->methods = val;
     else if (!strcmp(opt, "--op")) o->op = val;
@@ -113,6 +114,9 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         if (!parse_count(val, 10000000, &o->reps)) return cli_error("--reps needs a count >= 1, not '%s'", val);
     } else if (!strcmp(opt, "--warmup")) {
         if (!parse_count(val, 1000000, &o->warmup)) return cli_error("--warmup needs a count >= 1, not '%s'", val);
+    } else if (!strcmp(opt, "--bins")) {
+        if (!parse_count(val, CLI_MAX_BINS, &o->bins))
+            return cli_error("--bins needs a count from 1 to %d, not '%s'", CLI_MAX_BINS, val);
     } else if (!strcmp(opt, "--threads")) {
         if (!parse_count(val, 4096, &o->threads)) return cli_error("--threads needs a count >= 1, not '%s'", val);
     } else if (!strcmp(opt, "--mem-limit")) {
@@ -310,15 +314,19 @@ static int same_path(const char *a, const char *b) { return a && b && !strcmp(a,
 
 int cli_check_outputs(const cli_opts *o)
 {
-    const char *const paths[] = {o->out_path, o->json_path, o->csv_path};
-    const char *const opts[] = {"-o", "--json", "--csv"};
-    for (int i = 0; i < 3; i++) {
+    const char *const paths[] = {o->out_path, o->json_path, o->csv_path, o->plot_path};
+    const char *const opts[] = {"-o", "--json", "--csv", "--plot"};
+    for (int i = 0; i < (int)(sizeof paths / sizeof paths[0]); i++) {
         for (int j = 0; j < i; j++)
             if (same_path(paths[i], paths[j])) return cli_error("%s and %s name the same file %s", opts[j], opts[i], paths[i]);
         if (paths[i] && cli_check_out_path(paths[i])) return CLI_ERROR;
     }
     return CLI_OK;
 }
+
+/* The permissions of a written output (mkstemp makes 0600, too private for a result file;
+ * the library's Matrix Market writer gives the same). */
+#define CLI_OUT_FILE_MODE 0644
 
 FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len)
 {
@@ -330,7 +338,7 @@ FILE *cli_open_out(const char *path, char *tmp, size_t tmp_len)
         return NULL;
     }
     cli_signal_track(tmp); /* removed if a signal kills the command while it is written */
-    FILE *f = fdopen(fd, "w");
+    FILE *f = fchmod(fd, CLI_OUT_FILE_MODE) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         int e = errno;
         close(fd);

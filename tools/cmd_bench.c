@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "svg.h"
 
 /* The built-in default suite: a few matrices of each generator, sized so that the whole CPU
  * run (references included) takes well under a minute on a 2-core machine. The first is the
@@ -214,6 +215,74 @@ static int write_csv(const bench_run *br, const char *path)
     return cli_commit_out(f, tmp, path);
 }
 
+/* The copy-bandwidth roofline of result r's matrix in GFLOPS: 2*nnz in the time the measured
+ * bandwidth moves the minimum bytes of a CSR SpMV at the run's precision (int32 row pointers,
+ * x read and y written once: the csr format's bytes_per_spmv, `spx info`'s at fp64), i.e.
+ * where that result's bandwidth_fraction would be 1. NaN when the bandwidth is unmeasured. */
+static double roofline_gflops(const bench_run *br, const cli_result *r)
+{
+    double bytes = spx_csr_traffic_bytes(r->m, r->n, r->nnz, (int)spx_precision_bytes(br->o.precision), 4, 0);
+    return br->bw > 0 && bytes > 0 ? 2.0 * (double)r->nnz * br->bw / bytes * 1e-9 : NAN;
+}
+
+/* The part of a source after its last '/' (a gen: spec or a file name). */
+static const char *base_name(const char *src)
+{
+    const char *slash = strrchr(src, '/');
+    return slash && slash[1] ? slash + 1 : src;
+}
+
+/* Whether the bars and marks in v[0..n) span more than a factor of 30: a log axis then. */
+static int wide_range(const double *v, int n)
+{
+    double mn = INFINITY, mx = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > 0) mn = fmin(mn, v[i]), mx = fmax(mx, v[i]);
+    return mx > 30 * mn;
+}
+
+/* Writes the run's picture to path: per matrix (group) the GFLOPS per call of every variant
+ * measured here (a bar; none where it failed or was not verified) and the roofline mark. */
+static int write_plot(const bench_run *br, int nsrc, const char *path)
+{
+    const char *names[MAX_VARIANTS], *groups[CLI_MAX_SOURCES];
+    char name_buf[MAX_VARIANTS][72], sub[256], ref[192];
+    int col[MAX_VARIANTS], ns = 0; /* the variants drawn: those built here */
+    for (int i = 0; i < br->nv; i++) {
+        if (br->v[i].why) continue;
+        snprintf(name_buf[ns], sizeof name_buf[ns], "%s/%s", br->v[i].format, br->v[i].algo);
+        names[ns] = name_buf[ns];
+        col[ns++] = i;
+    }
+    double *vals = calloc((size_t)nsrc * (size_t)(ns + 1) + 1, sizeof *vals), *refs = vals + (size_t)nsrc * ns;
+    if (!vals) return cli_error("out of memory");
+    for (int g = 0; g < nsrc; g++) {
+        const cli_result *row = &br->res[g * br->nv];
+        groups[g] = base_name(row->matrix);
+        refs[g] = roofline_gflops(br, row);
+        for (int k = 0; k < ns; k++) {
+            const cli_result *r = &row[col[k]];
+            vals[g * ns + k] = !r->r.status && r->r.verified ? r->r.gflops : NAN;
+        }
+    }
+    const char *bw_name = br->backend == SPX_BACKEND_CUDA ? "device copy" : "host STREAM triad";
+    snprintf(sub, sizeof sub, "backend %s, %s%s; GFLOPS = 2*nnz / call time (median of single SpMVs)",
+             spx_backend_str(br->backend), spx_precision_str(br->o.precision),
+             br->o.cold && br->backend == SPX_BACKEND_CUDA ? ", cold" : "");
+    if (br->bw > 0)
+        snprintf(ref, sizeof ref, "roofline: 2*nnz at the measured %s bandwidth %.1f GB/s over the CSR bytes per SpMV",
+                 bw_name, br->bw * 1e-9);
+    else
+        snprintf(ref, sizeof ref, "no roofline: the %s bandwidth was not measured", bw_name);
+    svg_bars b = {.title = "spx bench: SpMV GFLOPS per format", .subtitle = sub, .ylabel = "GFLOPS",
+                  .groups = groups, .n_groups = nsrc, .series = names, .n_series = ns, .values = vals,
+                  .refs = br->bw > 0 ? refs : NULL, .ref_label = ref};
+    b.log_y = wide_range(vals, nsrc * (ns + 1));
+    int rc = svg_bar_chart(path, &b);
+    free(vals);
+    return rc;
+}
+
 /* The value of `--op` in argv (NULL: not given, the SpMV bench). */
 static const char *op_of(int argc, char **argv)
 {
@@ -234,7 +303,7 @@ int cmd_bench(int argc, char **argv)
     memset(&br, 0, sizeof br);
     if (cli_parse(argc, argv, 2,
                   "--op: --suite: --formats: --backend: --precision: --reps: --warmup: --threads: --cold --strict "
-                  "--json: --csv:",
+                  "--json: --csv: --plot:",
                   &br.o) ||
         cli_check_outputs(&br.o)) /* a bad --json or --csv path is an error before any work */
         return CLI_ERROR;
@@ -261,6 +330,7 @@ int cmd_bench(int argc, char **argv)
     for (int i = 0; rc == CLI_OK && i < nsrc; i++) rc = bench_matrix(ctx, &br, srcs[i], i, nsrc);
     if (rc == CLI_OK && br.o.json_path) rc = write_json(ctx, &br, br.o.json_path);
     if (rc == CLI_OK && br.o.csv_path) rc = write_csv(&br, br.o.csv_path);
+    if (rc == CLI_OK && br.o.plot_path) rc = write_plot(&br, nsrc, br.o.plot_path);
     if (rc == CLI_OK && br.failures) rc = cli_error("%d measurement(s) failed", br.failures);
     if (rc == CLI_OK && br.unverified) {
         fprintf(stderr, "error: %d result(s) failed verification\n", br.unverified);

@@ -19,13 +19,16 @@ static const char usage[] =
     "       [-o C.mtx[.gz]] [--json] [--threads N]\n"
     "                                       C = A*B (A*A without SRC_B), phases, GFLOPS, verified\n"
     "  bench [--op spmv] [SRC...] [--suite FILE] [--formats all|LIST] [--backend ...] [--precision ...]\n"
-    "       [--reps N] [--cold] [--json FILE] [--csv FILE]\n"
-    "                                       every format on every matrix, as a table\n"
+    "       [--reps N] [--cold] [--json FILE] [--csv FILE] [--plot FILE.svg]\n"
+    "                                       every format on every matrix, as a table (--plot:\n"
+    "                                       GFLOPS as grouped bars with each matrix's roofline)\n"
     "  bench --op spgemm [SRC...] [--suite FILE] [--methods all|M[/ALGO],...] [--backend ...]\n"
     "       [--precision ...] [--transpose-b] [--reps N] [--warmup N] [--threads N] [--cpu-scaling]\n"
     "       [--json FILE] [--csv FILE]     every SpGEMM method on every matrix (C = A*A, A*A^T):\n"
     "                                       phases, GFLOPS, memory, verified, vs cuSPARSE\n"
     "  readbench FILE...                    Matrix Market parse speed vs a plain fscanf loop\n"
+    "  spy SRC -o FILE.svg [--bins N]       the sparsity pattern as an SVG picture: a square per\n"
+    "                                       nonzero, or at most N x N shaded cells (default 256)\n"
     "\n"
     "SRC is a Matrix Market file (.mtx or .mtx.gz) or a generator spec such as\n"
     "gen:poisson3d:n=100, gen:rmat:scale=20,ef=16, gen:uniform:m=1000000,k=16.\n"
@@ -58,5 +61,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "spgemm")) return cmd_spgemm(argc, argv);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
     if (!strcmp(cmd, "readbench")) return cmd_readbench(argc, argv);
+    if (!strcmp(cmd, "spy")) return cmd_spy(argc, argv);
     return cli_error("unknown command '%s' (try `spx --help`)", cmd);
 }
