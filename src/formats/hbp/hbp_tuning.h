@@ -22,7 +22,9 @@
  * up to SPX_HBP_MAX_W until it reaches it, then H doubles up to SPX_HBP_SPARSE_MAX_H until a
  * tile expects SPX_HBP_SPARSE_TILE_NNZ entries. Uniform 16.8M x 8: 512 x 4096 expects 1 entry
  * a tile; the rule gives 4096 x 32768 (64). Guesses: measure on the large suite. */
+#ifndef SPX_HBP_SPARSE_ROW_FILL
 #define SPX_HBP_SPARSE_ROW_FILL 0.25
+#endif
 #define SPX_HBP_SPARSE_MAX_H 4096
 #define SPX_HBP_SPARSE_TILE_NNZ 64.0
 
