@@ -14,6 +14,9 @@
 #             on bench/suites/spgemm.txt (spx and cuSPARSE ALG1-3, verified by the CPU oracle)
 #   spgemm-cpu the CPU Gustavson on all cores against one (--cpu-scaling) and against scipy's
 #             single-threaded A @ B (scripts/spgemm_scipy_check.py --time)
+#   solve     the solvers on the GPU: test_solve (every test on CUDA too), then spx solve's CG
+#             against CuPy's cg (scripts/solve_cupy_check.py: iterations within 2 %, time per
+#             iteration)
 # With no STAGE: build test sanitize default large cold (the others on request).
 # SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage.
 # Logs and JSON results go to OUTDIR. SPX_COMMIT names
@@ -177,6 +180,17 @@ if has spgemm-cpu; then
     gen:poisson3d:n=100 gen:stencil27:n=60 gen:rmat:scale=16,ef=16 ../shared/matrices/bcsstk29.mtx.gz \
     >"$out/spgemm-scipy.txt" 2>&1 || status=1
   cat "$out/spgemm-scipy.txt"
+fi
+
+if has solve; then
+  log "solve: test_solve on the GPU, spx solve against CuPy's cg"
+  build-gpu/tests/test_solve >"$out/test-solve.log" 2>&1 || status=1
+  tail -n 3 "$out/test-solve.log" | tee -a "$out/summary.txt"
+  python3 scripts/solve_cupy_check.py --spx "$spx" --json "$out/solve-cupy.json" --md "$out/solve-cupy.md" \
+    >"$out/solve-cupy.txt" 2>&1
+  rc=$?
+  [ $rc = 0 ] || { [ $rc = 77 ] && echo "solve_cupy_check skipped (no CuPy)" | tee -a "$out/summary.txt"; } || status=1
+  cat "$out/solve-cupy.txt"
 fi
 
 log "gpu-check done: status $status"

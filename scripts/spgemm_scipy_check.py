@@ -242,17 +242,22 @@ def timing(args):
     return 0
 
 
-def write_json_atomic(path, obj):
-    """Writes obj as JSON to path through a temporary file beside it renamed when complete, so
-    a failure leaves no half-written file (the spx commands' rule)."""
+def write_text_atomic(path, text):
+    """Writes text to path through a temporary file beside it renamed when complete, so a
+    failure leaves no half-written file (the spx commands' rule)."""
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.", dir=os.path.dirname(path) or ".")
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(obj, f, indent=1)
+            f.write(text)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_json_atomic(path, obj):
+    """Writes obj as JSON to path, atomically (write_text_atomic)."""
+    write_text_atomic(path, json.dumps(obj, indent=1))
 
 
 def main():

@@ -34,6 +34,9 @@ typedef struct cli_opts {
     const char *op;      /* bench: --op (spmv, spgemm); NULL: spmv */
     const char *methods; /* bench --op spgemm: --methods */
     int cpu_scaling;     /* bench --op spgemm: --cpu-scaling */
+    const char *rhs_path, *x0_path, *precond, *history_path; /* solve: --rhs, --x0, --precond, --history */
+    double tol;          /* solve: --tol (0: not given) */
+    int maxit;           /* solve: --maxit (0: not given) */
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
@@ -82,8 +85,9 @@ int cli_write_results_json(spx_ctx *ctx, const char *path, spx_backend b, double
 /* Checks, before any work, that path can be written through a temporary name beside it (not
  * empty, not a device or folder, its folder writable); prints the error; leaves nothing behind. */
 int cli_check_out_path(const char *path);
-/* Checks the output paths asked for (-o, --json FILE, --csv FILE, --plot FILE) before anything runs: each
- * writable through a temporary beside it, no two the same; prints the error. */
+/* Checks the output paths asked for (-o, --json FILE, --csv FILE, --plot FILE, --history FILE)
+ * before anything runs: each writable through a temporary beside it, no two the same; prints
+ * the error. */
 int cli_check_outputs(const cli_opts *o);
 /* Opens path for writing through a temporary name; cli_commit renames it into place (NULL,
  * with the error printed, for a path cli_check_out_path refuses or one it cannot create). */
@@ -142,6 +146,7 @@ int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* `spx bench --op spgemm` (tools/cmd_bench_spgemm.c): cmd_bench hands it argv as it is. */
 int cmd_bench_spgemm(int argc, char **argv);

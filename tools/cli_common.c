@@ -87,6 +87,17 @@ static int parse_count(const char *s, long max, int *out)
     return 1;
 }
 
+/* Parses a finite number > 0; returns 0 on failure. */
+static int parse_positive(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > 1e308) return 0;
+    *out = v;
+    return 1;
+}
+
 /* Stores the value of one option into o; returns CLI_ERROR on a bad value. */
 static int set_option(cli_opts *o, const char *opt, const char *val)
 {
@@ -101,6 +112,15 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--method")) o->method = val;
     else if (!strcmp(opt, "--methods")) o->methods = val;
     else if (!strcmp(opt, "--op")) o->op = val;
+    else if (!strcmp(opt, "--rhs")) o->rhs_path = val;
+    else if (!strcmp(opt, "--x0")) o->x0_path = val;
+    else if (!strcmp(opt, "--precond")) o->precond = val;
+    else if (!strcmp(opt, "--history")) o->history_path = val;
+    else if (!strcmp(opt, "--tol")) {
+        if (!parse_positive(val, &o->tol)) return cli_error("--tol needs a number > 0, not '%s'", val);
+    } else if (!strcmp(opt, "--maxit")) {
+        if (!parse_count(val, 1000000000, &o->maxit)) return cli_error("--maxit needs a count >= 1, not '%s'", val);
+    }
     else if (!strcmp(opt, "--backend")) {
         if (!strcmp(val, "cpu")) o->backend = SPX_BACKEND_CPU;
         else if (!strcmp(val, "cuda")) o->backend = SPX_BACKEND_CUDA;
@@ -314,8 +334,8 @@ static int same_path(const char *a, const char *b) { return a && b && !strcmp(a,
 
 int cli_check_outputs(const cli_opts *o)
 {
-    const char *const paths[] = {o->out_path, o->json_path, o->csv_path, o->plot_path};
-    const char *const opts[] = {"-o", "--json", "--csv", "--plot"};
+    const char *const paths[] = {o->out_path, o->json_path, o->csv_path, o->plot_path, o->history_path};
+    const char *const opts[] = {"-o", "--json", "--csv", "--plot", "--history"};
     for (int i = 0; i < (int)(sizeof paths / sizeof paths[0]); i++) {
         for (int j = 0; j < i; j++)
             if (same_path(paths[i], paths[j])) return cli_error("%s and %s name the same file %s", opts[j], opts[i], paths[i]);

@@ -18,6 +18,11 @@ static const char usage[] =
     "  spgemm SRC_A [SRC_B] [--transpose-b] [--method M] [--algo A] [--backend ...] [--precision ...]\n"
     "       [-o C.mtx[.gz]] [--json] [--threads N]\n"
     "                                       C = A*B (A*A without SRC_B), phases, GFLOPS, verified\n"
+    "  solve SRC [--rhs FILE] [--x0 FILE] [--method cg|bicgstab] [--precond none|jacobi] [--tol T]\n"
+    "       [--maxit N] [--format F|auto] [--algo A] [--backend ...] [--precision ...] [-o X.mtx]\n"
+    "       [--json FILE] [--history FILE.json] [--threads N]\n"
+    "                                       solve A x = b (b = A*ones without --rhs): iterations,\n"
+    "                                       true residual, time per iteration, break-even vs cuSPARSE\n"
     "  bench [--op spmv] [SRC...] [--suite FILE] [--formats all|LIST] [--backend ...] [--precision ...]\n"
     "       [--reps N] [--cold] [--json FILE] [--csv FILE] [--plot FILE.svg]\n"
     "                                       every format on every matrix, as a table (--plot:\n"
@@ -37,7 +42,8 @@ static const char usage[] =
     "Every command takes --mem-limit SIZE (e.g. 8G, 512M, none): the host memory spx may\n"
     "hold at once; default half of the available memory. A matrix needing more is refused\n"
     "with an error naming what it needs, before it is allocated.\n"
-    "Exit status: 0 ok, 1 verification failed, 2 usage error, bad input or over the budget.\n";
+    "Exit status: 0 ok, 1 verification failed (solve: not converged), 2 usage error, bad input\n"
+    "or over the budget.\n";
 
 int main(int argc, char **argv)
 {
@@ -59,6 +65,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
     if (!strcmp(cmd, "spmv")) return cmd_spmv(argc, argv);
     if (!strcmp(cmd, "spgemm")) return cmd_spgemm(argc, argv);
+    if (!strcmp(cmd, "solve")) return cmd_solve(argc, argv);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
     if (!strcmp(cmd, "readbench")) return cmd_readbench(argc, argv);
     if (!strcmp(cmd, "spy")) return cmd_spy(argc, argv);

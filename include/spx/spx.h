@@ -8,6 +8,7 @@
 #include "spx/plan.h"
 #include "spx/spgemm.h"
 #include "spx/vector.h"
+#include "spx/solve.h"
 #include "spx/io.h"
 #include "spx/gen.h"
 #include "spx/bench.h"

@@ -1,5 +1,5 @@
 /* include/spx/vector.h: dense vectors on the CPU or the GPU and the vector operations (fill,
- * copy, axpby, dot, nrm2) that, with spx_plan_apply, let a solver be written once for every
+ * copy, axpby, mul, dot, nrm2) that, with spx_plan_apply, let a solver be written once for every
  * format and backend. */
 #ifndef SPX_VECTOR_H
 #define SPX_VECTOR_H
@@ -22,7 +22,7 @@ extern "C" {
  *   given thread count (fixed contiguous shares, partial sums added in share order).
  * - CUDA vectors: every operation runs on the context's stream (spx_ctx_set_stream), in
  *   order with spx_plan_spmv_device and spx_plan_apply on that stream. fill, copy (device to
- *   device) and axpby are asynchronous; dot, nrm2, get, set and copies between backends
+ *   device), axpby and mul are asynchronous; dot, nrm2, get, set and copies between backends
  *   return host data and so synchronise the stream. Reductions are deterministic: the same
  *   inputs on the same device give the same bits every run.
  * - A CUDA vector takes one reduction at a time (dot and nrm2 use the first operand's small
@@ -64,6 +64,9 @@ spx_status spx_vec_copy(spx_vec *dst, const spx_vec *src);
 /* y = a*x + b*y. b = 0: y is not read (NaN in y does not survive); a = 0: x is not read.
  * x and y may be the same vector (y = (a + b)*y). */
 spx_status spx_vec_axpby(double a, const spx_vec *x, double b, spx_vec *y);
+/* z[i] = x[i]*y[i] (the product in fp64, rounded once for fp32 vectors): a diagonal scaling,
+ * such as the Jacobi preconditioner's z = D^-1 r. z may be x or y. Asynchronous on CUDA. */
+spx_status spx_vec_mul(const spx_vec *x, const spx_vec *y, spx_vec *z);
 /* *out = sum x[i]*y[i], accumulated in fp64 (products of fp32 entries are exact in fp64). */
 spx_status spx_vec_dot(const spx_vec *x, const spx_vec *y, double *out);
 /* *out = sqrt(sum x[i]^2), never overflowing or underflowing in between. fp32 vectors: the

@@ -18,9 +18,11 @@
 #define KEY_SIZE(name, def) {name, SPX_GEN_INT, 1, def, 0, SIZE_HI, 0}
 #define KEY_DERIVED(name) {name, SPX_GEN_INT, 0, 0, 0, SIZE_HI, 0}
 
-static const spx_gen_key keys_p2d[] = {KEY_SIZE("n", SPX_GEN_DEF_P2D_N), KEY_SEED};
-static const spx_gen_key keys_p3d[] = {KEY_SIZE("n", SPX_GEN_DEF_P3D_N), KEY_SEED};
-static const spx_gen_key keys_s27[] = {KEY_SIZE("n", SPX_GEN_DEF_S27_N), KEY_SEED};
+/* Stencils: laplace=1 gives the values of the Dirichlet Laplacian (SPD) instead of random ones. */
+#define KEY_LAPLACE {"laplace", SPX_GEN_INT, 1, 0, 0, 1, 0}
+static const spx_gen_key keys_p2d[] = {KEY_SIZE("n", SPX_GEN_DEF_P2D_N), KEY_LAPLACE, KEY_SEED};
+static const spx_gen_key keys_p3d[] = {KEY_SIZE("n", SPX_GEN_DEF_P3D_N), KEY_LAPLACE, KEY_SEED};
+static const spx_gen_key keys_s27[] = {KEY_SIZE("n", SPX_GEN_DEF_S27_N), KEY_LAPLACE, KEY_SEED};
 static const spx_gen_key keys_rmat[] = {
     {"scale", SPX_GEN_INT, 1, SPX_GEN_DEF_RMAT_SCALE, 0, 62, 0},
     {"ef", SPX_GEN_INT, 1, SPX_GEN_DEF_RMAT_EF, 0, SIZE_HI, 0},
@@ -69,12 +71,15 @@ static const char help_text[] =
     "Values are uniform in (-1, 1), never 0, a function of the seed only (not of the thread\n"
     "count). Every generator also takes seed=" XSTR(SPX_GEN_DEF_SEED) ". The structured ones (stencils, banded,\n"
     "blockdiag, rmat) give entry (i, j) the same value as (j, i).\n"
-    "  poisson2d  n=" XSTR(SPX_GEN_DEF_P2D_N) "\n"
+    "  poisson2d  n=" XSTR(SPX_GEN_DEF_P2D_N) " laplace=0\n"
     "             5-point stencil on an n x n grid: m = n^2 rows\n"
-    "  poisson3d  n=" XSTR(SPX_GEN_DEF_P3D_N) "\n"
+    "  poisson3d  n=" XSTR(SPX_GEN_DEF_P3D_N) " laplace=0\n"
     "             7-point stencil on an n^3 grid: m = n^3 rows (n=300: 27M rows, 188M nnz)\n"
-    "  stencil27  n=" XSTR(SPX_GEN_DEF_S27_N) "\n"
+    "  stencil27  n=" XSTR(SPX_GEN_DEF_S27_N) " laplace=0\n"
     "             27-point stencil on an n^3 grid: m = n^3 rows\n"
+    "             laplace=1 (the three stencils): the Dirichlet Laplacian's values instead of\n"
+    "             random ones, -1 off the diagonal and the stencil's neighbour count on it\n"
+    "             (4, 6, 26): symmetric positive definite, for the solvers (spx solve)\n"
     "  rmat       scale=" XSTR(SPX_GEN_DEF_RMAT_SCALE) " ef=" XSTR(SPX_GEN_DEF_RMAT_EF) " sym=0 perm=1 a="
     XSTR(SPX_GEN_DEF_RMAT_A) " b=" XSTR(SPX_GEN_DEF_RMAT_B) " c=" XSTR(SPX_GEN_DEF_RMAT_C) "\n"
     "             Graph500 Kronecker graph: m = n = 2^scale, ef*2^scale edges, d = 1-a-b-c;\n"

@@ -8,8 +8,20 @@
 typedef struct stencil_g {
     int64_t n;
     int dims, full;
+    int laplace; /* 1: the Dirichlet Laplacian's values (SPD), not random ones */
     uint64_t vkey;
 } stencil_g;
+
+/* The value of entry (i, j): random and symmetric, or the Laplacian's (-1 off the diagonal,
+ * the stencil's neighbour count on it: diagonally dominant, strictly on the boundary, so SPD). */
+static double stencil_value(const stencil_g *s, int64_t i, int64_t j)
+{
+    if (!s->laplace) return spx_gen_pair_value(s->vkey, i, j);
+    if (i != j) return -1.0;
+    int points = 1; /* of the full stencil: 3^dims */
+    for (int d = 0; d < s->dims; d++) points *= 3;
+    return s->full ? points - 1.0 : 2.0 * s->dims;
+}
 
 /* The grid coordinates of row i (unused ones are 0). */
 static void stencil_coords(const stencil_g *s, int64_t i, int64_t c[3])
@@ -51,7 +63,7 @@ static void stencil_fill(const void *g, int64_t i, int32_t *col, double *val, in
                 if (!s->full && (dz != 0) + (dy != 0) + (dx != 0) > 1) continue;
                 int64_t j = i + dx + n * (dy + n * dz);
                 col[t] = (int32_t)j;
-                val[t++] = spx_gen_pair_value(s->vkey, i, j);
+                val[t++] = stencil_value(s, i, j);
             }
         }
     }
@@ -67,7 +79,8 @@ static spx_status stencil(spx_ctx *ctx, const spx_gen_args *a, int dims, int ful
         return spx_fail(ctx, SPX_ERR_OVERFLOW,
                         "%s: key 'n': a grid of side %lld has %lld^%d rows, beyond the int32 index range",
                         a->spec, (long long)n, (long long)n, dims);
-    stencil_g s = {n, dims, full, spx_gen_stream_key(spx_gen_u64(a, "seed"), SPX_GEN_STREAM_VAL)};
+    stencil_g s = {n, dims, full, (int)spx_gen_int(a, "laplace"),
+                   spx_gen_stream_key(spx_gen_u64(a, "seed"), SPX_GEN_STREAM_VAL)};
     spx_gen_rows r = {m, m, &s, stencil_count, stencil_fill, 0};
     return spx_gen_build_rows(ctx, a, &r, out);
 }

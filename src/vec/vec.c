@@ -11,6 +11,7 @@
 #include "core/ctx.h"
 #include "cuda/gateway.h"
 #include "vec/vec_cuda.h"
+#include "vec/vec_internal.h"
 
 /* Below this many entries an operation runs on one thread: one core does a 2^15-entry fp64
  * dot in about 9 us (measured on the 2-core development container, cache-resident), a few
@@ -112,6 +113,27 @@ static void range_axpby(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX
             for (int64_t i = lo; i < hi; i++) y[i] = b * y[i];
         else
             for (int64_t i = lo; i < hi; i++) y[i] = 0.0;
+    }
+}
+
+/* mul's operands: the job's x and y are the first factor and the product; w the second factor. */
+typedef struct vec_mul_job {
+    vec_job base; /* first, so a vec_job pointer to it is a pointer to the whole */
+    const void *w;
+} vec_mul_job;
+
+/* y[lo, hi) = x * w (fp64 product, rounded once for fp32); y may be x or w. */
+static void range_mul(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+{
+    const vec_mul_job *m = (const vec_mul_job *)j;
+    if (j->p == SPX_FP32) {
+        const float *x = j->x, *w = m->w;
+        float *y = j->y;
+        for (int64_t i = lo; i < hi; i++) y[i] = (float)((double)x[i] * (double)w[i]);
+    } else {
+        const double *x = j->x, *w = m->w;
+        double *y = j->y;
+        for (int64_t i = lo; i < hi; i++) y[i] = x[i] * w[i];
     }
 }
 
@@ -384,6 +406,7 @@ void spx_vec_destroy(spx_vec **pv)
     *pv = NULL;
 }
 
+spx_ctx *spx_vec_ctx(const spx_vec *v) { return v ? v->ctx : NULL; }
 void *spx_vec_data(spx_vec *v) { return v ? v->data : NULL; }
 int64_t spx_vec_length(const spx_vec *v) { return v ? v->n : 0; }
 spx_backend spx_vec_backend(const spx_vec *v) { return v ? v->backend : SPX_BACKEND_AUTO; }
@@ -475,6 +498,17 @@ spx_status spx_vec_axpby(double a, const spx_vec *x, double b, spx_vec *y)
     if (y->backend == SPX_BACKEND_CUDA) return spx_vec_cuda_axpby(y->ctx, y->precision, y->n, a, x->data, b, y->data);
     vec_job j = {y->precision, a, b, x->data, y->data};
     run_elementwise(y->ctx, y->n, range_axpby, &j);
+    return SPX_OK;
+}
+
+spx_status spx_vec_mul(const spx_vec *x, const spx_vec *y, spx_vec *z)
+{
+    if (!x || !y || !z) return null_arg(ctx_of(x, z), "spx_vec_mul");
+    spx_status s = check_pair("spx_vec_mul", x, z, 1, 1);
+    if (s || (s = check_pair("spx_vec_mul", y, z, 1, 1))) return s;
+    if (z->backend == SPX_BACKEND_CUDA) return spx_vec_cuda_mul(z->ctx, z->precision, z->n, x->data, y->data, z->data);
+    vec_mul_job j = {{z->precision, 0.0, 0.0, x->data, z->data}, y->data};
+    run_elementwise(z->ctx, z->n, range_mul, &j.base);
     return SPX_OK;
 }
 

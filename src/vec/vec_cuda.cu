@@ -1,4 +1,4 @@
-/* src/vec/vec_cuda.cu: the vector operations on the GPU: grid-stride fill and axpby, and the
+/* src/vec/vec_cuda.cu: the vector operations on the GPU: grid-stride fill, axpby and mul, and the
  * deterministic two-pass reduction behind dot and nrm2 (per-block partials in a fixed order,
  * then one block sums them in a fixed order: no atomics, the same bits every run). */
 #include <math.h>
@@ -36,6 +36,15 @@ __global__ void __launch_bounds__(SPX_VEC_BLOCK) vec_axpby_kernel(int64_t n, dou
         if (READ_Y) r += b * (double)y[i];
         y[i] = (VT)r;
     }
+}
+
+/* z = x .* y in fp64, rounded once; z may be x or y. */
+template <typename VT>
+__global__ void __launch_bounds__(SPX_VEC_BLOCK) vec_mul_kernel(int64_t n, const VT *x, const VT *y, VT *z)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        z[i] = (VT)((double)x[i] * (double)y[i]);
 }
 
 /* What a reduction sums. */
@@ -203,6 +212,21 @@ extern "C" spx_status spx_vec_cuda_axpby(spx_ctx *ctx, spx_precision p, int64_t 
     if (s || n == 0) return s;
     if (p == SPX_FP32) return launch_axpby<float>(ctx, n, a, (const float *)x, b, (float *)y);
     return launch_axpby<double>(ctx, n, a, (const double *)x, b, (double *)y);
+}
+
+extern "C" spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y,
+                                       void *z)
+{
+    spx_status s = check_args(ctx, "spx_vec_cuda_mul", p, n, x, y);
+    if (s || (s = check_args(ctx, "spx_vec_cuda_mul", p, n, z, z)) || n == 0) return s;
+    const unsigned grid = grid_for(ctx, n);
+    cudaStream_t st = spx_cuda_stream(ctx);
+    if (p == SPX_FP32)
+        vec_mul_kernel<float><<<grid, SPX_VEC_BLOCK, 0, st>>>(n, (const float *)x, (const float *)y, (float *)z);
+    else
+        vec_mul_kernel<double><<<grid, SPX_VEC_BLOCK, 0, st>>>(n, (const double *)x, (const double *)y, (double *)z);
+    SPX_CUDA_LAUNCHED(ctx, "vec_mul_kernel");
+    return SPX_OK;
 }
 
 extern "C" spx_status spx_vec_cuda_dot(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y,

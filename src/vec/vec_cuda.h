@@ -38,6 +38,8 @@ spx_status spx_vec_cuda_fill(spx_ctx *ctx, spx_precision p, int64_t n, void *x, 
 /* y = a*x + b*y in fp64 arithmetic; b == 0 never reads y, a == 0 never reads x; asynchronous. */
 spx_status spx_vec_cuda_axpby(spx_ctx *ctx, spx_precision p, int64_t n, double a, const void *x,
                               double b, void *y);
+/* z = x .* y (fp64 product, rounded once for fp32); z may be x or y; asynchronous. */
+spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y, void *z);
 /* out[SPX_SUM_MED] = sum x[i]*y[i] in fp64 (the other sums 0), by the deterministic two-pass
  * reduction through scratch (SPX_VEC_SCRATCH_DOUBLES device doubles); synchronises. */
 spx_status spx_vec_cuda_dot(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y,

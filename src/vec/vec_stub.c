@@ -20,6 +20,11 @@ spx_status spx_vec_cuda_axpby(spx_ctx *ctx, spx_precision p, int64_t n, double a
     return not_compiled(ctx);
 }
 
+spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y, void *z)
+{
+    return not_compiled(ctx);
+}
+
 spx_status spx_vec_cuda_dot(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y,
                             double *scratch, double out[SPX_N_SUMS])
 {

@@ -1,0 +1,91 @@
+/* include/spx/solve.h: iterative solvers (CG for SPD matrices, BiCGSTAB for general ones),
+ * written once over spx_plan_apply and the spx_vec operations, so they run on every format,
+ * backend (CPU, CUDA) and precision (fp64, fp32) a plan can have. */
+#ifndef SPX_SOLVE_H
+#define SPX_SOLVE_H
+
+#include "spx/vector.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The defaults a zeroed spx_solve_opts stands for. */
+#define SPX_SOLVE_DEFAULT_TOL 1e-8
+#define SPX_SOLVE_DEFAULT_MAX_ITER 10000
+
+typedef enum spx_precond {
+    SPX_PRECOND_NONE = 0,
+    SPX_PRECOND_JACOBI = 1 /* z = D^-1 r, D = diag(A): opts.inv_diag (spx_solve_inv_diag) */
+} spx_precond;
+
+/* How a solve ended. A breakdown ends the iteration at once: it never loops and never reports
+ * convergence; x holds the last complete iterate. */
+typedef enum spx_solve_status {
+    SPX_SOLVE_CONVERGED = 0,      /* ||r_k|| / ||b|| <= tol (the recursive residual) */
+    SPX_SOLVE_MAX_ITER,           /* the iteration cap came first */
+    SPX_SOLVE_STOPPED,            /* the callback asked to stop */
+    SPX_SOLVE_BREAKDOWN_RHO,      /* BiCGSTAB: rho = (r0^, r_k) = 0 to rounding (|rho| <=
+                                     eps ||r0^|| ||r_k||); CG with Jacobi: (r, z) <= 0 (the
+                                     preconditioner is not positive definite) */
+    SPX_SOLVE_BREAKDOWN_PAP,      /* CG: p'Ap <= 0, so A is not SPD */
+    SPX_SOLVE_BREAKDOWN_RV,       /* BiCGSTAB: (r0^, v) = 0, so alpha is undefined */
+    SPX_SOLVE_BREAKDOWN_OMEGA,    /* BiCGSTAB: omega = 0 (t = A s^ is 0 or orthogonal to s) */
+    SPX_SOLVE_BREAKDOWN_NONFINITE /* a NaN or infinity in the iteration's scalars: in b, x0, A
+                                     or the preconditioner, or an overflow */
+} spx_solve_status;
+
+typedef struct spx_solve_opts {
+    double tol;   /* stop when ||r_k|| / ||b|| <= tol; 0: SPX_SOLVE_DEFAULT_TOL */
+    int max_iter; /* iteration cap; 0: SPX_SOLVE_DEFAULT_MAX_ITER */
+    spx_precond precond;
+    const spx_vec *inv_diag; /* JACOBI: 1/A(i,i), shaped like x (spx_solve_inv_diag); NONE: NULL */
+    double *history;         /* optional: history[k] = ||r_k|| / ||b||, k = 0 (the initial
+                                residual) to the last iteration, at most history_cap entries */
+    int history_cap;
+    /* optional: called with k and ||r_k|| / ||b|| after the initial residual (k = 0) and after
+     * each completed iteration, the last included (not for b = 0, nor for an iteration that
+     * broke down); a non-zero return stops the solve (SPX_SOLVE_STOPPED) unless that record
+     * ended it anyway (converged, NaN/Inf) */
+    int (*callback)(void *user, int k, double rel_residual);
+    void *user;
+} spx_solve_opts;
+
+typedef struct spx_solve_result {
+    spx_solve_status status;
+    int iterations;      /* completed iterations (BiCGSTAB: two SpMVs each; one converging
+                            at its half step counts) */
+    double rel_residual; /* ||r|| / ||b|| of the recurrence at the end (0 when b = 0) */
+    int spmvs;           /* operator applications, the initial residual's included */
+    double seconds;      /* the whole call: checks, work vectors, iterations */
+    double iter_seconds; /* from the initial residual to the last update (CUDA: synchronised) */
+    int history_len;     /* entries written to opts.history */
+    char reason[192];    /* what happened, after the status's name: the residual and the
+                            iteration, or the scalar at fault in a breakdown */
+} spx_solve_result;
+
+/* Solves A x = b by conjugate gradients (A symmetric positive definite), with x on entry as
+ * the initial guess. A is a square plan; b and x (not the same vector) have its backend,
+ * precision, context and length n; opts may be NULL (defaults). Returns SPX_OK whenever the
+ * iteration ran, whatever its outcome (res->status); SPX_ERR_ARG for bad arguments (with a
+ * message in the vectors' context), SPX_ERR_NOMEM / SPX_ERR_DEVICE_ALLOC for the work vectors
+ * (CG: 3, 4 with Jacobi), SPX_ERR_CUDA. b = 0 gives x = 0, converged in 0 iterations. */
+spx_status spx_solve_cg(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res);
+/* Solves A x = b by BiCGSTAB (van der Vorst 1992; any nonsingular A), right-preconditioned
+ * with Jacobi when asked; arguments and returns as spx_solve_cg (5 work vectors, 7 with
+ * Jacobi). */
+spx_status spx_solve_bicgstab(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res);
+
+/* The Jacobi preconditioner of A: a new vector of 1/A(i,i) shaped for plan (its backend,
+ * precision and length; A is the square matrix the plan was made from). A diagonal entry that
+ * is not stored, zero, not finite, or whose inverse overflows the precision is SPX_ERR_ARG
+ * naming the first such row (1-based, as in the file). */
+spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *plan, spx_vec **out);
+
+/* The status's name, e.g. "converged", "breakdown: p'Ap <= 0"; never NULL. */
+const char *spx_solve_status_str(spx_solve_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
