@@ -9,8 +9,9 @@
 #
 # SPEC: gen: specs (default: the 7- and 27-point Laplacians below). spx solves the spec itself
 # (`spx solve SPEC --backend cuda --json`); CuPy gets the same matrix through `spx gen SPEC -o
-# A.mtx` read by scipy, so a matrix of more than --max-rows rows (default 2,000,000: poisson3d
-# n=300 has 27M, a multi-GB .mtx) is solved by spx alone and its CuPy side reported as skipped.
+# A.mtx` read by scipy, except the Laplacians (`gen:poisson3d|stencil27:n=N,laplace=1`), which
+# scipy builds itself (checked equal to `spx gen`'s on small grids first), so the large
+# stencils reach CuPy too; another matrix of more than --max-rows rows is solved by spx alone.
 # CuPy's time: CUDA events around the whole cg call after a warm-up call (its kernels
 # compiled), divided by its iteration count, counted by a callback (a Python counter, left in
 # the timed call). spx's: its own per-iteration time (iter_s). Exit 0 all agree, 1 a count
@@ -32,7 +33,8 @@ ITER_AGREEMENT = 0.02
 DEFAULT_SPECS = [
     "gen:poisson3d:n=100,laplace=1",  # 1M rows, 6.9M nonzeros
     "gen:stencil27:n=60,laplace=1",   # 216k rows, 5.6M nonzeros
-    "gen:poisson3d:n=300,laplace=1",  # 27M rows: spx only unless --max-rows is raised
+    "gen:poisson3d:n=300,laplace=1",  # 27M rows, 188M nonzeros
+    "gen:stencil27:n=160,laplace=1",  # 4.1M rows, 109M nonzeros
 ]
 
 
@@ -87,20 +89,59 @@ def cupy_cg(A, tol, maxit):
     return count[0], seconds, info == 0, true_res
 
 
+LAPLACE = re.compile(r"^gen:(poisson3d|stencil27):n=(\d+),laplace=1$")
+
+
+def laplace_csr(spec):
+    """The spx generator's Dirichlet Laplacian for SPEC built by scipy (x index fastest, as
+    src/gen/gen_structured.c numbers the grid), or None for other specs: no .mtx round trip,
+    so the large stencils reach CuPy too. check_laplace() compares it with `spx gen`."""
+    import scipy.sparse as sp
+    m = LAPLACE.match(spec)
+    if not m:
+        return None
+    kind, n = m.group(1), int(m.group(2))
+    eye = sp.identity(n, format="csr")
+    if kind == "poisson3d":
+        t = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(n, n), format="csr")
+        a = sp.kron(eye, sp.kron(eye, t)) + sp.kron(eye, sp.kron(t, eye)) + sp.kron(t, sp.kron(eye, eye))
+    else:
+        b = sp.diags([1.0, 1.0, 1.0], [-1, 0, 1], shape=(n, n), format="csr")
+        a = 27.0 * sp.identity(n ** 3, format="csr") - sp.kron(b, sp.kron(b, b))
+    a = a.tocsr()
+    a.sort_indices()
+    return a
+
+
+def check_laplace(spx, tmp):
+    """The scipy build equals `spx gen`'s matrix exactly on small grids (else an exception)."""
+    for spec in ("gen:poisson3d:n=5,laplace=1", "gen:stencil27:n=4,laplace=1"):
+        path = os.path.join(tmp, "check.mtx")
+        run([spx, "gen", spec, "-o", path])
+        ref, mine = read_csr(path).tocsr(), laplace_csr(spec)
+        ref.sort_indices()
+        if (ref != mine).nnz or ref.nnz != mine.nnz:
+            raise RuntimeError("%s: the scipy Laplacian differs from spx gen's" % spec)
+
+
 def compare(spec, spx, args, tmp):
     """One matrix: spx's solve, then CuPy's on the same matrix unless it is too large."""
     s = spx_solve(spx, spec, args, tmp)
     row = {"matrix": spec, "rows": s["m"], "nnz": s["nnz"], "spx_format": "%s/%s" % (s["format"], s["algo"]),
            "spx_iterations": s["iterations"], "spx_converged": bool(s["converged"]), "spx_iter_s": s["iter_s"],
            "spx_true_residual": s["rel_residual_true"], "spx_break_even_iterations": s["break_even_iterations"]}
-    if s["m"] > args.max_rows:
-        row["cupy"] = "skipped: %d rows > --max-rows %d (the .mtx round trip)" % (s["m"], args.max_rows)
-        return row
     import cupyx.scipy.sparse as csp
-    path = os.path.join(tmp, re.sub(r"[^A-Za-z0-9]+", "_", spec) + ".mtx")
-    run([spx, "gen", spec, "-o", path])
-    A = csp.csr_matrix(read_csr(path))
-    os.unlink(path)
+    host = laplace_csr(spec)
+    if host is None:
+        if s["m"] > args.max_rows:
+            row["cupy"] = "skipped: %d rows > --max-rows %d (the .mtx round trip)" % (s["m"], args.max_rows)
+            return row
+        path = os.path.join(tmp, re.sub(r"[^A-Za-z0-9]+", "_", spec) + ".mtx")
+        run([spx, "gen", spec, "-o", path])
+        host = read_csr(path)
+        os.unlink(path)
+    A = csp.csr_matrix(host)
+    del host
     iters, seconds, converged, true_res = cupy_cg(A, args.tol, args.maxit)
     row.update({"cupy": "ran", "cupy_iterations": iters, "cupy_converged": converged,
                 "cupy_iter_s": seconds / iters if iters else None, "cupy_true_residual": true_res})
@@ -156,6 +197,7 @@ def main():
     rows = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            check_laplace(spx, tmp)
             for spec in args.specs or DEFAULT_SPECS:
                 rows.append(compare(spec, spx, args, tmp))
                 print(json.dumps(rows[-1]), flush=True)
