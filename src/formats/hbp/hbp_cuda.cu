@@ -365,7 +365,8 @@ spx_status check_smem(spx_ctx *ctx, const hbp_dev *d, long long optin)
                     d->smem, optin);
 }
 
-/* The unit kernel: shared memory (H accumulators, the x segment when it fits), units of
+/* The unit kernel: shared memory (H accumulators, the x segment when it fits and some tile
+ * is dense enough to stage it), units of
  * about nnz / (SPX_HBP_UNITS_PER_CTA x resident CTAs) entries (at least SPX_HBP_UNIT_MIN_NNZ
  * and SPX_HBP_UNIT_NNZ_PER_ROW x H), grid at full residency, fixed share of units. */
 template <typename VT>
@@ -374,9 +375,12 @@ spx_status plan_unit(spx_ctx *ctx, hbp_dev *d, const char *pn)
     long long optin, sms;
     device_limits(ctx, &optin, &sms);
     const size_t acc = (size_t)d->L.H * SPX_HBP_ACC_BYTES, xseg = (size_t)d->L.W * sizeof(VT);
-    d->stage = acc + xseg <= (size_t)SPX_HBP_SMEM_BUDGET && (long long)(acc + xseg) <= optin;
+    int64_t dense = 0; /* tiles dense enough to stage: none, no x segment reserved (occupancy) */
+    spx_status s = spx_hbp_dense_tiles(ctx, &d->L, (int64_t)d->L.W * SPX_HBP_STAGE_NNZ_PER_COL, &dense);
+    if (s) return s;
+    d->stage = dense > 0 && acc + xseg <= (size_t)SPX_HBP_SMEM_BUDGET && (long long)(acc + xseg) <= optin;
     d->smem = acc + (d->stage ? xseg : 0);
-    spx_status s = check_smem(ctx, d, optin);
+    s = check_smem(ctx, d, optin);
     int per_sm = 1;
     if (!s) s = occupancy(ctx, d->stage ? hbp_unit_kernel<VT, true> : hbp_unit_kernel<VT, false>,
                           SPX_HBP_PANEL_BLOCK, d->smem, &per_sm);

@@ -21,9 +21,14 @@
  * fall below SPX_HBP_SPARSE_ROW_FILL, W doubles (x read through L2, no shared-memory staging)
  * up to SPX_HBP_MAX_W until it reaches it, then H doubles up to SPX_HBP_SPARSE_MAX_H until a
  * tile expects SPX_HBP_SPARSE_TILE_NNZ entries. Uniform 16.8M x 8: 512 x 4096 expects 1 entry
- * a tile; the rule gives 4096 x 32768 (64). Guesses: measure on the large suite. */
+ * a tile; the rule gives 4096 x 32768 (64). The row fill was 1/4 at first; measured as a
+ * build variant in one H100 run (2026-11-25): 4 took uniform 200k from 0.40x to 0.95x of
+ * cuSPARSE ALG1 and powerlaw 200k from 0.26x to 0.47x (a row's 8 entries in one or two tiles
+ * instead of eight slots of one), the shared matrices >= 100k nonzeros 0.71x -> 0.76x; it cost
+ * poisson3d n=100 0.63x -> 0.44x through a 64 KB x segment reserved per CTA (occupancy),
+ * which the unit kernel now reserves only when some tile is dense enough to stage. */
 #ifndef SPX_HBP_SPARSE_ROW_FILL
-#define SPX_HBP_SPARSE_ROW_FILL 0.25
+#define SPX_HBP_SPARSE_ROW_FILL 4.0
 #endif
 #define SPX_HBP_SPARSE_MAX_H 4096
 #define SPX_HBP_SPARSE_TILE_NNZ 64.0

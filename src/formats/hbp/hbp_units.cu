@@ -115,7 +115,42 @@ spx_status units_fill(spx_ctx *ctx, const units_src &src, int64_t *cnt, int64_t 
     return spx_cuda_sync(ctx);
 }
 
+/* *count += the tiles holding at least min_nnz entries. */
+__global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
+    hbp_dense_tiles_kernel(const int64_t *__restrict__ tile_group, const int64_t *__restrict__ group_nnz, int64_t n_tiles,
+                           int64_t min_nnz, unsigned long long *count)
+{
+    unsigned long long c = 0;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n_tiles; t += stride)
+        c += __ldg(group_nnz + __ldg(tile_group + t + 1)) - __ldg(group_nnz + __ldg(tile_group + t)) >= min_nnz;
+    if (c) atomicAdd(count, c);
+}
+
+/* Launches the count of dense tiles into the device counter c (cleared first). */
+spx_status dense_tiles_launch(spx_ctx *ctx, const spx_hbp_fmt *L, int64_t min_nnz, unsigned long long *c)
+{
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(c, 0, sizeof *c, spx_cuda_stream(ctx)));
+    hbp_dense_tiles_kernel<<<grid_of(ctx, L->n_tiles), SPX_HBP_BUILD_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+        L->tile_group, L->group_nnz, L->n_tiles, min_nnz, c);
+    SPX_CUDA_LAUNCHED(ctx, "hbp_dense_tiles_kernel");
+    return SPX_OK;
+}
+
 } /* namespace */
+
+extern "C" spx_status spx_hbp_dense_tiles(spx_ctx *ctx, const spx_hbp_fmt *L, int64_t min_nnz, int64_t *count)
+{
+    *count = 0;
+    if (L->n_tiles == 0) return SPX_OK;
+    unsigned long long *c = NULL, h = 0;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&c, sizeof *c);
+    if (!s) s = dense_tiles_launch(ctx, L, min_nnz, c);
+    if (!s) s = spx_cuda_d2h(ctx, &h, c, sizeof h);
+    spx_cuda_free(ctx, c);
+    *count = (int64_t)h;
+    return s;
+}
 
 extern "C" spx_status spx_hbp_units_make(spx_ctx *ctx, const spx_hbp_fmt *L, int64_t target_nnz, spx_hbp_units *out)
 {

@@ -32,6 +32,10 @@ typedef struct spx_hbp_units {
 spx_status spx_hbp_units_make(spx_ctx *ctx, const spx_hbp_fmt *L, int64_t target_nnz, spx_hbp_units *out);
 void spx_hbp_units_free(spx_ctx *ctx, spx_hbp_units *u);
 
+/* *count = the tiles of device layout L holding at least min_nnz entries (the ones whose x
+ * segment the unit kernel stages: none, and it reserves no shared memory for it). */
+spx_status spx_hbp_dense_tiles(spx_ctx *ctx, const spx_hbp_fmt *L, int64_t min_nnz, int64_t *count);
+
 #ifdef __cplusplus
 }
 #endif
