@@ -1,4 +1,5 @@
-/* tests/test_io.c: reader and writer on good files, round trips, gzip, parallel, faults. */
+/* tests/test_io.c: reader and writer on good files, round trips, gzip, parallel, faults; the
+ * same for dense vectors (spx_vec_read_mtx, spx_vec_write_mtx). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir */
 
 #include <dirent.h>
@@ -846,6 +847,278 @@ static void test_load_and_args(spx_ctx *ctx)
     CHECK(spx_mtx_read_fscanf(ctx, missing, &A) == SPX_ERR_IO && A == NULL);
 }
 
+/* ---- dense vectors: spx_vec_read_mtx / spx_vec_write_mtx ------------------------------------ */
+
+/* Reads a vector file expected to hold exactly want[0..n) (bit for bit); frees it. */
+static void check_vector(spx_ctx *ctx, const char *what, const char *path, int64_t n, const double *want)
+{
+    int64_t got_n = -1;
+    double *x = NULL;
+    spx_status s = spx_vec_read_mtx(ctx, path, &got_n, &x);
+    CHECK_MSG(s == SPX_OK, "%s: %s: %s", what, spx_status_str(s), spx_ctx_last_error(ctx));
+    CHECK_MSG(s || (got_n == n && x != NULL), "%s: %lld entries, want %lld", what, (long long)got_n, (long long)n);
+    if (!s && got_n == n && n > 0)
+        CHECK_MSG(memcmp(x, want, (size_t)n * sizeof *x) == 0, "%s: values differ", what);
+    if (!s) spx_free(ctx, x);
+}
+
+/* Writes text to a file of the temporary directory; returns its path (slot 1). */
+static const char *write_text(const char *name, const char *text)
+{
+    const char *p = tmp_path(1, name);
+    FILE *f = fopen(p, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return p;
+}
+
+/* Writer -> reader, exact: extremes, subnormals, signed zero, random bits, plain and gzip,
+ * empty; the file is the documented array format. */
+static void test_vector_round_trip(spx_ctx *ctx)
+{
+    double v[] = {0.1, 1.0 / 3.0, -1e-300, 1e300, 4.9406564584124654e-324, -0.0, 3.141592653589793,
+                  -2.5, 1.7976931348623157e308, -2.2250738585072014e-308, 123456789012345678.0};
+    int64_t n = (int64_t)(sizeof v / sizeof v[0]);
+    const char *p = tmp_path(0, "v.mtx");
+    CHECK_OK(ctx, spx_vec_write_mtx(ctx, p, n, v));
+    check_vector(ctx, "hand-picked values", p, n, v);
+    FILE *f = fopen(p, "r");
+    char l1[128] = "", l2[128] = "";
+    CHECK(f && fgets(l1, sizeof l1, f) && fgets(l2, sizeof l2, f));
+    if (f) fclose(f);
+    CHECK_MSG(!strcmp(l1, "%%MatrixMarket matrix array real general\n") && !strcmp(l2, "11 1\n"), "header '%s' '%s'",
+              l1, l2);
+
+    static double r[5000];
+    uint64_t seed = 77;
+    for (int k = 0; k < 5000; k++) r[k] = rng_double(&seed);
+    p = tmp_path(0, "r.mtx");
+    CHECK_OK(ctx, spx_vec_write_mtx(ctx, p, 5000, r));
+    check_vector(ctx, "random bits", p, 5000, r);
+    p = tmp_path(0, "r.mtx.gz");
+    if (spx_io_gz_available()) {
+        CHECK_OK(ctx, spx_vec_write_mtx(ctx, p, 5000, r));
+        check_vector(ctx, "random bits, gzip", p, 5000, r);
+    } else {
+        CHECK(spx_vec_write_mtx(ctx, p, 5000, r) == SPX_ERR_UNSUPPORTED && access(p, F_OK) != 0);
+    }
+
+    p = tmp_path(0, "empty.mtx"); /* n = 0: a valid file, a block to free */
+    CHECK_OK(ctx, spx_vec_write_mtx(ctx, p, 0, NULL));
+    check_vector(ctx, "empty", p, 0, NULL);
+
+    double odd[] = {NAN, INFINITY, -INFINITY, -0.0}; /* written as printf spells them, read back */
+    p = tmp_path(0, "nan.mtx");
+    CHECK_OK(ctx, spx_vec_write_mtx(ctx, p, 4, odd));
+    int64_t m = 0;
+    double *x = NULL;
+    CHECK_OK(ctx, spx_vec_read_mtx(ctx, p, &m, &x));
+    CHECK(x && m == 4 && isnan(x[0]) && x[1] == INFINITY && x[2] == -INFINITY && x[3] == 0 && signbit(x[3]));
+    spx_free(ctx, x);
+}
+
+/* What the reader accepts: the matrix reader's layout (case, comments, blank lines, CRLF,
+ * blanks, no final newline), integer files, written nan/inf, gzip by its magic bytes. */
+static void test_vector_layout(spx_ctx *ctx)
+{
+    check_vector(ctx, "layout",
+                 write_text("layout.mtx", "%%matrixmarket MATRIX Array REAL General\r\n% comment\r\n\r\n3 1\r\n"
+                                          "1.5\r\n\r\n% mid comment\r\n-2\r\n  3e2  "),
+                 3, (double[]){1.5, -2, 300});
+    check_vector(ctx, "integer",
+                 write_text("int.mtx", "%%MatrixMarket matrix array integer general\n2 1\n-7\n12345678901\n"), 2,
+                 (double[]){-7, 12345678901.0});
+    int64_t n = 0;
+    double *x = NULL;
+    CHECK_OK(ctx, spx_vec_read_mtx(ctx, write_text("inf.mtx", "%%MatrixMarket matrix array real general\n3 1\n"
+                                                               "-inf\nNaN\n0x1p-3\n"),
+                                   &n, &x));
+    CHECK(x && n == 3 && x[0] == -INFINITY && isnan(x[1]) && x[2] == 0.125);
+    spx_free(ctx, x);
+    if (spx_io_gz_available()) { /* the writer's gzip, under a name without .gz */
+        const char *gz = tmp_path(0, "plain_name.mtx.gz"), *plain = tmp_path(2, "plain_name.mtx");
+        CHECK_OK(ctx, spx_vec_write_mtx(ctx, gz, 3, (double[]){1, 2, 3}));
+        CHECK(rename(gz, plain) == 0);
+        check_vector(ctx, "gzip by magic", plain, 3, (double[]){1, 2, 3});
+    }
+}
+
+/* Writes an n-entry vector file by hand: value k is k/8 (exact), with a comment line every
+ * 1000 entries; bad_line > 0 puts "x1.5" on that line. Returns the path (slot 2). */
+static const char *write_big_vector(const char *name, int64_t n, int64_t declared, int64_t bad_line)
+{
+    const char *p = tmp_path(2, name);
+    FILE *f = fopen(p, "w");
+    if (!f) return p;
+    fprintf(f, "%%%%MatrixMarket matrix array real general\n%lld 1\n", (long long)declared);
+    int64_t line = 3;
+    for (int64_t k = 0; k < n; k++, line++) {
+        if (k % 1000 == 999) {
+            fputs("% comment\n", f);
+            line++;
+        }
+        if (line == bad_line)
+            fputs("x1.5\n", f);
+        else
+            fprintf(f, "%.17g\n", (double)k / 8 + 1e6);
+    }
+    fclose(f);
+    return p;
+}
+
+/* Over 4 MB of text: parsed in parallel, the same values as the matrix reader's n x 1 matrix,
+ * and the first bad line (or the count) reported with its line number. */
+static void test_vector_parallel(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_create(&ctx, &(spx_ctx_opts){.threads = 4});
+    const int64_t n = 400000;
+    const char *p = write_big_vector("big_vec.mtx", n, n, 0);
+    int64_t got = 0;
+    double *x = NULL;
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_vec_read_mtx(ctx, p, &got, &x));
+    spx_read_stats st = {0};
+    CHECK_OK(ctx, spx_mtx_read(ctx, p, NULL, &A, &st));
+    CHECK_MSG(st.threads > 1 && st.bytes > 4e6, "not a parallel read: %d threads, %.0f bytes", st.threads, st.bytes);
+    int ok = x && A && got == n && A->m == n && A->n == 1 && A->nnz == n;
+    for (int64_t k = 0; ok && k < n; k++) ok = x[k] == (double)k / 8 + 1e6 && A->val[k] == x[k];
+    CHECK_MSG(ok, "big vector: values differ from k/8 + 1e6 or from the matrix read");
+    spx_free(ctx, x);
+    spx_csr_destroy(&A);
+
+    char want[128];
+    p = write_big_vector("big_vec.mtx", n, n, 350007);
+    snprintf(want, sizeof want, "big_vec.mtx:350007: invalid real value 'x1.5'");
+    x = NULL;
+    CHECK(spx_vec_read_mtx(ctx, p, &got, &x) == SPX_ERR_PARSE && x == NULL);
+    CHECK_MSG(strstr(spx_ctx_last_error(ctx), want), "'%s', want '%s'", spx_ctx_last_error(ctx), want);
+    p = write_big_vector("big_vec.mtx", n, n - 5, 0);
+    CHECK(spx_vec_read_mtx(ctx, p, &got, &x) == SPX_ERR_PARSE && x == NULL);
+    CHECK_MSG(strstr(spx_ctx_last_error(ctx), "more entries than the 399995 declared"), "%s", spx_ctx_last_error(ctx));
+    p = write_big_vector("big_vec.mtx", n, n + 3, 0);
+    CHECK(spx_vec_read_mtx(ctx, p, &got, &x) == SPX_ERR_PARSE && x == NULL);
+    CHECK_MSG(strstr(spx_ctx_last_error(ctx), "file ends after 400000 of 400003 entries"), "%s",
+              spx_ctx_last_error(ctx));
+    remove(p);
+    spx_ctx_destroy(&ctx);
+}
+
+/* The host budget is checked before the values' array is allocated: 200000 one-digit values
+ * (400 kB of text, 1.6 MB of doubles) under a 1 MB budget are refused, naming the need. */
+static void test_vector_budget(void)
+{
+    const char *p = tmp_path(2, "ones.mtx");
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("%%MatrixMarket matrix array real general\n200000 1\n", f);
+    for (int k = 0; k < 200000; k++) fputs("1\n", f);
+    fclose(f);
+    spx_ctx *ctx = NULL;
+    spx_ctx_create(&ctx, &(spx_ctx_opts){.host_budget = 1000000});
+    int64_t n = -1;
+    double *x = NULL;
+    CHECK(spx_vec_read_mtx(ctx, p, &n, &x) == SPX_ERR_NOMEM && x == NULL && n == -1);
+    CHECK_MSG(strstr(spx_ctx_last_error(ctx), "ones.mtx: reading a vector of 200000 entries needs 1.6 MB; host budget"),
+              "%s", spx_ctx_last_error(ctx));
+    spx_mem_stats ms;
+    spx_ctx_mem_stats(ctx, &ms);
+    CHECK(ms.host_bytes == 0 && ms.host_peak < 1000000);
+    spx_ctx_destroy(&ctx);
+    remove(p);
+}
+
+/* Bad arguments and failed writes: clear errors, no file (final or temporary) left; the
+ * temporary's name reported to on_temp like the matrix writer's. */
+static void test_vector_errors(spx_ctx *ctx)
+{
+    double v[] = {1, 2};
+    int64_t n = 0;
+    double *x = NULL;
+    const char *missing = GOOD "no_such_vector.mtx";
+    CHECK(spx_vec_read_mtx(ctx, missing, &n, &x) == SPX_ERR_IO && x == NULL);
+    CHECK(strstr(spx_ctx_last_error(ctx), "no_such_vector.mtx") != NULL);
+    CHECK(spx_vec_read_mtx(ctx, NULL, &n, &x) == SPX_ERR_ARG);
+    CHECK(spx_vec_read_mtx(ctx, missing, NULL, &x) == SPX_ERR_ARG);
+    CHECK(spx_vec_read_mtx(ctx, missing, &n, NULL) == SPX_ERR_ARG);
+    CHECK(spx_vec_read_mtx(NULL, missing, &n, &x) == SPX_ERR_ARG);
+
+    const char *p = tmp_path(1, "w.mtx");
+    CHECK(spx_vec_write_mtx(ctx, NULL, 2, v) == SPX_ERR_ARG);
+    CHECK(spx_vec_write_mtx(ctx, p, 2, NULL) == SPX_ERR_ARG);
+    CHECK(spx_vec_write_mtx(ctx, p, -1, v) == SPX_ERR_ARG);
+    CHECK(spx_vec_write_mtx(ctx, p, (int64_t)INT32_MAX + 1, v) == SPX_ERR_OVERFLOW);
+    CHECK(strstr(spx_ctx_last_error(ctx), "exceeds the readers' int32 limit") != NULL);
+    CHECK(spx_vec_write_mtx(NULL, p, 2, v) == SPX_ERR_ARG);
+    CHECK(access(p, F_OK) != 0);
+    CHECK(spx_vec_write_mtx(ctx, "/nonexistent-spx-dir/v.mtx", 2, v) == SPX_ERR_IO);
+    const char *d = tmp_path(3, "vec_dir");
+    CHECK(mkdir(d, 0755) == 0);
+    CHECK(spx_vec_write_mtx(ctx, d, 2, v) == SPX_ERR_IO);
+    CHECK(count_prefixed(tmpdir, "vec_dir.tmp.") == 0);
+
+    temp_log log = {0};
+    spx_write_opts o = {.on_temp = record_temp, .user = &log};
+    CHECK_OK(ctx, spx_vec_write_mtx_opts(ctx, p, 2, v, &o));
+    CHECK(log.named == 1 && log.cleared == 1 && !log.out_of_order && log.existed && access(log.name, F_OK) != 0);
+    check_vector(ctx, "written with options", p, 2, v);
+}
+
+/* Allocation failures in the vector reader and writer: SPX_ERR_NOMEM, nothing returned or
+ * written, nothing leaked. */
+static void test_vector_alloc_failures(void)
+{
+    fail_alloc st = {0, 0, 0};
+    spx_allocator al = {fa_alloc, fa_realloc, fa_free, &st};
+    spx_ctx *ctx = NULL;
+    spx_ctx_create(&ctx, &(spx_ctx_opts){.alloc = &al, .threads = 4});
+    double v[300];
+    for (int k = 0; k < 300; k++) v[k] = k * 0.25;
+    const char *paths[] = {tmp_path(0, "inject_vec.mtx"), tmp_path(1, "inject_vec.mtx.gz")};
+    for (int g = 0; g < 2 - !spx_io_gz_available(); g++) {
+        int failures = 0;
+        for (long k = 1; k < 1000; k++) { /* the writer */
+            st.calls = 0;
+            st.fail_at = k;
+            remove(paths[g]);
+            spx_status s = spx_vec_write_mtx(ctx, paths[g], 300, v);
+            if (st.calls < k) {
+                CHECK_OK(ctx, s);
+                break;
+            }
+            failures++;
+            CHECK_MSG(s == SPX_ERR_NOMEM && access(paths[g], F_OK) != 0, "write alloc %ld: %s", k, spx_status_str(s));
+        }
+        CHECK(failures >= 2);
+        failures = 0;
+        for (long k = 1; k < 1000; k++) { /* the reader */
+            long live0 = st.live;
+            st.calls = 0;
+            st.fail_at = k;
+            int64_t n = -1;
+            double *x = NULL;
+            spx_status s = spx_vec_read_mtx(ctx, paths[g], &n, &x);
+            if (st.calls < k) {
+                CHECK_OK(ctx, s);
+                CHECK(n == 300 && x && !memcmp(x, v, sizeof v));
+                spx_free(ctx, x);
+                break;
+            }
+            failures++;
+            CHECK_MSG(s == SPX_ERR_NOMEM && x == NULL && n == -1 && st.live == live0, "read alloc %ld: %s", k,
+                      spx_status_str(s));
+        }
+        CHECK(failures >= 3);
+    }
+    st.fail_at = 0;
+    spx_ctx_destroy(&ctx);
+    CHECK(st.live == 0);
+}
+
 /* Removes the temporary directory and everything in it. */
 static void remove_tmpdir(void)
 {
@@ -906,6 +1179,12 @@ int main(void)
     test_zero_based(ctx);
     test_parallel();
     test_alloc_failures();
+    test_vector_round_trip(ctx);
+    test_vector_layout(ctx);
+    test_vector_parallel();
+    test_vector_budget();
+    test_vector_errors(ctx);
+    test_vector_alloc_failures();
     spx_ctx_destroy(&ctx);
     remove_tmpdir();
     return check_report();

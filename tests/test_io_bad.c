@@ -1,4 +1,5 @@
-/* tests/test_io_bad.c: bad files rejected as EXPECTED.tsv says; strict-mode rejections. */
+/* tests/test_io_bad.c: bad files rejected as EXPECTED.tsv says (matrices: data/bad; vectors:
+ * data/bad_vec); strict-mode rejections. */
 #define _POSIX_C_SOURCE 200809L /* opendir */
 
 #include <dirent.h>
@@ -11,6 +12,7 @@
 #include "spx/spx.h"
 
 #define BAD SPX_TEST_DATA "/bad/"
+#define BAD_VEC SPX_TEST_DATA "/bad_vec/"
 #define GOOD SPX_TEST_DATA "/good/"
 #define MAX_EXPECTED 256
 
@@ -21,11 +23,13 @@ typedef struct expected {
     int seen; /* found in the directory */
 } expected;
 
-/* Loads EXPECTED.tsv (file, status, substring; # comments); returns the row count. */
-static int load_expected(expected *ex, int cap)
+/* Loads dir's EXPECTED.tsv (file, status, substring; # comments); returns the row count. */
+static int load_expected(const char *dir, expected *ex, int cap)
 {
-    FILE *f = fopen(BAD "EXPECTED.tsv", "r");
-    CHECK_MSG(f != NULL, "cannot open %sEXPECTED.tsv", BAD);
+    char tsv[512];
+    snprintf(tsv, sizeof tsv, "%sEXPECTED.tsv", dir);
+    FILE *f = fopen(tsv, "r");
+    CHECK_MSG(f != NULL, "cannot open %s", tsv);
     if (!f)
         return 0;
     char line[1024];
@@ -54,20 +58,24 @@ static int ends_with(const char *name, const char *suffix)
     return n >= s && strcmp(name + n - s, suffix) == 0;
 }
 
+/* The path of e's file in dir, the message part it must produce ("<file><substring>") and the
+ * status; a gzip file in a build without zlib must be refused as such instead. */
+static const char *expectation(const char *dir, const expected *e, char *path, char *want, size_t len)
+{
+    snprintf(path, len, "%s%s", dir, e->file);
+    snprintf(want, len, "%s%s", e->file, e->substring);
+    if (!(ends_with(e->file, ".gz") && !spx_io_gz_available())) return e->status;
+    snprintf(want, len, "%s", "no zlib");
+    return "SPX_ERR_UNSUPPORTED";
+}
+
 /* Reads one bad file, serially and with default options, strict and not: each must fail
  * with the expected status and "<file><substring>" in the message, output untouched. */
 static void check_bad_file(spx_ctx *ctx, const expected *e)
 {
     char path[512], want[512];
-    snprintf(path, sizeof path, "%s%s", BAD, e->file);
-    snprintf(want, sizeof want, "%s%s", e->file, e->substring);
-    const char *want_status = e->status;
-    int no_zlib = ends_with(e->file, ".gz") && !spx_io_gz_available();
-    if (no_zlib) {
-        want_status = "SPX_ERR_UNSUPPORTED";
-        snprintf(want, sizeof want, "%s", "no zlib");
-    }
-    spx_read_opts variants[3] = {{0, 0}, {0, -1}, {1, 0}};
+    const char *want_status = expectation(BAD, e, path, want, sizeof path);
+    spx_read_opts variants[3] = {{.strict = 0}, {.parallel = -1}, {.strict = 1}};
     for (int v = 0; v < 3; v++) {
         spx_csr *A = (spx_csr *)&variants; /* a sentinel: must be left untouched */
         spx_status s = spx_mtx_read(ctx, path, &variants[v], &A, NULL);
@@ -85,13 +93,35 @@ static void check_bad_file(spx_ctx *ctx, const expected *e)
         spx_csr_destroy(&B);
 }
 
-/* Every bad file is listed and rejected as listed; every listed file exists. */
-static void test_bad_files(spx_ctx *ctx)
+/* Reads one bad vector file: it must fail with the expected status and "<file><substring>" in
+ * the message, outputs untouched, nothing left accounted. */
+static void check_bad_vector(spx_ctx *ctx, const expected *e)
+{
+    char path[512], want[512];
+    const char *want_status = expectation(BAD_VEC, e, path, want, sizeof path);
+    int64_t n = -3;
+    double *x = (double *)&n;
+    spx_mem_stats before, after;
+    spx_ctx_mem_stats(ctx, &before);
+    spx_status s = spx_vec_read_mtx(ctx, path, &n, &x);
+    spx_ctx_mem_stats(ctx, &after);
+    const char *msg = spx_ctx_last_error(ctx);
+    CHECK_MSG(s != SPX_OK && strcmp(spx_status_str(s), want_status) == 0, "%s: got %s (%s), want %s", e->file,
+              spx_status_str(s), msg, want_status);
+    CHECK_MSG(strstr(msg, want) != NULL, "%s: message '%s' lacks '%s'", e->file, msg, want);
+    CHECK_MSG(n == -3 && x == (double *)&n, "%s: outputs were written", e->file);
+    CHECK_MSG(after.host_bytes == before.host_bytes, "%s: %zu bytes left accounted", e->file,
+              after.host_bytes - before.host_bytes);
+}
+
+/* Every file in dir is listed in its EXPECTED.tsv (at least min_rows rows) and rejected as
+ * listed by check; every listed file exists. */
+static void check_bad_dir(spx_ctx *ctx, const char *dir, int min_rows, void (*check)(spx_ctx *, const expected *))
 {
     static expected ex[MAX_EXPECTED];
-    int n = load_expected(ex, MAX_EXPECTED);
-    CHECK(n >= 40);
-    DIR *d = opendir(BAD);
+    int n = load_expected(dir, ex, MAX_EXPECTED);
+    CHECK(n >= min_rows);
+    DIR *d = opendir(dir);
     CHECK(d != NULL);
     if (!d)
         return;
@@ -114,9 +144,16 @@ static void test_bad_files(spx_ctx *ctx)
         CHECK_MSG(ex[k].seen == 1, "%s: listed in EXPECTED.tsv %s", ex[k].file,
                   ex[k].seen ? "twice" : "but missing from the directory");
         if (ex[k].seen)
-            check_bad_file(ctx, &ex[k]);
+            check(ctx, &ex[k]);
     }
-    printf("bad files: %d listed, %d in the directory\n", n, files);
+    printf("%s: %d listed, %d in the directory\n", dir, n, files);
+}
+
+/* Bad matrix files (data/bad) and bad vector files (data/bad_vec). */
+static void test_bad_files(spx_ctx *ctx)
+{
+    check_bad_dir(ctx, BAD, 40, check_bad_file);
+    check_bad_dir(ctx, BAD_VEC, 20, check_bad_vector);
 }
 
 /* Reads path with strict off (must succeed, duplicates counted) and on (must fail with

@@ -29,6 +29,7 @@ typedef struct cli_opts {
     const char *format, *algo, *formats, *suite, *json_path, *csv_path, *out_path;
     const char *plot_path; /* --plot FILE.svg */
     int bins;              /* spy: --bins (0: the default) */
+    const char *x_path, *y_out_path; /* spmv: --x FILE (x read from it), --y-out FILE */
     const char *method; /* spgemm: --method */
     int transpose_b;    /* spgemm: --transpose-b */
     const char *op;      /* bench: --op (spmv, spgemm); NULL: spmv */
@@ -62,8 +63,36 @@ int cli_sources(const cli_opts *o, const char *const *defaults, char **srcs, int
 /* A context for the command (threads, backend), or NULL after printing the error. */
 spx_ctx *cli_ctx(const cli_opts *o);
 
-/* Loads a matrix source (path or gen: spec); prints the error on failure. */
+/* A progress line on stderr for long reads, generations and writes (tools/cli_progress.c):
+ * shown only when stderr is a terminal, only once the operation has run for a second, at
+ * most a few times a second, and cleared when it ends; never on stdout. It also times each
+ * stage the library reports (from its first call, done = 0, to its last, done = total). */
+#define CLI_PROGRESS_STAGES 8
+typedef struct cli_progress {
+    const char *what; /* the source or file, named on the line */
+    int tty;          /* stderr is a terminal */
+    double start, last, end; /* end: when cli_progress_end ran */
+    int shown;        /* a line is on the terminal */
+    int n_stages;
+    struct {
+        const char *name; /* the library's stage name (a string literal) */
+        double first, last;
+    } stage[CLI_PROGRESS_STAGES];
+} cli_progress;
+/* Starts one for `what` (kept, not copied). */
+void cli_progress_start(cli_progress *p, const char *what);
+/* spx_read_opts.progress / spx_write_opts.progress adapter; user is the cli_progress. */
+void cli_progress_fn(void *user, const char *stage, double done, double total);
+/* Clears the line, if one was shown, and notes the end time. */
+void cli_progress_end(cli_progress *p);
+/* "<total> s (<stage> <s> s, ...)" of a finished cli_progress, into buf. */
+const char *cli_progress_times(const cli_progress *p, char *buf, size_t len);
+
+/* Loads a matrix source (path or gen: spec), with a progress line on a terminal (see
+ * cli_progress); prints the error on failure. */
 int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out);
+/* cli_load into the caller's pg (started here, ended on return): its stage times. */
+int cli_load_timed(spx_ctx *ctx, const char *src, const cli_opts *o, cli_progress *pg, spx_csr **out);
 
 /* Minimal JSON writer: keys and values with commas handled by the caller's first flag. */
 void json_str(FILE *f, const char *s);
@@ -85,9 +114,9 @@ int cli_write_results_json(spx_ctx *ctx, const char *path, spx_backend b, double
 /* Checks, before any work, that path can be written through a temporary name beside it (not
  * empty, not a device or folder, its folder writable); prints the error; leaves nothing behind. */
 int cli_check_out_path(const char *path);
-/* Checks the output paths asked for (-o, --json FILE, --csv FILE, --plot FILE, --history FILE)
- * before anything runs: each writable through a temporary beside it, no two the same; prints
- * the error. */
+/* Checks the output paths asked for (-o, --json FILE, --csv FILE, --plot FILE, --history FILE,
+ * --y-out FILE) before anything runs: each writable through a temporary beside it, no two the
+ * same; prints the error. */
 int cli_check_outputs(const cli_opts *o);
 /* Opens path for writing through a temporary name; cli_commit renames it into place (NULL,
  * with the error printed, for a path cli_check_out_path refuses or one it cannot create). */

@@ -109,6 +109,8 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--csv")) o->csv_path = val;
     else if (!strcmp(opt, "-o")) o->out_path = val;
     else if (!strcmp(opt, "--plot")) o->plot_path = val;
+    else if (!strcmp(opt, "--x")) o->x_path = val;
+    else if (!strcmp(opt, "--y-out")) o->y_out_path = val;
     else if (!strcmp(opt, "--method")) o->method = val;
     else if (!strcmp(opt, "--methods")) o->methods = val;
     else if (!strcmp(opt, "--op")) o->op = val;
@@ -189,11 +191,19 @@ spx_ctx *cli_ctx(const cli_opts *o)
     return ctx;
 }
 
+int cli_load_timed(spx_ctx *ctx, const char *src, const cli_opts *o, cli_progress *pg, spx_csr **out)
+{
+    cli_progress_start(pg, src);
+    spx_read_opts ro = {.strict = o->strict, .progress = cli_progress_fn, .progress_user = pg};
+    spx_status s = spx_load(ctx, src, &ro, out);
+    cli_progress_end(pg);
+    return s ? cli_fail(ctx, src, s) : CLI_OK;
+}
+
 int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out)
 {
-    spx_read_opts ro = {.strict = o->strict};
-    spx_status s = spx_load(ctx, src, &ro, out);
-    return s ? cli_fail(ctx, src, s) : CLI_OK;
+    cli_progress pg;
+    return cli_load_timed(ctx, src, o, &pg, out);
 }
 
 /* Appends the sources of a suite file to srcs: one per line, '#' starts a comment. */
@@ -334,8 +344,8 @@ static int same_path(const char *a, const char *b) { return a && b && !strcmp(a,
 
 int cli_check_outputs(const cli_opts *o)
 {
-    const char *const paths[] = {o->out_path, o->json_path, o->csv_path, o->plot_path, o->history_path};
-    const char *const opts[] = {"-o", "--json", "--csv", "--plot", "--history"};
+    const char *const paths[] = {o->out_path, o->json_path, o->csv_path, o->plot_path, o->history_path, o->y_out_path};
+    const char *const opts[] = {"-o", "--json", "--csv", "--plot", "--history", "--y-out"};
     for (int i = 0; i < (int)(sizeof paths / sizeof paths[0]); i++) {
         for (int j = 0; j < i; j++)
             if (same_path(paths[i], paths[j])) return cli_error("%s and %s name the same file %s", opts[j], opts[i], paths[i]);

@@ -1,5 +1,5 @@
-/* tools/cmd_info.c: `spx info SRC`: sizes, symmetry, row-length statistics, bytes per SpMV;
- * with --format, the plan that format builds (algorithm, kernel, plan phases, the layout's own
+/* tools/cmd_info.c: `spx info SRC`: sizes, symmetry, row-length statistics, bytes per SpMV,
+ * how long the load took by stage (read, inflate, parse, convert; generate); with --format, the plan that format builds (algorithm, kernel, plan phases, the layout's own
  * figures such as tile shape or block balance). */
 #include <string.h>
 
@@ -28,13 +28,26 @@ static const char *field_name(spx_field f)
 
 static void print_plan_json(const spx_plan_info *pi);
 
+/* Prints the load's time and its stages' as the JSON object value of "load_s". */
+static void print_load_json(const cli_progress *pg)
+{
+    int f = 1;
+    putchar('{');
+    json_kv_num(stdout, &f, "total", pg->end - pg->start);
+    for (int i = 0; i < pg->n_stages; i++) json_kv_num(stdout, &f, pg->stage[i].name, pg->stage[i].last - pg->stage[i].first);
+    putchar('}');
+}
+
 /* Prints the statistics (and the plan, when pi is set) as one JSON object. */
 static void print_json(const char *src, const spx_csr *A, const spx_csr_stats *st, double bytes,
-                       const spx_plan_info *pi)
+                       const spx_plan_info *pi, const cli_progress *pg, int threads)
 {
     int f = 1;
     putchar('{');
     json_kv_str(stdout, &f, "source", src);
+    json_key(stdout, &f, "load_s");
+    print_load_json(pg);
+    json_kv_int(stdout, &f, "threads", threads);
     json_kv_int(stdout, &f, "rows", st->m);
     json_kv_int(stdout, &f, "cols", st->n);
     json_kv_int(stdout, &f, "nnz", st->nnz);
@@ -60,9 +73,12 @@ static void print_json(const char *src, const spx_csr *A, const spx_csr_stats *s
 }
 
 /* Prints the statistics as a readable block. */
-static void print_text(const char *src, const spx_csr *A, const spx_csr_stats *st, double bytes)
+static void print_text(const char *src, const spx_csr *A, const spx_csr_stats *st, double bytes,
+                       const cli_progress *pg, int threads)
 {
+    char times[256];
     printf("source           %s\n", src);
+    printf("load             %s, %d threads\n", cli_progress_times(pg, times, sizeof times), threads);
     printf("rows             %d\n", st->m);
     printf("cols             %d\n", st->n);
     printf("nnz              %lld\n", (long long)st->nnz);
@@ -140,7 +156,8 @@ int cmd_info(int argc, char **argv)
     spx_ctx *ctx = cli_ctx(&o);
     if (!ctx) return CLI_ERROR;
     spx_csr *A = NULL;
-    int rc = cli_load(ctx, o.positional[0], &o, &A);
+    cli_progress pg;
+    int rc = cli_load_timed(ctx, o.positional[0], &o, &pg, &A);
     spx_csr_stats st;
     if (rc == CLI_OK) {
         spx_status s = spx_csr_compute_stats(ctx, A, &st);
@@ -150,10 +167,11 @@ int cmd_info(int argc, char **argv)
     if (rc == CLI_OK && o.format) rc = info_plan(ctx, A, &o, &pi);
     if (rc == CLI_OK) {
         double bytes = spx_csr_spmv_bytes(A, 8, 4, 0);
+        int threads = spx_ctx_get_threads(ctx);
         if (o.json)
-            print_json(o.positional[0], A, &st, bytes, o.format ? &pi : NULL);
+            print_json(o.positional[0], A, &st, bytes, o.format ? &pi : NULL, &pg, threads);
         else
-            print_text(o.positional[0], A, &st, bytes);
+            print_text(o.positional[0], A, &st, bytes, &pg, threads);
         if (!o.json && o.format) print_plan_text(&pi);
     }
     spx_csr_destroy(&A);

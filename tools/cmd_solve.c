@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "svg.h"
-#include "vec_io.h"
 
 /* The residual history, grown by the solver's callback. */
 typedef struct history {
@@ -75,16 +74,31 @@ static int check_options(const cli_opts *o, solve_report *rep)
     return CLI_OK;
 }
 
+/* Reads the array vector at path (the library's strict reader) into out[0..want); a file of
+ * another length is refused naming option, file and both lengths. */
+static int read_vector(spx_ctx *ctx, const char *opt, const char *path, int64_t want, double *out)
+{
+    int64_t n = 0;
+    double *v = NULL;
+    spx_status s = spx_vec_read_mtx(ctx, path, &n, &v);
+    if (s) return cli_fail(ctx, opt, s); /* the message names the file and line */
+    if (n == want) memcpy(out, v, (size_t)n * sizeof *out);
+    spx_free(ctx, v);
+    if (n == want) return CLI_OK;
+    return cli_error("%s %s: the vector has %lld entries, the matrix has %lld rows", opt, path, (long long)n,
+                     (long long)want);
+}
+
 /* b (from --rhs, else A*ones by the reference SpMV) and x0 (from --x0, else 0) on the host. */
-static int host_vectors(const spx_csr *A, const cli_opts *o, double *b, double *x0)
+static int host_vectors(spx_ctx *ctx, const spx_csr *A, const cli_opts *o, double *b, double *x0)
 {
     if (o->rhs_path) {
-        if (vec_io_read("--rhs", o->rhs_path, A->m, b)) return CLI_ERROR;
+        if (read_vector(ctx, "--rhs", o->rhs_path, A->m, b)) return CLI_ERROR;
     } else {
         for (int32_t i = 0; i < A->m; i++) x0[i] = 1.0;
         spx_csr_spmv_ref(A, 1.0, x0, 0.0, b);
     }
-    if (o->x0_path) return vec_io_read("--x0", o->x0_path, A->m, x0);
+    if (o->x0_path) return read_vector(ctx, "--x0", o->x0_path, A->m, x0);
     memset(x0, 0, (size_t)A->m * sizeof *x0);
     return CLI_OK;
 }
@@ -364,7 +378,7 @@ static int write_plot(const char *path, const solve_report *rep)
 static int write_outputs(spx_ctx *ctx, const cli_opts *o, const double *x, const solve_report *rep)
 {
     if (o->plot_path && write_plot(o->plot_path, rep)) return CLI_ERROR;
-    if (o->out_path && vec_io_write(o->out_path, x, rep->m)) return CLI_ERROR;
+    if (o->out_path && spx_vec_write_mtx(ctx, o->out_path, rep->m, x)) return cli_fail(ctx, o->out_path, SPX_ERR_IO);
     if (o->json_path && write_json(ctx, o->json_path, rep)) return CLI_ERROR;
     if (o->history_path && write_history(o->history_path, rep)) return CLI_ERROR;
     if (rep->hist.failed) fprintf(stderr, "warning: out of memory for the residual history: it is incomplete\n");
@@ -396,7 +410,7 @@ static int solve_source(spx_ctx *ctx, const cli_opts *o, solve_report *rep)
         b = malloc(len * sizeof *b), x = malloc(len * sizeof *x), y = malloc(len * sizeof *y);
         if (!b || !x || !y) rc = cli_error("out of memory for the vectors of %d entries", A->m);
     }
-    if (!rc) rc = host_vectors(A, o, b, x);
+    if (!rc) rc = host_vectors(ctx, A, o, b, x);
     if (!rc) rc = make_plan(ctx, A, o, &plan, rep);
     if (!rc) rc = run_solver(ctx, A, plan, b, x, rep);
     spx_plan_destroy(&plan); /* before the baseline's plans: the device memory back */

@@ -1,10 +1,12 @@
 /* tools/cmd_spmv.c: `spx spmv SRC`: plan one format, verify against the reference, time it
  * (latency and back-to-back throughput); on the GPU also the registry's baseline in the same
- * run, for the speed-ups and the repay count. */
+ * run, for the speed-ups and the repay count. x is random, or read with --x FILE; --y-out FILE
+ * writes the verified y = A*x. */
 #include <math.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_signal.h"
 
 /* Prints one result as the readable block of `spx spmv`. */
 static void print_text(const cli_result *res, const cli_result *base)
@@ -60,34 +62,62 @@ static int measure_baseline(spx_ctx *ctx, const spx_bench_case *c, const cli_opt
     return 1;
 }
 
+/* Reads x from path into *x, which must hold A's column count; prints the error. */
+static int read_x(spx_ctx *ctx, const char *path, const spx_csr *A, double **x)
+{
+    int64_t n = 0;
+    spx_status s = spx_vec_read_mtx(ctx, path, &n, x);
+    if (s) return cli_fail(ctx, path, s);
+    if (n == A->n) return CLI_OK;
+    spx_free(ctx, *x);
+    *x = NULL;
+    return cli_error("%s: x has %lld entries, but the matrix has %d columns", path, (long long)n, A->n);
+}
+
+/* Writes y (m values) to path through a temporary the signal handler removes; prints the error. */
+static int write_y(spx_ctx *ctx, const char *path, int64_t m, const double *y)
+{
+    cli_progress pg;
+    cli_progress_start(&pg, path);
+    spx_write_opts wo = {.on_temp = cli_signal_on_temp, .progress = cli_progress_fn, .progress_user = &pg};
+    spx_status s = spx_vec_write_mtx_opts(ctx, path, m, y, &wo);
+    cli_progress_end(&pg);
+    return s ? cli_fail(ctx, path, s) : CLI_OK;
+}
+
 int cmd_spmv(int argc, char **argv)
 {
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
                   "--format: --algo: --backend: --precision: --reps: --warmup: --threads: --cold --json --strict "
-                  "--no-baseline",
+                  "--no-baseline --x: --y-out:",
                   &o))
         return CLI_ERROR;
     if (o.n_positional != 1) return cli_error("usage: spx spmv SRC [options] (see `spx --help`)");
+    if (cli_check_outputs(&o)) return CLI_ERROR;
     spx_ctx *ctx = cli_ctx(&o);
     if (!ctx) return CLI_ERROR;
     spx_csr *A = NULL;
     spx_bench_case *c = NULL;
+    double *x = NULL, *y = NULL;
+    spx_vec *yv = NULL; /* y's storage, within the context's budget */
     cli_result res = {.matrix = o.positional[0]}, base = {.matrix = o.positional[0]};
     int have_base = 0;
     int rc = cli_load(ctx, o.positional[0], &o, &A);
+    if (!rc && o.x_path) rc = read_x(ctx, o.x_path, A, &x);
     if (rc) goto done;
     snprintf(res.requested_algo, sizeof res.requested_algo, "%s", o.algo ? o.algo : "auto");
     res.m = A->m;
     res.n = A->n;
     res.nnz = A->nnz;
-    spx_status s = spx_bench_case_create(ctx, A, 1, &c);
+    spx_status s = spx_bench_case_create_x(ctx, A, 1, x, &c);
+    if (!s && o.y_out_path && !(s = spx_vec_create(ctx, SPX_BACKEND_CPU, SPX_FP64, A->m, &yv))) y = spx_vec_data(yv);
     if (s) {
         rc = cli_fail(ctx, "benchmark setup", s);
         goto done;
     }
     spx_plan_opts po = {.format = o.format, .algo = o.algo, .backend = o.backend, .precision = o.precision};
-    spx_bench_opts bo = {.reps = o.reps, .warmup = o.warmup, .cold = o.cold};
+    spx_bench_opts bo = {.reps = o.reps, .warmup = o.warmup, .cold = o.cold, .y_out = y};
     if ((s = spx_bench_spmv(ctx, c, &po, &bo, &res.r))) {
         rc = cli_fail(ctx, "spmv", s);
         goto done;
@@ -100,17 +130,31 @@ int cmd_spmv(int argc, char **argv)
     res.bw = cli_measure_bandwidth(ctx, b);
     if (b == SPX_BACKEND_CUDA && !o.no_baseline) have_base = measure_baseline(ctx, c, &o, &res, &base);
     cli_compare(&res, have_base ? &base.r : NULL);
+    int wrote_y = o.y_out_path && res.r.verified;
+    if (wrote_y && (rc = write_y(ctx, o.y_out_path, A->m, y))) goto done;
     if (o.json) {
         printf("{\"env\":");
         json_env(stdout, ctx, b, b == SPX_BACKEND_CPU ? res.bw : 0, b == SPX_BACKEND_CUDA ? res.bw : 0);
         printf(",\"result\":");
         cli_result_json(stdout, &res);
+        int first = 0;
+        json_key(stdout, &first, "x");
+        if (o.x_path) json_str(stdout, o.x_path);
+        else fputs("null", stdout);
+        json_key(stdout, &first, "y_out");
+        if (wrote_y) json_str(stdout, o.y_out_path);
+        else fputs("null", stdout);
         printf("}\n");
     } else {
         print_text(&res, have_base ? &base : NULL);
+        if (o.x_path) printf("x           %s (%d entries)\n", o.x_path, A->n);
+        if (wrote_y) printf("wrote %s: y = A*x, %d entries\n", o.y_out_path, A->m);
     }
+    if (o.y_out_path && !wrote_y) fprintf(stderr, "note: %s not written: y did not verify\n", o.y_out_path);
     rc = res.r.verified ? CLI_OK : CLI_VERIFY_FAILED;
 done:
+    spx_vec_destroy(&yv);
+    spx_free(ctx, x);
     spx_bench_case_destroy(&c);
     spx_csr_destroy(&A);
     spx_ctx_destroy(&ctx);

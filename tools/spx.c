@@ -14,7 +14,10 @@ static const char usage[] =
     "  gen SPEC -o FILE.mtx[.gz]            write a generated matrix\n"
     "  spmv SRC [--format F] [--algo A] [--backend cpu|cuda|auto] [--precision fp64|fp32]\n"
     "       [--reps N] [--warmup N] [--cold] [--threads N] [--json] [--no-baseline]\n"
-    "                                       plan, verify against the reference, time\n"
+    "       [--x X.mtx[.gz]] [--y-out Y.mtx[.gz]]\n"
+    "                                       plan, verify against the reference, time; x read\n"
+    "                                       from X (dense n x 1 array file; else random), the\n"
+    "                                       verified y = A*x written to Y\n"
     "  spgemm SRC_A [SRC_B] [--transpose-b] [--method M] [--algo A] [--backend ...] [--precision ...]\n"
     "       [-o C.mtx[.gz]] [--json] [--threads N]\n"
     "                                       C = A*B (A*A without SRC_B), phases, GFLOPS, verified\n"
@@ -42,6 +45,8 @@ static const char usage[] =
     "Every command takes --mem-limit SIZE (e.g. 8G, 512M, none): the host memory spx may\n"
     "hold at once; default half of the available memory. A matrix needing more is refused\n"
     "with an error naming what it needs, before it is allocated.\n"
+    "Reads, generations and writes that last over a second show a progress line on\n"
+    "stderr when it is a terminal (never otherwise, never on stdout).\n"
     "Exit status: 0 ok, 1 verification failed (solve: not converged), 2 usage error, bad input\n"
     "or over the budget.\n";
 

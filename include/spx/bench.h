@@ -17,6 +17,12 @@ typedef struct spx_bench_case spx_bench_case;
 
 spx_status spx_bench_case_create(spx_ctx *ctx, const spx_csr *A, unsigned seed,
                                  spx_bench_case **out);
+/* The same with the caller's x (A->n values, copied; NULL: random as above). fp32 plans take
+ * x rounded to float and are verified against A*x of the unrounded x: the rounding (2^-24
+ * relative per entry) is of the order of the fp32 sum's own error, which the fp32 tolerance
+ * covers. */
+spx_status spx_bench_case_create_x(spx_ctx *ctx, const spx_csr *A, unsigned seed, const double *x,
+                                   spx_bench_case **out);
 void spx_bench_case_destroy(spx_bench_case **c);
 
 typedef struct spx_bench_opts {
@@ -26,6 +32,9 @@ typedef struct spx_bench_opts {
     int cold;        /* 1 = flush the GPU L2 before each timed run; no batch time then */
     double tol;      /* relative error bound; 0 = default (fp64 1e-12, fp32 1e-6*sqrt(max(row, 100))) */
     int batch_calls; /* calls per batch; 0 = enough for a batch of >= 1 ms (4 to 10000) */
+    double *y_out;   /* optional (A->m doubles): receives y = A*x of the first verification run
+                        (b = 0; fp32 results widened exactly), written whenever that run
+                        succeeded, whether or not it verified (see the result's verified) */
 } spx_bench_opts;
 
 typedef struct spx_bench_result {

@@ -78,6 +78,9 @@ spx_status spx_ctx_set_stream(spx_ctx *ctx, void *cuda_stream);
 /* The OpenMP threads the context's CPU work runs on (>= 1): opts.threads, else OpenMP's
  * default. */
 int spx_ctx_get_threads(const spx_ctx *ctx);
+/* Frees a host block the library allocated for the caller on ctx (such as the array of
+ * spx_vec_read_mtx), returning its bytes to ctx's budget; NULL is accepted. */
+void spx_free(spx_ctx *ctx, void *p);
 /* Fills *out with the context's memory accounting. */
 spx_status spx_ctx_mem_stats(const spx_ctx *ctx, spx_mem_stats *out);
 /* The memory the system reports available now (MemAvailable), in bytes; 0 if unknown. */

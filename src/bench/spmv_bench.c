@@ -34,6 +34,12 @@ void spx_bench_case_destroy(spx_bench_case **pc)
 
 spx_status spx_bench_case_create(spx_ctx *ctx, const spx_csr *A, unsigned seed, spx_bench_case **out)
 {
+    return spx_bench_case_create_x(ctx, A, seed, NULL, out);
+}
+
+spx_status spx_bench_case_create_x(spx_ctx *ctx, const spx_csr *A, unsigned seed, const double *x,
+                                   spx_bench_case **out)
+{
     if (!ctx || !A || !out) return SPX_ERR_ARG;
     spx_features feat;
     spx_status s = spx_features_compute(A, &feat);
@@ -54,7 +60,14 @@ spx_status spx_bench_case_create(spx_ctx *ctx, const spx_csr *A, unsigned seed, 
         spx_bench_case_destroy(&c);
         return spx_fail_nomem(ctx, "benchmark vectors");
     }
-    fill_random(c->x, c->x32, A->n, 0x5158ull + seed);
+    if (x) {
+        for (int64_t j = 0; j < A->n; j++) {
+            c->x[j] = x[j];
+            c->x32[j] = (float)x[j];
+        }
+    } else {
+        fill_random(c->x, c->x32, A->n, 0x5158ull + seed);
+    }
     fill_random(c->y0, c->y032, A->m, 0xB0B0ull + seed);
     spx_csr_spmv_ref(A, 1.0, c->x, 0.0, c->yref);
     memcpy(c->yrefb, c->y0, m * sizeof *c->yrefb);
@@ -68,6 +81,12 @@ double spx_bench_default_tol(const spx_bench_case *c, spx_precision p)
     if (p == SPX_FP64) return 1e-12;
     double len = c->row_max > 100 ? (double)c->row_max : 100.0;
     return 1e-6 * sqrt(len);
+}
+
+void spx_bench_copy_out(double *y_out, const void *y, spx_precision p, int64_t m)
+{
+    if (!y_out) return;
+    for (int64_t i = 0; i < m; i++) y_out[i] = p == SPX_FP32 ? (double)((const float *)y)[i] : ((const double *)y)[i];
 }
 
 void spx_bench_poison(void *y, spx_precision p, int64_t m)

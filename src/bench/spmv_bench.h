@@ -24,6 +24,8 @@ struct spx_bench_case {
 
 /* The default tolerance: fp64 1e-12; fp32 grows with the longest row (sum error ~ sqrt(len)). */
 double spx_bench_default_tol(const spx_bench_case *c, spx_precision p);
+/* Copies y (m values of precision p) into y_out as doubles; nothing when y_out is NULL. */
+void spx_bench_copy_out(double *y_out, const void *y, spx_precision p, int64_t m);
 /* Fills y (m values of precision p) with NaN, so entries a run leaves unwritten fail. */
 void spx_bench_poison(void *y, spx_precision p, int64_t m);
 /* The protocol's settings for r's measurement from the caller's options. */

@@ -63,6 +63,7 @@ spx_status spx_bench_run_cpu(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p,
     spx_bench_poison(h.y, prec, m);
     if ((s = run_host(p, prec, 1.0, h.x, 0.0, h.y))) goto fail;
     e[0] = spx_rel_error(h.y, prec, c->yref, m);
+    spx_bench_copy_out(o->y_out, h.y, prec, m);
     load_y0(c, h.y, prec, m);
     if ((s = run_host(p, prec, BENCH_ALPHA_B, h.x, BENCH_BETA_B, h.y))) goto fail;
     e[1] = spx_rel_error(h.y, prec, c->yrefb, m);

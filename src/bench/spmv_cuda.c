@@ -79,6 +79,7 @@ spx_status spx_bench_run_cuda(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p
     spx_bench_times t;
     spx_status s = bufs_alloc(ctx, c, &g);
     if (!s) s = check_run(&g, 1.0, 0.0, g.nan, c->yref, m, &e[0]);
+    if (!s) spx_bench_copy_out(o->y_out, g.hy, g.prec, m);
     if (!s) s = check_run(&g, BENCH_ALPHA_B, BENCH_BETA_B, y0, c->yrefb, m, &e[1]);
     if (!s) s = spx_bench_time_cuda(ctx, &op, &timing, &t);
     if (!s) s = spx_cuda_d2h(ctx, g.hy, g.dy, g.yb);

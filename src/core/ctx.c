@@ -161,6 +161,12 @@ spx_status spx_host_budget_require(spx_ctx *ctx, size_t bytes, spx_status s, con
                     spx_bytes_str((double)held, have, sizeof have));
 }
 
+size_t spx_host_budget_room(const spx_ctx *ctx)
+{
+    size_t held = __atomic_load_n(&ctx->host.bytes, __ATOMIC_RELAXED);
+    return held >= ctx->host.budget ? 0 : ctx->host.budget - held;
+}
+
 /* Releases the context and its CUDA state; sets *pctx to NULL. */
 void spx_ctx_destroy(spx_ctx **pctx)
 {

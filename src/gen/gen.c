@@ -262,7 +262,7 @@ static spx_status parse_keys(spx_ctx *ctx, const gen_def *g, const char *kv, spx
 }
 
 /* Generates the matrix a spec describes (see gen.h). */
-spx_status spx_gen(spx_ctx *ctx, const char *spec, spx_csr **out)
+spx_status spx_gen_progress(spx_ctx *ctx, const char *spec, const spx_progress *pr, spx_csr **out)
 {
     if (!ctx) return SPX_ERR_ARG;
     if (!spec || !out) return spx_fail(ctx, SPX_ERR_ARG, "spx_gen: NULL spec or output");
@@ -283,6 +283,7 @@ spx_status spx_gen(spx_ctx *ctx, const char *spec, spx_csr **out)
     a.name = g->name;
     a.keys = g->keys;
     a.nkeys = g->nkeys;
+    a.progress = pr;
     for (int i = 0; i < g->nkeys; i++) {
         a.vals[i].d = g->keys[i].def;
         a.vals[i].i = (int64_t)g->keys[i].def;
@@ -305,4 +306,9 @@ spx_status spx_gen(spx_ctx *ctx, const char *spec, spx_csr **out)
     A->meta.field = SPX_FIELD_REAL;
     *out = A;
     return SPX_OK;
+}
+
+spx_status spx_gen(spx_ctx *ctx, const char *spec, spx_csr **out)
+{
+    return spx_gen_progress(ctx, spec, NULL, out);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/ctx.h"
+#include "core/progress.h"
 
 /* ---- defaults (used by the key tables and quoted in spx_gen_help) ---------------------- */
 
@@ -154,6 +155,7 @@ typedef struct spx_gen_args {
     const spx_gen_key *keys;
     int nkeys;
     spx_gen_val vals[SPX_GEN_MAX_KEYS];
+    const spx_progress *progress; /* the caller's progress reports, or NULL */
 } spx_gen_args;
 
 /* Integer value of key `name` (given or default). */
@@ -178,7 +180,8 @@ typedef struct spx_gen_rows {
     int64_t scratch;
 } spx_gen_rows;
 
-/* Builds the CSR of r in parallel: count pass, prefix sum, fill pass. */
+/* Builds the CSR of r in parallel: count pass, prefix sum, fill pass ("generate" 0, 1, 2 of 2
+ * reported to a->progress). */
 spx_status spx_gen_build_rows(spx_ctx *ctx, const spx_gen_args *a, const spx_gen_rows *r,
                               spx_csr **out);
 /* Fails with SPX_ERR_OVERFLOW naming the spec when m or n exceeds the int32 range. */

@@ -1,5 +1,6 @@
 /* src/gen/gen_rmat.c: the Graph500 Kronecker (R-MAT) generator: edges drawn in parallel
- * into COO, vertices relabelled by a keyed permutation, merged by spx_coo_to_csr. */
+ * into COO, vertices relabelled by a keyed permutation, merged by spx_coo_to_csr (in
+ * parallel, the same matrix for every thread count). */
 #include "gen/gen_internal.h"
 
 /* Quadrant thresholds of one recursion level, as 32-bit fractions. */
@@ -77,8 +78,10 @@ spx_status spx_gen_rmat(spx_ctx *ctx, const spx_gen_args *a, spx_csr **out)
     int64_t dups = 0;
     spx_status s = spx_coo_alloc(ctx, m, m, sym ? 2 * edges : edges, &C);
     if (s) goto done;
+    spx_progress_tell(a->progress, "generate", 0, 1);
     rmat_edges(C, edges, (int)scale, sym, perm, &p, spx_gen_stream_key(seed, SPX_GEN_STREAM_EDGE), pkey, vkey, nt);
-    s = spx_coo_to_csr(ctx, C, 0, &dups, &A);
+    spx_progress_tell(a->progress, "generate", 1, 1);
+    s = spx_coo_to_csr_progress(ctx, C, 0, &dups, &A, a->progress);
     if (s) goto done;
     spx_coo_destroy(&C);
     /* merged duplicates hold sums: give every entry its pair value again */

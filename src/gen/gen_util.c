@@ -56,7 +56,9 @@ spx_status spx_gen_build_rows(spx_ctx *ctx, const spx_gen_args *a, const spx_gen
         s = spx_fail_nomem(ctx, "generator row counts");
         goto done;
     }
+    spx_progress_tell(a->progress, "generate", 0, 2);
     count_and_scan(r, cnt, part, nt);
+    spx_progress_tell(a->progress, "generate", 1, 2);
     s = spx_csr_alloc(ctx, m, r->n, cnt[m], &A);
     if (s) goto done;
     A->rowptr[0] = 0;
@@ -66,6 +68,7 @@ spx_status spx_gen_build_rows(spx_ctx *ctx, const spx_gen_args *a, const spx_gen
         int32_t *mine = tmp ? tmp + (size_t)omp_get_thread_num() * (size_t)r->scratch : NULL;
         r->fill(r->g, i, A->colind + cnt[i], A->val + cnt[i], mine);
     }
+    spx_progress_tell(a->progress, "generate", 2, 2);
     A->meta.stored_entries = A->nnz;
     A->meta.duplicates = 0;
     *out = A;

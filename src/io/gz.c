@@ -15,6 +15,7 @@ int spx_io_is_gzip(const unsigned char *p, size_t n)
 #include <zlib.h>
 
 enum { GZ_OUT_CHUNK = 1 << 18 }; /* compressed bytes written per fwrite */
+enum { GZ_IN_STEP = 1 << 24 };    /* compressed bytes per inflate call (a progress report each) */
 
 /* zlib's allocation hook: through the context's allocator. */
 static voidpf gz_alloc(voidpf opaque, uInt items, uInt size)
@@ -53,7 +54,7 @@ static spx_status gz_grow(spx_ctx *ctx, char **buf, size_t *cap, size_t need)
 
 /* Decompresses gzip data (members concatenated) into a NUL-terminated buffer. */
 spx_status spx_io_gunzip(spx_ctx *ctx, const char *path, const unsigned char *in, size_t n,
-                         char **out, size_t *out_len)
+                         const spx_progress *pr, char **out, size_t *out_len)
 {
     spx_status st = SPX_OK;
     z_stream zs;
@@ -75,6 +76,7 @@ spx_status spx_io_gunzip(spx_ctx *ctx, const char *path, const unsigned char *in
         goto done;
 
     size_t pos = 0; /* input consumed */
+    spx_progress_tell(pr, "inflate", 0, (double)n);
     for (;;) {
         if (len + 1 >= cap) {
             st = gz_grow(ctx, &buf, &cap, cap);
@@ -83,13 +85,14 @@ spx_status spx_io_gunzip(spx_ctx *ctx, const char *path, const unsigned char *in
         }
         size_t in_left = n - pos, out_left = cap - 1 - len;
         zs.next_in = (Bytef *)(in + pos);
-        zs.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+        zs.avail_in = in_left > GZ_IN_STEP ? GZ_IN_STEP : (uInt)in_left;
         zs.next_out = (Bytef *)(buf + len);
         zs.avail_out = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
         uInt ai = zs.avail_in, ao = zs.avail_out;
         int zr = inflate(&zs, Z_NO_FLUSH);
         pos += ai - zs.avail_in;
         len += ao - zs.avail_out;
+        spx_progress_tell(pr, "inflate", (double)pos, (double)n);
         if (zr == Z_STREAM_END) {
             if (pos == n)
                 break;
@@ -248,7 +251,7 @@ int spx_io_gz_available(void)
 
 /* Refuses: no zlib in this build. */
 spx_status spx_io_gunzip(spx_ctx *ctx, const char *path, const unsigned char *in, size_t n,
-                         char **out, size_t *out_len)
+                         const spx_progress *pr, char **out, size_t *out_len)
 {
     return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
                     "%s: gzip-compressed input, but this build has no zlib", path);

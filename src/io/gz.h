@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "core/ctx.h"
+#include "core/progress.h"
 
 /* 1 when this build can read and write gzip data, else 0. */
 int spx_io_gz_available(void);
@@ -13,9 +14,10 @@ int spx_io_gz_available(void);
 int spx_io_is_gzip(const unsigned char *p, size_t n);
 
 /* Decompresses the gzip data in[0..n) (members concatenated) into a new context-allocated
- * NUL-terminated buffer *out of *out_len bytes; errors name path. */
+ * NUL-terminated buffer *out of *out_len bytes, reporting "inflate" (input bytes) to pr (may
+ * be NULL); errors name path. */
 spx_status spx_io_gunzip(spx_ctx *ctx, const char *path, const unsigned char *in, size_t n,
-                         char **out, size_t *out_len);
+                         const spx_progress *pr, char **out, size_t *out_len);
 
 /* A gzip writer onto an open FILE (which it does not close). */
 typedef struct spx_io_gzw spx_io_gzw;

@@ -1,10 +1,12 @@
 /* src/io/mtx_read.c: the Matrix Market reader (chunked, parallel parse; COO -> CSR). */
+#include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/ctx.h"
 #include "io/mtx_lex.h"
+#include "io/mtx_parse.h"
 #include "io/text.h"
 
 /* How a read goes: the whole file is read (and gunzipped) into memory; the banner and size
@@ -23,50 +25,9 @@
 #define MTX_CHUNKS_PER_THREAD 8
 /* No chunk smaller than this: each costs a boundary search and a slot. */
 #define MTX_MIN_CHUNK_BYTES ((size_t)1 << 18)
-/* Room for the rule part of a message, before "<path>:<line>: " is put in front. */
-#define MTX_MSG_LEN 256
-/* Longest token quoted in a message. */
-#define MTX_TOKEN_QUOTE 40
-
-typedef enum mtx_format { MTX_COORDINATE, MTX_ARRAY } mtx_format;
-
-/* What the banner and the size line say. */
-typedef struct mtx_header {
-    mtx_format format;
-    spx_field field;
-    spx_symmetry symmetry;
-    int64_t m, n;
-    int64_t entries;  /* stored entries: declared (coordinate) or implied (array) */
-    const char *data; /* first byte after the size line */
-    int64_t data_line;
-} mtx_header;
-
-/* A run of whole lines of the entry text, and what each pass learnt about it. */
-typedef struct mtx_chunk {
-    const char *begin, *end;
-    int64_t newlines, entries;       /* pass 1: lines ended, entry lines */
-    int64_t first_line, first_entry; /* prefix sums of the above */
-    int64_t parsed, mirrors;         /* pass 2: entries stored, of them off the diagonal */
-    int64_t first_mirror;            /* prefix sum of mirrors */
-    int64_t zero_line;               /* pass 2: first line with an index 0, or 0 if none */
-    int hit_m, hit_n;                /* pass 2: some row index is m / column index is n */
-    spx_status err;                  /* pass 2: the first error in the chunk, if any */
-    int64_t err_line;
-    char msg[MTX_MSG_LEN];
-} mtx_chunk;
-
-/* The shared, read-only inputs of pass 2 and the arrays it fills. */
-typedef struct mtx_parse {
-    const mtx_header *h;
-    int strict;
-    int64_t limit; /* entries to parse: min(declared, present) */
-    int zero_based; /* the file's indices start at 0 (settled after pass 2) */
-    int32_t *row, *col;
-    double *val;
-} mtx_parse;
 
 /* The symmetry's name as the banner writes it. */
-static const char *sym_name(spx_symmetry s)
+const char *spx_mtx_symmetry_name(spx_symmetry s)
 {
     switch (s) {
     case SPX_SYM_SYMMETRIC: return "symmetric";
@@ -189,6 +150,7 @@ static spx_status parse_banner(spx_ctx *ctx, const char *path, const char *text,
     if (next_token(&p, le, &t, &n))
         return spx_fail(ctx, SPX_ERR_PARSE, "%s:1: banner: unexpected '%.*s' after the symmetry",
                         path, (int)(n > MTX_TOKEN_QUOTE ? MTX_TOKEN_QUOTE : n), t);
+    h->complex = complex;
     if (complex)
         return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
                         "%s:1: complex matrices are not supported (real, integer or pattern only)",
@@ -200,7 +162,7 @@ static spx_status parse_banner(spx_ctx *ctx, const char *path, const char *text,
     if (h->field == SPX_FIELD_PATTERN &&
         (h->symmetry == SPX_SYM_SKEW || h->symmetry == SPX_SYM_HERMITIAN))
         return spx_fail(ctx, SPX_ERR_PARSE, "%s:1: invalid banner: pattern cannot be %s", path,
-                        sym_name(h->symmetry));
+                        spx_mtx_symmetry_name(h->symmetry));
     return SPX_OK;
 }
 
@@ -249,7 +211,7 @@ static spx_status parse_size_line(spx_ctx *ctx, const char *path, int64_t line, 
     if (h->symmetry != SPX_SYM_GENERAL && h->m != h->n)
         return spx_fail(ctx, SPX_ERR_PARSE,
                         "%s:%lld: size line: a %s matrix must be square, got %lld x %lld", path,
-                        (long long)line, sym_name(h->symmetry), (long long)h->m,
+                        (long long)line, spx_mtx_symmetry_name(h->symmetry), (long long)h->m,
                         (long long)h->n);
     /* positions the stored entries may take (< 2^62: no overflow) */
     int64_t cap;
@@ -279,8 +241,8 @@ static spx_status parse_size_line(spx_ctx *ctx, const char *path, int64_t line, 
 }
 
 /* Parses the banner, comments and size line; h->data is where the entries start. */
-static spx_status parse_header(spx_ctx *ctx, const char *path, const char *text,
-                               const char *end, mtx_header *h)
+spx_status spx_mtx_parse_header(spx_ctx *ctx, const char *path, const char *text, const char *end,
+                                mtx_header *h)
 {
     spx_status st = parse_banner(ctx, path, text, end, h);
     if (st)
@@ -477,7 +439,7 @@ static void chunk_parse(const mtx_parse *P, mtx_chunk *c)
                 if (j > i && P->strict) {
                     chunk_error(c, SPX_ERR_PARSE, line,
                                 "entry (%lld,%lld) above the diagonal in a %s file (strict)",
-                                (long long)i, (long long)j, sym_name(h->symmetry));
+                                (long long)i, (long long)j, spx_mtx_symmetry_name(h->symmetry));
                     break;
                 }
                 mirrors++;
@@ -487,8 +449,10 @@ static void chunk_parse(const mtx_parse *P, mtx_chunk *c)
                             (long long)j);
                 break;
             }
-            P->row[idx] = (int32_t)(i - 1);
-            P->col[idx] = (int32_t)(j - 1);
+            if (P->row) {
+                P->row[idx] = (int32_t)(i - 1);
+                P->col[idx] = (int32_t)(j - 1);
+            }
             P->val[idx] = v;
             idx++;
         }
@@ -625,6 +589,79 @@ static int chunk_count_for(size_t data_bytes, int threads)
     return want < 1 ? 1 : (int)want;
 }
 
+/* Pass 1: the chunks of h's entry text and their line and entry counts, with prefix sums. */
+spx_status spx_mtx_split(spx_ctx *ctx, const mtx_header *h, const char *end, int parallel, mtx_split *sp)
+{
+    size_t data_bytes = (size_t)(end - h->data);
+    int threads = 1;
+    if (parallel != -1 && data_bytes > MTX_PARALLEL_BYTES)
+        threads = spx_ctx_threads(ctx);
+    int nchunks = chunk_count_for(data_bytes, threads);
+    if (nchunks == 1)
+        threads = 1;
+    memset(sp, 0, sizeof *sp);
+    sp->ch = spx_malloc_array(ctx, (size_t)nchunks, sizeof *sp->ch);
+    if (!sp->ch)
+        return spx_fail_nomem(ctx, "parse chunks");
+    nchunks = make_chunks(h->data, end, nchunks, sp->ch);
+    mtx_chunk *ch = sp->ch;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int k = 0; k < nchunks; k++)
+        chunk_count(&ch[k]);
+    int64_t total = 0, line = h->data_line;
+    for (int k = 0; k < nchunks; k++) {
+        ch[k].first_line = line;
+        ch[k].first_entry = total;
+        line += ch[k].newlines;
+        total += ch[k].entries;
+    }
+    sp->nchunks = nchunks;
+    sp->threads = threads;
+    sp->total = total;
+    sp->end_line = line;
+    return SPX_OK;
+}
+
+void spx_mtx_split_free(spx_ctx *ctx, mtx_split *sp)
+{
+    spx_free(ctx, sp->ch);
+    sp->ch = NULL;
+}
+
+/* Pass 2 over every chunk; the calling thread (thread 0 of the team) reports the chunks done. */
+spx_status spx_mtx_parse_entries(spx_ctx *ctx, const char *path, mtx_split *sp, const mtx_parse *P)
+{
+    mtx_chunk *ch = sp->ch;
+    int nchunks = sp->nchunks, done = 0;
+    spx_progress_tell(P->progress, "parse", 0, nchunks);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sp->threads) if (sp->threads > 1)
+    for (int k = 0; k < nchunks; k++) {
+        chunk_parse(P, &ch[k]);
+        int now = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+        if (omp_get_thread_num() == 0)
+            spx_progress_tell(P->progress, "parse", now, nchunks);
+    }
+    spx_progress_tell(P->progress, "parse", nchunks, nchunks);
+    for (int k = 0; k < nchunks; k++) /* the first error in file order, whichever thread met it */
+        if (ch[k].err)
+            return spx_fail(ctx, ch[k].err, "%s:%lld: %s", path, (long long)ch[k].err_line, ch[k].msg);
+    return SPX_OK;
+}
+
+spx_status spx_mtx_check_count(spx_ctx *ctx, const char *path, const mtx_header *h, const mtx_split *sp,
+                               const char *end)
+{
+    if (sp->total < h->entries) {
+        int64_t eof_line = h->data == end ? h->data_line - 1 : sp->end_line - (end[-1] == '\n' ? 1 : 0);
+        return spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: file ends after %lld of %lld entries", path,
+                        (long long)eof_line, (long long)sp->total, (long long)h->entries);
+    }
+    if (sp->total > h->entries)
+        return spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: more entries than the %lld declared", path,
+                        (long long)entry_line(sp->ch, sp->nchunks, h->entries), (long long)h->entries);
+    return SPX_OK;
+}
+
 /* Fails (SPX_ERR_NOMEM, naming the sizes and the budget) unless the largest read the header
  * allows fits the host budget beside the text already held: the COO arrays (the entries the
  * text can hold, doubled for mirrors), the CSR arrays and COO->CSR's row counts. A 60-byte
@@ -663,52 +700,32 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
     double t0 = spx_now();
     char *text = NULL;
     size_t len = 0;
-    mtx_chunk *ch = NULL;
+    mtx_split sp = {0};
     int32_t *row = NULL, *col = NULL;
     double *val = NULL;
     spx_csr *A = NULL;
     int strict = opts ? opts->strict : 0;
+    spx_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_user : NULL};
     mtx_header h;
     memset(&h, 0, sizeof h);
 
-    st = spx_io_read_text(ctx, path, &text, &len, NULL);
+    st = spx_io_read_text(ctx, path, &pr, &text, &len, NULL);
     if (st)
         goto done;
     const char *end = text + len;
-    st = parse_header(ctx, path, text, end, &h);
+    st = spx_mtx_parse_header(ctx, path, text, end, &h);
     if (st)
         goto done;
 
     double tp = spx_now();
-    size_t data_bytes = (size_t)(end - h.data);
-    st = check_read_budget(ctx, path, &h, data_bytes);
+    st = check_read_budget(ctx, path, &h, (size_t)(end - h.data));
     if (st)
         goto done;
-    int threads = 1;
-    if (!(opts && opts->parallel == -1) && data_bytes > MTX_PARALLEL_BYTES)
-        threads = spx_ctx_threads(ctx);
-    int nchunks = chunk_count_for(data_bytes, threads);
-    if (nchunks == 1)
-        threads = 1;
-    ch = spx_malloc_array(ctx, (size_t)nchunks, sizeof *ch);
-    if (!ch) {
-        st = spx_fail_nomem(ctx, "parse chunks");
+    st = spx_mtx_split(ctx, &h, end, opts ? opts->parallel : 0, &sp);
+    if (st)
         goto done;
-    }
-    nchunks = make_chunks(h.data, end, nchunks, ch);
-
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (int k = 0; k < nchunks; k++)
-        chunk_count(&ch[k]);
-
-    int64_t total = 0, line = h.data_line;
-    for (int k = 0; k < nchunks; k++) {
-        ch[k].first_line = line;
-        ch[k].first_entry = total;
-        line += ch[k].newlines;
-        total += ch[k].entries;
-    }
-    mtx_parse P = {.h = &h, .strict = strict, .limit = total < h.entries ? total : h.entries};
+    mtx_parse P = {.h = &h, .strict = strict, .limit = sp.total < h.entries ? sp.total : h.entries,
+                   .progress = &pr};
     size_t cap = (size_t)P.limit * (h.symmetry == SPX_SYM_GENERAL ? 1 : 2);
     if (cap == 0)
         cap = 1;
@@ -722,44 +739,25 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
     P.row = row;
     P.col = col;
     P.val = val;
-
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (int k = 0; k < nchunks; k++)
-        chunk_parse(&P, &ch[k]);
-
-    /* the first error in file order, whichever thread met it */
-    const mtx_chunk *bad = NULL;
-    for (int k = 0; k < nchunks && !bad; k++)
-        if (ch[k].err)
-            bad = &ch[k];
-    if (bad) {
-        st = spx_fail(ctx, bad->err, "%s:%lld: %s", path, (long long)bad->err_line, bad->msg);
-        goto done;
-    }
-    st = settle_zero_based(ctx, path, &h, &P, ch, nchunks, strict);
+    st = spx_mtx_parse_entries(ctx, path, &sp, &P);
     if (st)
         goto done;
-    if (total < h.entries) {
-        int64_t eof_line = h.data == end ? h.data_line - 1
-                                         : line - (end[-1] == '\n' ? 1 : 0);
-        st = spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: file ends after %lld of %lld entries", path,
-                      (long long)eof_line, (long long)total, (long long)h.entries);
+    st = settle_zero_based(ctx, path, &h, &P, sp.ch, sp.nchunks, strict);
+    if (st)
         goto done;
-    }
-    if (total > h.entries) {
-        st = spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: more entries than the %lld declared", path,
-                      (long long)entry_line(ch, nchunks, h.entries), (long long)h.entries);
+    st = spx_mtx_check_count(ctx, path, &h, &sp, end);
+    if (st)
         goto done;
-    }
 
     int64_t mirrors = 0;
-    for (int k = 0; k < nchunks; k++) {
-        ch[k].first_mirror = mirrors;
-        mirrors += ch[k].mirrors;
+    for (int k = 0; k < sp.nchunks; k++) {
+        sp.ch[k].first_mirror = mirrors;
+        mirrors += sp.ch[k].mirrors;
     }
     if (mirrors) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-        for (int k = 0; k < nchunks; k++)
+        mtx_chunk *ch = sp.ch;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sp.threads) if (sp.threads > 1)
+        for (int k = 0; k < sp.nchunks; k++)
             chunk_mirror(&P, &ch[k], P.limit);
     }
     double parse_seconds = spx_now() - tp;
@@ -771,11 +769,11 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
     spx_coo coo = {.m = (int32_t)h.m, .n = (int32_t)h.n, .nnz = P.limit + mirrors,
                    .row = row, .col = col, .val = val, .ctx = ctx};
     int64_t dups = 0;
-    st = spx_coo_to_csr(ctx, &coo, 0, &dups, &A);
+    st = spx_coo_to_csr_progress(ctx, &coo, 0, &dups, &A, &pr);
     if (st)
         goto done;
     if (strict && dups > 0) {
-        st = report_duplicate(ctx, path, A, &P, ch, nchunks);
+        st = report_duplicate(ctx, path, A, &P, sp.ch, sp.nchunks);
         goto done;
     }
     A->meta.symmetry = h.symmetry;
@@ -786,7 +784,7 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
     if (stats) {
         stats->bytes = (double)len;
         stats->parse_seconds = parse_seconds;
-        stats->threads = threads;
+        stats->threads = sp.threads;
         stats->seconds = spx_now() - t0;
     }
     *out = A;
@@ -796,7 +794,7 @@ done:
     spx_free(ctx, val);
     spx_free(ctx, col);
     spx_free(ctx, row);
-    spx_free(ctx, ch);
+    spx_mtx_split_free(ctx, &sp);
     spx_free(ctx, text);
     return st;
 }

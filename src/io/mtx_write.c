@@ -1,4 +1,5 @@
-/* src/io/mtx_write.c: the Matrix Market writer, through a temporary file renamed at the end. */
+/* src/io/mtx_write.c: the Matrix Market writer, through a temporary file renamed at the end;
+ * spx_io_write_file, the part every writer shares. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fchmod, fdopen */
 
 #include <errno.h>
@@ -10,26 +11,17 @@
 
 #include "core/ctx.h"
 #include "io/gz.h"
+#include "io/write.h"
 
 /* Text is gathered into blocks of this size before each write (or compression) call. */
 #define WRITE_BLOCK_BYTES ((size_t)1 << 20)
-/* Room for one formatted entry: two int32 and a %.17g double, with separators. */
-#define WRITE_ENTRY_MAX 80
 /* The written file's permissions (mkstemp makes 0600, too private for a result file). */
 #define WRITE_FILE_MODE 0644
-
-/* Where formatted text goes: a block buffer, then the file or the gzip stream. */
-typedef struct mtx_sink {
-    spx_ctx *ctx;
-    const char *path;
-    FILE *f;
-    spx_io_gzw *gz; /* NULL: plain text */
-    char *buf;
-    size_t len;
-} mtx_sink;
+/* Entries between two "write" progress reports. */
+#define WRITE_REPORT_ENTRIES ((int64_t)1 << 20)
 
 /* Writes the buffered text out. */
-static spx_status sink_flush(mtx_sink *s)
+static spx_status sink_flush(spx_io_sink *s)
 {
     spx_status st = SPX_OK;
     if (s->len == 0)
@@ -42,34 +34,37 @@ static spx_status sink_flush(mtx_sink *s)
     return st;
 }
 
-/* Makes room for at least WRITE_ENTRY_MAX more bytes in the buffer. */
-static spx_status sink_reserve(mtx_sink *s)
+spx_status spx_io_sink_reserve(spx_io_sink *s)
 {
-    return s->len + WRITE_ENTRY_MAX > WRITE_BLOCK_BYTES ? sink_flush(s) : SPX_OK;
+    return s->len + SPX_IO_LINE_MAX > WRITE_BLOCK_BYTES ? sink_flush(s) : SPX_OK;
 }
 
-/* Formats the banner, size line and entries of A into the sink. */
-static spx_status write_matrix(mtx_sink *s, const spx_csr *A)
+/* Formats the banner, size line and entries of A (what) into the sink. */
+static spx_status format_matrix(spx_io_sink *s, const void *what)
 {
-    spx_status st = SPX_OK;
-    int n = snprintf(s->buf, WRITE_ENTRY_MAX * 2,
+    const spx_csr *A = what;
+    int n = snprintf(s->buf, SPX_IO_LINE_MAX * 2,
                      "%%%%MatrixMarket matrix coordinate real general\n%d %d %lld\n", A->m, A->n,
                      (long long)A->nnz);
     s->len = (size_t)n;
+    int64_t report = WRITE_REPORT_ENTRIES;
+    spx_progress_tell(s->progress, "write", 0, A->m);
     for (int32_t i = 0; i < A->m; i++) {
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            st = sink_reserve(s);
+            spx_status st = spx_io_sink_reserve(s);
             if (st)
                 return st;
-            n = snprintf(s->buf + s->len, WRITE_ENTRY_MAX, "%d %d %.17g\n", i + 1,
+            n = snprintf(s->buf + s->len, SPX_IO_LINE_MAX, "%d %d %.17g\n", i + 1,
                          A->colind[k] + 1, A->val[k]);
             s->len += (size_t)n;
         }
+        if (A->rowptr[i + 1] >= report) {
+            spx_progress_tell(s->progress, "write", i + 1, A->m);
+            report = A->rowptr[i + 1] + WRITE_REPORT_ENTRIES;
+        }
     }
-    st = sink_flush(s);
-    if (st)
-        return st;
-    return s->gz ? spx_io_gzw_finish(s->gz) : SPX_OK;
+    spx_progress_tell(s->progress, "write", A->m, A->m);
+    return SPX_OK;
 }
 
 /* 1 when path ends in ".gz". */
@@ -86,24 +81,18 @@ static void notify_temp(const spx_write_opts *opts, const char *tmp_path)
         opts->on_temp(tmp_path, opts->user);
 }
 
-/* Writes A as "coordinate real general" via <path>.tmp.XXXXXX renamed to path, reporting the
+/* Writes the text format(s, what) makes via <path>.tmp.XXXXXX renamed to path, reporting the
  * temporary name to opts->on_temp (when set) from its creation until its rename or removal. */
-spx_status spx_mtx_write_opts(spx_ctx *ctx, const char *path, const spx_csr *A,
-                              const spx_write_opts *opts)
+spx_status spx_io_write_file(spx_ctx *ctx, const char *path, const spx_write_opts *opts,
+                             spx_io_format_fn format, const void *what)
 {
-    if (!ctx)
-        return SPX_ERR_ARG;
-    if (!path || !A)
-        return spx_fail(ctx, SPX_ERR_ARG, "spx_mtx_write: %s is NULL", path ? "A" : "path");
     spx_status st = SPX_OK;
     char *tmp = NULL;
     int fd = -1, made = 0, told = 0; /* made: tmp exists; told: opts->on_temp knows it */
-    mtx_sink s = {.ctx = ctx, .path = path};
+    spx_progress pr = {opts ? opts->progress : NULL, opts ? opts->progress_user : NULL};
+    spx_io_sink s = {.ctx = ctx, .path = path, .progress = &pr};
     int gz = ends_with_gz(path);
 
-    st = spx_csr_check(ctx, A);
-    if (st)
-        goto done;
     if (gz && !spx_io_gz_available()) {
         st = spx_fail(ctx, SPX_ERR_UNSUPPORTED,
                       "%s: gzip output requested, but this build has no zlib", path);
@@ -138,7 +127,11 @@ spx_status spx_mtx_write_opts(spx_ctx *ctx, const char *path, const spx_csr *A,
         if (st)
             goto done;
     }
-    st = write_matrix(&s, A);
+    st = format(&s, what);
+    if (!st)
+        st = sink_flush(&s);
+    if (!st && s.gz)
+        st = spx_io_gzw_finish(s.gz);
     if (st)
         goto done;
     FILE *f = s.f;
@@ -166,6 +159,18 @@ done:
     spx_free(ctx, s.buf);
     spx_free(ctx, tmp);
     return st;
+}
+
+/* Writes A as "coordinate real general" through spx_io_write_file. */
+spx_status spx_mtx_write_opts(spx_ctx *ctx, const char *path, const spx_csr *A,
+                              const spx_write_opts *opts)
+{
+    if (!ctx)
+        return SPX_ERR_ARG;
+    if (!path || !A)
+        return spx_fail(ctx, SPX_ERR_ARG, "spx_mtx_write: %s is NULL", path ? "A" : "path");
+    spx_status st = spx_csr_check(ctx, A);
+    return st ? st : spx_io_write_file(ctx, path, opts, format_matrix, A);
 }
 
 /* The plain call: spx_mtx_write_opts without options. */

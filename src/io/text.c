@@ -11,6 +11,7 @@
 #include "io/gz.h"
 
 enum { TEXT_FIRST_CAP = 1 << 20 }; /* first buffer when the size cannot be asked for */
+enum { TEXT_READ_STEP = 1 << 26 };  /* bytes per fread (a progress report each) */
 
 /* The size of a regular file f, -1 for other streams (pipes, devices: read until EOF). */
 static long long text_size_hint(FILE *f)
@@ -21,9 +22,10 @@ static long long text_size_hint(FILE *f)
     return (long long)sb.st_size;
 }
 
-/* Reads all of f into a context-allocated buffer with one spare byte for a NUL. */
-static spx_status text_slurp(spx_ctx *ctx, FILE *f, const char *path, char **out,
-                             size_t *out_len)
+/* Reads all of f into a context-allocated buffer with one spare byte for a NUL, reporting
+ * "read" to pr when the size is known. */
+static spx_status text_slurp(spx_ctx *ctx, FILE *f, const char *path, const spx_progress *pr,
+                             char **out, size_t *out_len)
 {
     spx_status st = SPX_OK;
     long long hint = text_size_hint(f);
@@ -34,6 +36,8 @@ static spx_status text_slurp(spx_ctx *ctx, FILE *f, const char *path, char **out
         st = spx_fail_nomem(ctx, "file buffer");
         goto done;
     }
+    if (hint > 0)
+        spx_progress_tell(pr, "read", 0, (double)hint);
     for (;;) {
         if (len + 1 >= cap) {
             if (cap > SIZE_MAX / 2) {
@@ -48,8 +52,11 @@ static spx_status text_slurp(spx_ctx *ctx, FILE *f, const char *path, char **out
             buf = nb;
             cap *= 2;
         }
-        size_t got = fread(buf + len, 1, cap - 1 - len, f);
+        size_t want = cap - 1 - len < TEXT_READ_STEP ? cap - 1 - len : TEXT_READ_STEP;
+        size_t got = fread(buf + len, 1, want, f);
         len += got;
+        if (hint > 0 && got)
+            spx_progress_tell(pr, "read", (double)(len < (size_t)hint ? len : (size_t)hint), (double)hint);
         if (got == 0) {
             if (ferror(f)) {
                 st = spx_fail(ctx, SPX_ERR_IO, "%s: read error: %s", path, strerror(errno));
@@ -58,6 +65,8 @@ static spx_status text_slurp(spx_ctx *ctx, FILE *f, const char *path, char **out
             break;
         }
     }
+    if (hint > 0)
+        spx_progress_tell(pr, "read", (double)hint, (double)hint);
     buf[len] = '\0';
     *out = buf;
     *out_len = len;
@@ -68,8 +77,8 @@ done:
 }
 
 /* Reads path whole, gunzipping gzip data. */
-spx_status spx_io_read_text(spx_ctx *ctx, const char *path, char **text, size_t *len,
-                            int *was_gz)
+spx_status spx_io_read_text(spx_ctx *ctx, const char *path, const spx_progress *pr, char **text,
+                            size_t *len, int *was_gz)
 {
     spx_status st = SPX_OK;
     char *raw = NULL, *plain = NULL;
@@ -86,12 +95,12 @@ spx_status spx_io_read_text(spx_ctx *ctx, const char *path, char **text, size_t 
         st = spx_fail(ctx, SPX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         goto done;
     }
-    st = text_slurp(ctx, f, path, &raw, &raw_len);
+    st = text_slurp(ctx, f, path, pr, &raw, &raw_len);
     if (st)
         goto done;
     gz = spx_io_is_gzip((const unsigned char *)raw, raw_len);
     if (gz) {
-        st = spx_io_gunzip(ctx, path, (const unsigned char *)raw, raw_len, &plain, &plain_len);
+        st = spx_io_gunzip(ctx, path, (const unsigned char *)raw, raw_len, pr, &plain, &plain_len);
         if (st)
             goto done;
         spx_free(ctx, raw);

@@ -4,11 +4,13 @@
 
 #include <stddef.h>
 #include "core/ctx.h"
+#include "core/progress.h"
 
 /* Reads path whole into a new context-allocated buffer *text of *len bytes plus a NUL,
  * decompressing gzip data (recognised by its magic bytes, whatever the name); *was_gz says
- * which (may be NULL). Errors name the path; on failure the outputs are untouched. */
-spx_status spx_io_read_text(spx_ctx *ctx, const char *path, char **text, size_t *len,
-                            int *was_gz);
+ * which (may be NULL); "read" and "inflate" reported to pr (may be NULL). Errors name the
+ * path; on failure the outputs are untouched. */
+spx_status spx_io_read_text(spx_ctx *ctx, const char *path, const spx_progress *pr, char **text,
+                            size_t *len, int *was_gz);
 
 #endif

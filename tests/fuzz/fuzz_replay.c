@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_replay.c: replays fuzz inputs (files, or every file of a directory) through
  * the reader's fuzz contract (fuzz_mtx.h) in any build; one line per input, exit 1 if any
  * input broke the contract or could not be read. Without arguments: the regression corpus
- * tests/data/fuzz, then tests/data/good and tests/data/bad. */
+ * tests/data/fuzz, then tests/data/good, tests/data/bad and tests/data/bad_vec. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -175,7 +175,7 @@ static void replay_path(const char *path, replay_tally *t)
 int main(int argc, char **argv)
 {
     static const char *const defaults[] = {SPX_TEST_DATA "/fuzz", SPX_TEST_DATA "/good",
-                                           SPX_TEST_DATA "/bad"};
+                                           SPX_TEST_DATA "/bad", SPX_TEST_DATA "/bad_vec"};
     replay_tally t = {0, 0};
     if (argc > 1) {
         for (int i = 1; i < argc; i++)
