@@ -1,8 +1,8 @@
-/* src/cuda/coo_to_csr.cu: COO -> CSR on the GPU: a CUB radix sort of (row, col) keys packed in
- * 64 bits carrying the values, duplicates summed by reduce-by-key, row pointers from a row
+/* src/cuda/coo_to_csr.cu: COO -> CSR on the GPU: a stable CUB radix sort of (row, col) keys
+ * packed in 64 bits carrying the values, duplicates summed left to right in input order (as
+ * the host conversion sums them, so the values are the same bits), row pointers from a row
  * histogram and an exclusive scan. Host arrays in and out, like spx_coo_to_csr. */
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "cuda/runtime.cuh"
@@ -12,10 +12,39 @@
 
 namespace {
 
-/* Sum for ReduceByKey (CUB wants a functor; a plain one keeps host and device code identical). */
-struct coo_sum {
-    __host__ __device__ __forceinline__ double operator()(double a, double b) const { return a + b; }
-};
+/* *bad = the smallest k whose entry lies outside m x n (left alone when none does). */
+__global__ void __launch_bounds__(SPX_COO_BLOCK)
+    coo_check_kernel(int32_t nnz, const int32_t *__restrict__ row, const int32_t *__restrict__ col, int32_t m,
+                     int32_t n, int32_t *bad)
+{
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (int64_t)gridDim.x * blockDim.x)
+        if (row[k] < 0 || row[k] >= m || col[k] < 0 || col[k] >= n) atomicMin(bad, (int32_t)k);
+}
+
+/* head[k] = 1 where a new (row, col) key starts in the sorted keys, else 0. */
+__global__ void __launch_bounds__(SPX_COO_BLOCK)
+    coo_heads_kernel(int32_t nnz, const uint64_t *__restrict__ key, int32_t *__restrict__ head)
+{
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (int64_t)gridDim.x * blockDim.x)
+        head[k] = k == 0 || key[k] != key[k - 1];
+}
+
+/* At each head k: the run of equal keys summed left to right into val_out[idx[k]], its key
+ * into key_out[idx[k]]; *n_unique from the last entry. */
+__global__ void __launch_bounds__(SPX_COO_BLOCK)
+    coo_sum_runs_kernel(int32_t nnz, const uint64_t *__restrict__ key, const double *__restrict__ val,
+                        const int32_t *__restrict__ head, const int32_t *__restrict__ idx,
+                        uint64_t *__restrict__ key_out, double *__restrict__ val_out, int32_t *n_unique)
+{
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (int64_t)gridDim.x * blockDim.x) {
+        if (k == nnz - 1) *n_unique = idx[k] + head[k];
+        if (!head[k]) continue;
+        double sum = val[k];
+        for (int64_t q = k + 1; q < nnz && key[q] == key[k]; q++) sum += val[q];
+        key_out[idx[k]] = key[k];
+        val_out[idx[k]] = sum;
+    }
+}
 
 /* key[k] = row << col_bits | col: sorting the keys sorts by row, then column. */
 __global__ void __launch_bounds__(SPX_COO_BLOCK)
@@ -50,21 +79,6 @@ static int bits_for(uint64_t v)
     return b;
 }
 
-/* Every entry inside m x n, checked on the host so the message can name the entry. */
-static spx_status coo_check(spx_ctx *ctx, const spx_coo *A)
-{
-    if (A->m < 0 || A->n < 0 || A->nnz < 0) return spx_fail(ctx, SPX_ERR_ARG, "COO: negative size");
-    if (A->nnz > 0 && (!A->row || !A->col || !A->val)) return spx_fail(ctx, SPX_ERR_ARG, "COO: arrays missing");
-    if (A->nnz > INT32_MAX)
-        return spx_fail(ctx, SPX_ERR_OVERFLOW, "COO -> CSR on the GPU: %lld entries exceed the int32 range",
-                        (long long)A->nnz);
-    for (int64_t k = 0; k < A->nnz; k++)
-        if (A->row[k] < 0 || A->row[k] >= A->m || A->col[k] < 0 || A->col[k] >= A->n)
-            return spx_fail(ctx, SPX_ERR_ARG, "COO entry %lld at (%d, %d) outside %d x %d", (long long)k,
-                            A->row[k], A->col[k], A->m, A->n);
-    return SPX_OK;
-}
-
 /* Device buffers of one conversion. */
 typedef struct coo_bufs {
     int32_t *row, *col, *counts, *n_unique;
@@ -73,6 +87,35 @@ typedef struct coo_bufs {
     int64_t *rowptr;
     void *tmp;
 } coo_bufs;
+
+/* The sizes and arrays of A (its entries are checked on the device, coo_entries_check). */
+static spx_status coo_check(spx_ctx *ctx, const spx_coo *A)
+{
+    if (A->m < 0 || A->n < 0 || A->nnz < 0) return spx_fail(ctx, SPX_ERR_ARG, "COO: negative size");
+    if (A->nnz > 0 && (!A->row || !A->col || !A->val)) return spx_fail(ctx, SPX_ERR_ARG, "COO: arrays missing");
+    if (A->nnz > INT32_MAX)
+        return spx_fail(ctx, SPX_ERR_OVERFLOW, "COO -> CSR on the GPU: %lld entries exceed the int32 range",
+                        (long long)A->nnz);
+    return SPX_OK;
+}
+
+/* Every entry of A (uploaded to b->row, b->col) inside m x n; the first one outside is named
+ * from the host arrays. b->n_unique serves as the flag. */
+static spx_status coo_entries_check(spx_ctx *ctx, const spx_coo *A, coo_bufs *b)
+{
+    cudaStream_t st = spx_cuda_stream(ctx);
+    const int32_t nnz = (int32_t)A->nnz, none = INT32_MAX;
+    int32_t bad = none;
+    spx_status s = spx_cuda_h2d(ctx, b->n_unique, &none, sizeof none);
+    if (s) return s;
+    coo_check_kernel<<<spx_cuda_grid_stride_blocks(ctx, nnz, SPX_COO_BLOCK, SPX_COO_BLOCKS_PER_SM), SPX_COO_BLOCK, 0,
+                       st>>>(nnz, b->row, b->col, A->m, A->n, b->n_unique);
+    SPX_CUDA_LAUNCHED(ctx, "coo_check_kernel");
+    if ((s = spx_cuda_d2h(ctx, &bad, b->n_unique, sizeof bad))) return s;
+    if (bad == none) return SPX_OK;
+    return spx_fail(ctx, SPX_ERR_ARG, "COO entry %lld at (%d, %d) outside %d x %d", (long long)bad, A->row[bad],
+                    A->col[bad], A->m, A->n);
+}
 
 static void coo_bufs_free(spx_ctx *ctx, coo_bufs *b)
 {
@@ -94,14 +137,14 @@ static spx_status coo_tmp_bytes(spx_ctx *ctx, int32_t nnz, int32_t m, int end_bi
     size_t a = 0, b = 0, c = 0;
     SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortPairs(NULL, a, (const uint64_t *)NULL, (uint64_t *)NULL,
                                                       (const double *)NULL, (double *)NULL, nnz, 0, end_bit));
-    SPX_CUDA_RET(ctx, cub::DeviceReduce::ReduceByKey(NULL, b, (uint64_t *)NULL, (uint64_t *)NULL, (double *)NULL,
-                                                     (double *)NULL, (int32_t *)NULL, coo_sum(), nnz));
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, b, (int32_t *)NULL, (int32_t *)NULL, nnz));
     SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, c, (int32_t *)NULL, (int64_t *)NULL, m + 1));
     *bytes = a > b ? (a > c ? a : c) : (b > c ? b : c);
     return SPX_OK;
 }
 
-/* The device part: keys, sort, reduce-by-key, histogram, scan. Leaves the unique count in
+/* The device part: keys, sort, duplicates summed (heads, a scan placing the runs, a left to
+ * right sum per run), histogram, scan. Leaves the unique count in
  * b->n_unique, columns in b->col, values in b->val_a, row pointers in b->rowptr. */
 static spx_status coo_device_pass(spx_ctx *ctx, const spx_coo *A, coo_bufs *b, size_t tmp_bytes, int col_bits,
                                   int end_bit)
@@ -115,9 +158,14 @@ static spx_status coo_device_pass(spx_ctx *ctx, const spx_coo *A, coo_bufs *b, s
     /* stable: duplicates keep their input order */
     SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortPairs(b->tmp, tb, b->key_a, b->key_b, b->val_a, b->val_b, nnz, 0,
                                                       end_bit, st));
+    /* row and col are free once the keys are packed: the heads and their places */
+    coo_heads_kernel<<<grid, SPX_COO_BLOCK, 0, st>>>(nnz, b->key_b, b->row);
+    SPX_CUDA_LAUNCHED(ctx, "coo_heads_kernel");
     tb = tmp_bytes;
-    SPX_CUDA_RET(ctx, cub::DeviceReduce::ReduceByKey(b->tmp, tb, b->key_b, b->key_a, b->val_b, b->val_a,
-                                                     b->n_unique, coo_sum(), nnz, st));
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(b->tmp, tb, b->row, b->col, nnz, st));
+    coo_sum_runs_kernel<<<grid, SPX_COO_BLOCK, 0, st>>>(nnz, b->key_b, b->val_b, b->row, b->col, b->key_a, b->val_a,
+                                                        b->n_unique);
+    SPX_CUDA_LAUNCHED(ctx, "coo_sum_runs_kernel");
     SPX_CUDA_RET(ctx, cudaMemsetAsync(b->counts, 0, ((size_t)A->m + 1) * sizeof(int32_t), st));
     coo_count_rows_kernel<<<grid, SPX_COO_BLOCK, 0, st>>>(b->n_unique, b->key_a, col_bits, b->counts, b->col);
     SPX_CUDA_LAUNCHED(ctx, "coo_count_rows_kernel");
@@ -163,7 +211,7 @@ extern "C" spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_cs
         goto done;
     if ((s = spx_cuda_h2d(ctx, b.row, A->row, nnz * sizeof(int32_t))) ||
         (s = spx_cuda_h2d(ctx, b.col, A->col, nnz * sizeof(int32_t))) ||
-        (s = spx_cuda_h2d(ctx, b.val_a, A->val, nnz * sizeof(double))))
+        (s = spx_cuda_h2d(ctx, b.val_a, A->val, nnz * sizeof(double))) || (s = coo_entries_check(ctx, A, &b)))
         goto done;
     SPX_CUDA_GOTO(ctx, s, cudaEventCreate(&e0));
     SPX_CUDA_GOTO(ctx, s, cudaEventCreate(&e1));
