@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 /* One matrix prepared for measuring: random x and y0, and the extended-precision references
  * y_ref = A*x (b = 0) and y_ref_b = ALPHA*A*x + BETA*y0. */
@@ -109,6 +110,7 @@ typedef struct spx_device_info {
 } spx_device_info;
 spx_status spx_device_query(spx_ctx *ctx, spx_device_info *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

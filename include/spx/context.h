@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 typedef enum spx_backend {
     SPX_BACKEND_AUTO = 0, /* the GPU when CUDA is built and a device is present, else CPU */
@@ -95,6 +96,7 @@ const char *spx_backend_str(spx_backend b);
 const char *spx_precision_str(spx_precision p);
 size_t spx_precision_bytes(spx_precision p);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

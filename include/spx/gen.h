@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 /* Generates a matrix from a spec "gen:NAME:key=value,..." (the "gen:" prefix optional).
  * Values are uniform in [-1, 1] from the seed (key seed, default 1); same spec, same matrix.
@@ -17,6 +18,7 @@ spx_status spx_gen(spx_ctx *ctx, const char *spec, spx_csr **out);
 /* Multi-line help: each generator, its keys and defaults. */
 const char *spx_gen_help(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

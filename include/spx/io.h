@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 /* Progress of a long read, generation or write, for a progress display. stage names what
  * runs now: "read" (file bytes read), "inflate" (gzip bytes inflated), "parse" (text chunks
@@ -92,6 +93,7 @@ spx_status spx_vec_write_mtx_opts(spx_ctx *ctx, const char *path, int64_t n, con
 /* Loads a matrix source: "gen:NAME:key=value,..." or a file path. */
 spx_status spx_load(spx_ctx *ctx, const char *source, const spx_read_opts *opts, spx_csr **out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

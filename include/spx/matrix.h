@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 typedef enum spx_symmetry {
     SPX_SYM_GENERAL = 0,
@@ -120,6 +121,7 @@ double spx_csr_spmv_bytes(const spx_csr *A, int value_bytes, int rowptr_bytes, i
 /* The same from the sizes alone (for layouts that keep no spx_csr). */
 double spx_csr_traffic_bytes(int64_t m, int64_t n, int64_t nnz, int value_bytes, int rowptr_bytes, int reads_y);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

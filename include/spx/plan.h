@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 /* Where a CUDA plan builds its layout. */
 typedef enum spx_build_site {
@@ -110,6 +111,7 @@ int spx_format_count(void);
 /* Describes the i-th registered format, 0 <= i < spx_format_count(). */
 spx_status spx_format_describe(int i, spx_format_desc *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 /* The defaults a zeroed spx_solve_opts stands for. */
 #define SPX_SOLVE_DEFAULT_TOL 1e-8
@@ -85,6 +86,7 @@ spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *pl
 /* The status's name, e.g. "converged", "breakdown: p'Ap <= 0"; never NULL. */
 const char *spx_solve_status_str(spx_solve_status s);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 typedef struct spx_spgemm_opts {
     const char *method;      /* registered method (`spx spgemm --help` lists them); NULL or
@@ -82,6 +83,7 @@ int spx_spgemm_method_count(void);
 /* Describes the i-th registered method, 0 <= i < spx_spgemm_method_count(). */
 spx_status spx_spgemm_method_describe(int i, spx_spgemm_method_desc *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 typedef enum spx_status {
     SPX_OK = 0,
@@ -25,6 +26,7 @@ typedef enum spx_status {
 /* The status's name, e.g. "SPX_ERR_PARSE"; never NULL. */
 const char *spx_status_str(spx_status s);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
 /* A vector: its context, backend (CPU: host memory; CUDA: device memory of the context's
  * device), precision (float or double entries), length and data. Opaque.
@@ -84,6 +85,7 @@ spx_status spx_vec_nrm2(const spx_vec *x, double *out);
  * Lengths: x must hold the plan's column count and y its row count (checked: SPX_ERR_ARG). */
 spx_status spx_plan_apply(spx_plan *p, double a, const spx_vec *x, double b, spx_vec *y);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
