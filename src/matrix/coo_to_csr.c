@@ -1,19 +1,14 @@
 /* src/matrix/coo_to_csr.c: COO -> CSR on the host, in parallel and deterministic: a counting
  * sort by row with per-thread histograms, a stable sort of each row by column with repeated
- * columns summed in input order (or rejected when strict), then the rows packed together. A
- * large lenient conversion in a context whose backend is CUDA runs on the GPU instead
- * (src/cuda/coo_to_csr.cu: the same arrays, bit for bit), the host taking over if it fails. */
+ * columns summed in input order (or rejected when strict), then the rows packed together.
+ * (src/cuda/coo_to_csr.cu gives the same arrays bit for bit on the GPU; loads do not use it:
+ * on the 16-core H100 machine it was slower, bench/NOTES.md 2026-11-25.) */
 #include <omp.h>
 #include <string.h>
 
 #include "core/ctx.h"
 #include "core/progress.h"
-#include "cuda/gateway.h"
 
-/* Entries from which a CUDA context converts on the GPU: below, the host's threads finish
- * before the transfers would (R-MAT scale 23's 134M entries: 1.65 s on 16 host threads, H100
- * machine, 2026-11-25; the GPU's sort is tens of ms, the transfers ~3.7 GB). */
-#define SPX_COO_DEVICE_MIN_NNZ ((int64_t)1 << 20)
 
 /* How the conversion goes. The entries are cut into `shares` contiguous runs (k ascending).
  * Count: share s counts its entries per row into its own histogram. Prefix: over (row,
@@ -420,34 +415,10 @@ done:
     return s;
 }
 
-/* Whether the conversion runs on the context's GPU: its backend (AUTO resolved) is CUDA, the
- * conversion is lenient (strict mode's message names the row of a duplicate) and large. */
-static int use_device(spx_ctx *ctx, const spx_coo *C, int strict)
-{
-    if (strict || C->nnz < SPX_COO_DEVICE_MIN_NNZ || C->nnz > INT32_MAX || !spx_cuda_built()) return 0;
-    const spx_backend b = ctx->backend == SPX_BACKEND_AUTO ? spx_ctx_resolved_backend(ctx) : ctx->backend;
-    return b == SPX_BACKEND_CUDA;
-}
-
-/* The conversion on the GPU (spx_cuda_coo_to_csr: the same arrays, the duplicates summed in
- * the same order): SPX_OK with *out set, or the failure (the host then converts). */
-static spx_status convert_on_device(spx_ctx *ctx, const spx_coo *C, int64_t *duplicates, spx_csr **out,
-                                    const spx_progress *pr)
-{
-    spx_csr *A = NULL;
-    spx_status s = spx_cuda_coo_to_csr(ctx, C, &A, NULL);
-    if (s) return s;
-    spx_progress_tell(pr, "convert", C2C_STEPS, C2C_STEPS);
-    if (duplicates) *duplicates = A->meta.duplicates;
-    *out = A;
-    return SPX_OK;
-}
-
 spx_status spx_coo_to_csr_progress(spx_ctx *ctx, const spx_coo *C, int strict, int64_t *duplicates, spx_csr **out,
                                    const spx_progress *pr)
 {
     if (!ctx || !C || !out) return SPX_ERR_ARG;
-    if (use_device(ctx, C, strict) && convert_on_device(ctx, C, duplicates, out, pr) == SPX_OK) return SPX_OK;
     spx_csr *A = NULL;
     int64_t *keep = NULL, max_len = 0;
     spx_progress_tell(pr, "convert", 0, C2C_STEPS);
