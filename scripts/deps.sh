@@ -8,8 +8,11 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 # (scripts/test.sh runs test_threads under ThreadSanitizer with both); libmetis-dev: METIS 5.1,
 # the ehyb format's partitioner; python3-scipy: the ctest spgemm_scipy_check (scipy's A @ B against
 # `spx spgemm`; it re-runs under /usr/bin/python3 when another python3 comes first on PATH);
-# pkgconf: pkg-config, with which tests/test_install.sh builds against the installed spx.pc
-for p in cmake make gcc zlib1g-dev python3 python3-scipy clang libomp-14-dev libclang-rt-14-dev libmetis-dev pkgconf; do
+# pkgconf: pkg-config, with which tests/test_install.sh builds against the installed spx.pc;
+# python3-dev, python3-pytest, python3-venv: the Python module (python/: its headers, its pytest
+# suite, and the `pip install .` check in a venv)
+for p in cmake make gcc zlib1g-dev python3 python3-scipy python3-dev python3-pytest python3-venv clang libomp-14-dev \
+         libclang-rt-14-dev libmetis-dev pkgconf; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,0 +1,271 @@
+# python/spx/_core.py: contexts, CSR matrices over scipy / CuPy arrays, SpMV plans and SpGEMM: argument handling and type dispatch over the C layer spx._spx.
+import sys
+import threading
+
+import numpy as np
+
+from . import _spx
+
+Context = _spx.Context
+
+_BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
+_BUILDS = {None: 0, "auto": 0, "host": 1, "device": 2}
+_PRECISIONS = {"fp64": 0, "fp32": 1}
+_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+
+_default_lock = threading.Lock()
+_default = [None]  # the default context, made on first use
+
+
+def default_context():
+    """The module's default Context (backend 'auto': the GPU when there is one), made on first use."""
+    with _default_lock:
+        if _default[0] is None:
+            _default[0] = Context()
+        return _default[0]
+
+
+def set_default_context(context):
+    """Makes `context` (a Context, or None for a fresh 'auto' one on next use) the default."""
+    if context is not None and not isinstance(context, Context):
+        raise TypeError(f"expected an spx.Context, not {type(context).__name__}")
+    with _default_lock:
+        _default[0] = context
+
+
+def _code(table, value, what):
+    """The C layer's code for value in table; ValueError listing the accepted names."""
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        names = ", ".join(repr(k) for k in table if k is not None)
+        raise ValueError(f"{what} must be one of {names}, not {value!r}") from None
+
+
+def _precision_code(precision, default):
+    """0 (fp64) or 1 (fp32) from 'fp64'/'fp32' or a float64/float32 dtype; default for None."""
+    if precision is None:
+        return default
+    if isinstance(precision, str) and precision in _PRECISIONS:
+        return _PRECISIONS[precision]
+    try:
+        dt = np.dtype(precision)
+    except TypeError:
+        dt = None
+    if dt is not None and dt in _DTYPES:  # (numpy compares a dtype equal to None)
+        return _DTYPES.index(dt)
+    raise ValueError(f"precision must be 'fp64', 'fp32', numpy.float64 or numpy.float32, not {precision!r}")
+
+
+def is_device_array(a):
+    """Whether a is a device array (it exports __cuda_array_interface__)."""
+    return hasattr(a, "__cuda_array_interface__")
+
+
+def _is_cupy_sparse(A):
+    return type(A).__module__.startswith("cupyx.scipy.sparse")
+
+
+def _is_scipy_sparse(A):
+    return type(A).__module__.startswith("scipy.sparse")
+
+
+def current_stream(a=None):
+    """The stream device work is ordered on: CuPy's current stream when CuPy is loaded, else
+    the `stream` a's __cuda_array_interface__ names, else None (the default stream)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        return cupy.cuda.get_current_stream().ptr
+    stream = getattr(a, "__cuda_array_interface__", {}).get("stream") if a is not None else None
+    return stream if isinstance(stream, int) else None
+
+
+def _check_device(context, a, name):
+    """ValueError when a (a CuPy array: .device.id) lives on another device than the context's."""
+    dev = getattr(getattr(a, "device", None), "id", None)
+    if isinstance(dev, int) and dev != context.device:
+        raise ValueError(f"{name} is on device {dev}, the plan's context on device {context.device}")
+
+
+class Matrix:
+    """A CSR matrix spx can plan: spx.csr(A), spx.load(path) or spx.gen(spec) make one.
+
+    Wrapping a scipy CSR matrix shares its column indices (int32) and values (float64)
+    with spx: spx reads them in place, so values changed in the scipy matrix are seen by
+    every plan or product made afterwards (a plan copies the matrix when it is made).
+    Arrays spx's layout cannot share are converted once and named in .copied: indptr
+    (spx keeps int64 row pointers), int64 indices, float32 values."""
+
+    __slots__ = ("_csr", "_origin", "_kind")
+
+    def __init__(self, csr, origin=None, kind="spx"):
+        self._csr = csr        # spx._spx.Csr
+        self._origin = origin  # the wrapped scipy / CuPy object
+        self._kind = kind      # 'scipy', 'cupy' (copied to the host) or 'spx'
+
+    shape = property(lambda self: self._csr.shape, doc="(rows, columns)")
+    nnz = property(lambda self: self._csr.nnz, doc="stored entries")
+    dtype = property(lambda self: _DTYPES[self._csr.precision == "fp32"], doc="float64 or float32")
+    context = property(lambda self: self._csr.context, doc="the Context the matrix belongs to")
+    wrapped = property(lambda self: self._csr.wrapped, doc="True when spx reads the caller's arrays")
+    copied = property(lambda self: self._csr.copied, doc="names of the caller's arrays that were converted")
+
+    def addresses(self):
+        """(rowptr, colind, val): the addresses spx reads the matrix from."""
+        return self._csr.addresses()
+
+    def _arrays(self):
+        """New NumPy arrays (indptr, indices, data) with the matrix's contents."""
+        m, _ = self.shape
+        index = np.int32 if self.nnz <= np.iinfo(np.int32).max else np.int64
+        indptr = np.empty(m + 1, dtype=index)
+        indices = np.empty(self.nnz, dtype=np.int32)
+        data = np.empty(self.nnz, dtype=self.dtype)
+        self._csr.export(indptr, indices, data)
+        return indptr, indices, data
+
+    def to_scipy(self, cls=None):
+        """A scipy CSR matrix: the wrapped object itself, else a copy (scipy.sparse.csr_array,
+        or cls)."""
+        if self._kind == "scipy" and cls is None:
+            return self._origin
+        import scipy.sparse
+        cls = cls or scipy.sparse.csr_array
+        indptr, indices, data = self._arrays()
+        return cls((data, indices, indptr), shape=self.shape)
+
+    def to_cupy(self):
+        """A cupyx.scipy.sparse.csr_matrix: the wrapped object itself, else a device copy."""
+        if self._kind == "cupy":
+            return self._origin
+        import cupyx.scipy.sparse
+        return cupyx.scipy.sparse.csr_matrix(self.to_scipy())
+
+    def __repr__(self):
+        m, n = self.shape
+        return f"<spx.Matrix {m}x{n}, nnz {self.nnz}, {self.dtype}, {'wrapped' if self.wrapped else 'owned'}>"
+
+
+def csr(A, context=None):
+    """An spx.Matrix of A: a scipy.sparse CSR matrix (csr_array or csr_matrix; wrapped without
+    copying its int32 indices and float64 values), a cupyx.scipy.sparse.csr_matrix (copied to
+    the host: spx plans take host CSR), or an spx.Matrix (returned as it is)."""
+    if isinstance(A, Matrix):
+        if context is not None and A.context is not context:
+            raise ValueError("the matrix belongs to another context: spx.csr(A.to_scipy(), context=...) rewraps it")
+        return A
+    context = context or default_context()
+    kind, origin = "scipy", A
+    if _is_cupy_sparse(A):
+        if A.format != "csr":
+            raise TypeError(f"spx takes CSR matrices, not {A.format.upper()}: convert with A.tocsr()")
+        kind, A = "cupy", A.get()
+    elif not _is_scipy_sparse(A) or not hasattr(A, "format"):
+        raise TypeError(f"spx.csr takes a scipy.sparse or cupyx.scipy.sparse CSR matrix, not {type(A).__name__}")
+    if A.format != "csr":
+        raise TypeError(f"spx takes CSR matrices, not {A.format.upper()}: convert with A.tocsr()")
+    m, n = A.shape
+    return Matrix(_spx.wrap(context, m, n, A.indptr, A.indices, A.data), origin, kind)
+
+
+def load(path, context=None):
+    """An spx.Matrix read from a Matrix Market file (.mtx or .mtx.gz), or a gen: spec."""
+    return Matrix(_spx.load(context or default_context(), str(path)))
+
+
+def gen(spec, context=None):
+    """An spx.Matrix from a generator spec, e.g. 'poisson2d:n=30' (the 'gen:' prefix optional;
+    `spx gen --help` lists the generators)."""
+    spec = spec if spec.startswith("gen:") else "gen:" + spec
+    return Matrix(_spx.load(context or default_context(), spec))
+
+
+class Plan:
+    """An SpMV plan: the matrix analysed, converted (and uploaded for CUDA) once; spmv many
+    times. Make one with spx.plan(A, ...)."""
+
+    __slots__ = ("_plan", "matrix")
+
+    def __init__(self, plan, matrix):
+        self._plan = plan     # spx._spx.Plan
+        self.matrix = matrix  # the spx.Matrix it was made from
+
+    shape = property(lambda self: self._plan.shape, doc="(rows, columns)")
+    backend = property(lambda self: self._plan.backend, doc="'cpu' or 'cuda'")
+    dtype = property(lambda self: _DTYPES[self._plan.precision == "fp32"], doc="float64 or float32")
+    context = property(lambda self: self._plan.context, doc="the plan's Context")
+    info = property(lambda self: self._plan.info(), doc="spx_plan_info as a dict")
+    stats = property(lambda self: self._plan.stats,
+                     doc="calls, host-array calls of a CUDA plan and the bytes they copied")
+
+    def spmv(self, x, y=None, alpha=1.0, beta=0.0, stream=None):
+        """y = alpha*A*x + beta*y; returns y (a new zero array when None; beta then must be 0).
+        NumPy arrays on any plan (a CUDA plan copies them to the device and back, counted in
+        .stats); device arrays (CuPy) on CUDA plans, in place, ordered on `stream` (default:
+        CuPy's current stream). x and y have the plan's dtype, y is contiguous and writable."""
+        m, _ = self.shape
+        device = is_device_array(x)
+        if y is None:
+            if beta != 0.0:
+                raise ValueError("beta != 0 reads y: pass y")
+            if device:
+                import cupy
+                y = cupy.zeros(m, dtype=self.dtype)
+            else:
+                y = np.zeros(m, dtype=self.dtype)
+        if device:
+            _check_device(self.context, x, "x")
+            _check_device(self.context, y, "y")
+            self._plan.spmv_device(x, y, float(alpha), float(beta), current_stream(x) if stream is None else stream)
+        else:
+            if isinstance(x, (list, tuple)):
+                x = np.asarray(x, dtype=self.dtype)
+            self._plan.spmv_host(x, y, float(alpha), float(beta))
+        return y
+
+    def __matmul__(self, x):
+        return self.spmv(x)
+
+    def __repr__(self):
+        info = self.info
+        return (f"<spx.Plan {info['m']}x{info['n']} {info['format']}/{info['algo']} on {info['backend']}, "
+                f"{info['precision']}>")
+
+
+def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, context=None):
+    """An SpMV plan of A (anything spx.csr takes). format: a name from spx.formats() or 'auto'
+    (chosen per matrix); algo: the format's algorithm (None: its default); precision: 'fp64' or
+    'fp32' (None: the matrix's dtype); backend: 'cpu', 'cuda' or None (the context's); build:
+    'host', 'device' or None (CUDA plans: where the layout is built)."""
+    M = csr(A, context)
+    fmt = None if format in (None, "auto") else format
+    p = _spx.plan(M._csr, fmt, algo, _code(_BACKENDS, backend, "backend"),
+                  _precision_code(precision, int(M.dtype == np.float32)), _code(_BUILDS, build, "build"))
+    return Plan(p, M)
+
+
+def spgemm(A, B, transpose_b=False, method=None, algo=None, precision=None, backend=None, context=None):
+    """C = A*B (A*B^T with transpose_b): a matrix of A's kind (scipy csr_array / csr_matrix,
+    cupyx csr_matrix, or spx.Matrix). Values in fp32 when both are float32 (else fp64, or as
+    precision says). spx keeps an entry whose products cancel to 0 (scipy drops it)."""
+    MA = csr(A, context)
+    MB = csr(B, MA.context)
+    both32 = MA.dtype == np.float32 and MB.dtype == np.float32
+    C = Matrix(_spx.spgemm(MA._csr, MB._csr, bool(transpose_b), method, algo, _code(_BACKENDS, backend, "backend"),
+                           _precision_code(precision, int(both32))))
+    if isinstance(A, Matrix):
+        return C
+    if _is_cupy_sparse(A):
+        return C.to_cupy()
+    return C.to_scipy(type(A))
+
+
+def formats():
+    """The registered SpMV formats: dicts of name, summary, algos, cpu, cuda, baseline,
+    available, why_unavailable."""
+    return _spx.formats()
+
+
+def cuda_compiled():
+    """Whether libspx was built with its CUDA backend."""
+    return _spx.cuda_compiled()

@@ -1,0 +1,176 @@
+/* python/src/arrays.c: access to the caller's arrays: host arrays through the buffer protocol
+ * (NumPy, memoryview, array.array) and device arrays through __cuda_array_interface__
+ * (CuPy and others), each checked for type, shape, contiguity and writability with a message
+ * that says what to pass instead. */
+#include <string.h>
+
+#include "binding.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define SPXPY_NATIVE_PREFIX '>'
+#else
+#define SPXPY_NATIVE_PREFIX '<'
+#endif
+
+/* The struct-module type code of a buffer's format ('d', 'f', 'i', 'l', ...), or 0 when the
+ * format is not one native scalar. */
+static char format_code(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '@' || *f == '=' || *f == SPXPY_NATIVE_PREFIX) f++;
+    return f[0] && !f[1] ? f[0] : 0;
+}
+
+/* Gets obj's buffer (format, strides) as a 1-D, C-contiguous array, writable when asked;
+ * returns 0, or -1 with TypeError / ValueError naming `name` and saying what to pass. */
+static int get_1d(PyObject *obj, const char *name, const char *want, int writable, Py_buffer *v)
+{
+    if (!PyObject_CheckBuffer(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a NumPy array of %s, not %R", name, want, (PyObject *)Py_TYPE(obj));
+        return -1;
+    }
+    if (PyObject_GetBuffer(obj, v, PyBUF_FULL_RO) < 0) return -1;
+    const char *why = NULL;
+    if (writable && v->readonly) why = "is read-only: pass a writable array";
+    else if (v->ndim != 1) why = "must be 1-D";
+    else if (!PyBuffer_IsContiguous(v, 'C')) why = "is not contiguous: pass a contiguous copy (numpy.ascontiguousarray)";
+    if (!why) return 0;
+    PyErr_Format(PyExc_ValueError, "%s %s (got %d-D)", name, why, v->ndim);
+    PyBuffer_Release(v);
+    return -1;
+}
+
+int spxpy_host_precision(PyObject *obj, const char *name)
+{
+    Py_buffer v;
+    if (get_1d(obj, name, "float64 or float32", 0, &v)) return -1;
+    char c = format_code(&v);
+    int p = c == 'd' && v.itemsize == 8 ? SPX_FP64 : c == 'f' && v.itemsize == 4 ? SPX_FP32 : -1;
+    if (p < 0)
+        PyErr_Format(PyExc_TypeError, "%s must hold float64 or float32 values (buffer format '%s'): convert "
+                     "it with .astype(numpy.float64)", name, v.format ? v.format : "B");
+    PyBuffer_Release(&v);
+    return p;
+}
+
+int spxpy_host_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable, Py_buffer *view)
+{
+    const char *want = p == SPX_FP32 ? "float32" : "float64";
+    if (get_1d(obj, name, want, writable, view)) return -1;
+    char c = format_code(view);
+    int ok = p == SPX_FP32 ? c == 'f' && view->itemsize == 4 : c == 'd' && view->itemsize == 8;
+    const char *fmt = view->format ? view->format : "B";
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s must be %s like the plan (buffer format '%s'): pass %s.astype(numpy.%s)",
+                     name, want, fmt, name, want);
+    } else if (n >= 0 && view->shape[0] != n) {
+        PyErr_Format(PyExc_ValueError, "%s has %zd entries, expected %lld", name, view->shape[0], (long long)n);
+    } else {
+        return 0;
+    }
+    PyBuffer_Release(view);
+    return -1;
+}
+
+int spxpy_host_index(PyObject *obj, const char *name, int64_t min_len, Py_buffer *view, int *wide)
+{
+    if (get_1d(obj, name, "int32 or int64", 0, view)) return -1;
+    char c = format_code(view);
+    int is_signed = c == 'i' || c == 'l' || c == 'q';
+    if (!is_signed || (view->itemsize != 4 && view->itemsize != 8)) {
+        PyErr_Format(PyExc_TypeError, "%s must hold int32 or int64 indices (buffer format '%s'): convert it "
+                     "with .astype(numpy.int32)", name, view->format ? view->format : "B");
+    } else if (view->shape[0] < min_len) {
+        PyErr_Format(PyExc_ValueError, "%s has %zd entries, expected at least %lld", name, view->shape[0],
+                     (long long)min_len);
+    } else {
+        *wide = view->itemsize == 8;
+        return 0;
+    }
+    PyBuffer_Release(view);
+    return -1;
+}
+
+/* Reads the integer item i of tuple t into *out; 0 or -1. */
+static int tuple_int(PyObject *t, Py_ssize_t i, long long *out)
+{
+    PyObject *o = PyTuple_GetItem(t, i);
+    if (!o) return -1;
+    *out = PyLong_AsLongLong(o);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* Checks the interface dict d of a 1-D device array of n entries of `typestr` (itemsize
+ * bytes) and sets *ptr and *readonly; 0, or -1 with ValueError / TypeError. */
+static int check_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int64_t n, void **ptr,
+                     int *readonly)
+{
+    PyObject *shape = PyDict_GetItemString(d, "shape");
+    PyObject *type = PyDict_GetItemString(d, "typestr");
+    PyObject *data = PyDict_GetItemString(d, "data");
+    PyObject *strides = PyDict_GetItemString(d, "strides");
+    PyObject *mask = PyDict_GetItemString(d, "mask");
+    long long len = 0, addr = 0, stride = itemsize;
+    if (!shape || !PyTuple_Check(shape) || !type || !PyUnicode_Check(type) || !data || !PyTuple_Check(data) ||
+        PyTuple_Size(data) != 2 || tuple_int(data, 0, &addr)) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s has a malformed __cuda_array_interface__", name);
+        return -1;
+    }
+    if (PyTuple_Size(shape) != 1 || tuple_int(shape, 0, &len)) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s must be 1-D", name);
+        return -1;
+    }
+    if (PyUnicode_CompareWithASCIIString(type, typestr) != 0) {
+        PyErr_Format(PyExc_TypeError, "%s has typestr %R, expected '%s' like the plan: pass %s.astype(...)", name,
+                     type, typestr, name);
+        return -1;
+    }
+    if (strides && strides != Py_None && (!PyTuple_Check(strides) || PyTuple_Size(strides) != 1 ||
+                                          tuple_int(strides, 0, &stride))) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s has malformed strides", name);
+        return -1;
+    }
+    if (len > 1 && stride != itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s is not contiguous: pass cupy.ascontiguousarray(%s)", name, name);
+        return -1;
+    }
+    if (mask && mask != Py_None) {
+        PyErr_Format(PyExc_ValueError, "%s is masked: spx takes plain arrays", name);
+        return -1;
+    }
+    if (len != n) {
+        PyErr_Format(PyExc_ValueError, "%s has %lld entries, expected %lld", name, len, (long long)n);
+        return -1;
+    }
+    *ptr = (void *)(uintptr_t)addr;
+    *readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
+    return *readonly < 0 ? -1 : 0;
+}
+
+int spxpy_device_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable, void **ptr)
+{
+    PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (!d || !PyDict_Check(d)) {
+        Py_XDECREF(d);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a device array (__cuda_array_interface__, e.g. CuPy), not %R",
+                     name, (PyObject *)Py_TYPE(obj));
+        return -1;
+    }
+    int readonly = 0;
+    const char *typestr = p == SPX_FP32 ? (SPXPY_NATIVE_PREFIX == '<' ? "<f4" : ">f4")
+                                        : (SPXPY_NATIVE_PREFIX == '<' ? "<f8" : ">f8");
+    int rc = check_cai(d, name, typestr, p == SPX_FP32 ? 4 : 8, n, ptr, &readonly);
+    Py_DECREF(d);
+    if (!rc && writable && readonly) {
+        PyErr_Format(PyExc_ValueError, "%s is read-only: pass a writable array", name);
+        return -1;
+    }
+    return rc;
+}
+
+int spxpy_overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}

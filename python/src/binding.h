@@ -1,0 +1,115 @@
+/* python/src/binding.h: what the files of the extension spx._spx share: the module state, the
+ * object layouts (Context, Csr, Plan), the context lock, errors and array access. */
+#ifndef SPX_PY_BINDING_H
+#define SPX_PY_BINDING_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pythread.h>
+#include <stdio.h>
+
+#include "spx/spx.h"
+
+/* The module's state: its types and exception classes (no C globals). */
+typedef struct spxpy_state {
+    PyObject *context_type, *csr_type, *plan_type;
+    PyObject *errors[4]; /* spx.Error (RuntimeError), ArgumentError, OutOfMemory, IOError */
+    PyObject *by_status[SPX_ERR_DEVICE_ALLOC + 1]; /* the class each status raises (borrowed) */
+} spxpy_state;
+
+/* A context, and the lock every call that uses it (or anything made from it) holds: a context
+ * is used by one thread at a time (include/spx/plan.h), and calls run with the GIL released. */
+typedef struct spxpy_context {
+    PyObject_HEAD
+    spx_ctx *ctx;
+    PyThread_type_lock lock;
+    spx_backend asked; /* the backend the context was made for (AUTO, CPU, CUDA) */
+    int device;
+} spxpy_context;
+
+/* A CSR matrix: wrapped caller arrays (held through their buffers, never copied unless a
+ * conversion was needed: `copied` says which) or arrays spx owns (load, gen, spgemm). */
+typedef struct spxpy_csr {
+    PyObject_HEAD
+    spxpy_context *context; /* strong reference */
+    spx_csr *csr;
+    Py_buffer views[3];     /* indptr, indices, data of a wrapped matrix (obj NULL: none) */
+    void *owned[3];         /* the converted copies made instead (PyMem), or NULL */
+    spx_precision precision; /* the values' type as given (fp32 values are held as fp64) */
+} spxpy_csr;
+
+/* Counters the binding keeps for a plan (host arrays copied to and from the device). */
+typedef struct spxpy_plan_stats {
+    long long spmv_calls, host_copies, host_copy_bytes;
+} spxpy_plan_stats;
+
+typedef struct spxpy_plan {
+    PyObject_HEAD
+    spxpy_context *context; /* strong reference */
+    spxpy_csr *matrix;      /* the matrix the plan was made from (Jacobi reads it) */
+    spx_plan *plan;
+    spx_plan_info info;     /* as at creation (m, n, backend, precision) */
+    spxpy_plan_stats stats;
+} spxpy_plan;
+
+/* A message copied out of the context while its lock is held. */
+typedef struct spxpy_msg {
+    char text[512];
+} spxpy_msg;
+
+/* Takes the context's lock; waits with the GIL released when another thread holds it. */
+void spxpy_lock(spxpy_context *c);
+void spxpy_unlock(spxpy_context *c);
+/* Copies the context's last error into *m (call with the lock held). */
+void spxpy_keep_error(spxpy_context *c, spxpy_msg *m);
+
+/* Runs EXPR (an spx_status expression) with the GIL released and the context's lock held;
+ * S receives the status and, on failure, MSG the context's message. */
+#define SPXPY_RUN(C, S, MSG, EXPR)                                   \
+    do {                                                             \
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock((C)->lock, WAIT_LOCK); \
+        (S) = (EXPR);                                                \
+        if ((S) != SPX_OK) spxpy_keep_error((C), (MSG));             \
+        PyThread_release_lock((C)->lock);                            \
+        Py_END_ALLOW_THREADS                                         \
+    } while (0)
+
+/* Raises the exception of status s with message m (the status's name when m is empty);
+ * returns NULL. */
+PyObject *spxpy_raise(spxpy_state *st, spx_status s, const spxpy_msg *m);
+
+/* The module state of a binding type's instance. */
+spxpy_state *spxpy_state_of(PyObject *self);
+
+/* A 1-D, C-contiguous host array of n (n < 0: any length) floating values of precision p,
+ * writable when asked; TypeError / ValueError naming `name` otherwise. Returns 0 or -1. */
+int spxpy_host_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable,
+                      Py_buffer *view);
+/* A 1-D, C-contiguous host array of signed integers (int32 or int64); *wide is 1 for int64.
+ * Returns 0 or -1 (exception set). */
+int spxpy_host_index(PyObject *obj, const char *name, int64_t min_len, Py_buffer *view, int *wide);
+/* The precision of a 1-D host float array (float64 or float32); -1 with TypeError otherwise. */
+int spxpy_host_precision(PyObject *obj, const char *name);
+/* The device pointer of an object with __cuda_array_interface__: 1-D, contiguous, n entries
+ * of precision p, writable when asked. Returns 0 or -1 (exception set). */
+int spxpy_device_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable,
+                        void **ptr);
+/* Whether [a, a+na) and [b, b+nb) (bytes) overlap. */
+int spxpy_overlap(const void *a, size_t na, const void *b, size_t nb);
+
+/* Type specs, defined beside their methods. */
+extern PyType_Spec spxpy_context_spec, spxpy_csr_spec, spxpy_plan_spec;
+
+/* Module functions defined outside module.c. */
+PyObject *spxpy_wrap(PyObject *mod, PyObject *args, PyObject *kw);
+PyObject *spxpy_load(PyObject *mod, PyObject *args, PyObject *kw);
+PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw);
+PyObject *spxpy_spgemm(PyObject *mod, PyObject *args, PyObject *kw);
+PyObject *spxpy_solve(PyObject *mod, PyObject *args, PyObject *kw);
+
+/* A new Csr object of context c owning A (taken over: destroyed on failure). */
+PyObject *spxpy_csr_adopt(spxpy_state *st, spxpy_context *c, spx_csr *A, spx_precision p);
+/* Checks that every row of A has strictly increasing columns (ValueError naming the row). */
+int spxpy_csr_check_sorted(const spx_csr *A, int64_t *bad_row);
+
+#endif

@@ -1,0 +1,264 @@
+/* python/src/plan.c: the Plan type over spx_plan: creation from a Csr, SpMV on host arrays
+ * (CPU plans in place; CUDA plans through the plan's staging copies, counted in .stats) and
+ * on device arrays (CUDA plans, zero-copy, on the caller's stream), and spx_plan_info as a
+ * dict. */
+#include <string.h>
+
+#include "binding.h"
+
+static void plan_dealloc(PyObject *self)
+{
+    spxpy_plan *o = (spxpy_plan *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    if (o->plan) {
+        spxpy_lock(o->context);
+        spx_plan_destroy(&o->plan);
+        spxpy_unlock(o->context);
+    }
+    Py_XDECREF((PyObject *)o->matrix);
+    Py_XDECREF((PyObject *)o->context);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF((PyObject *)tp);
+}
+
+/* Creates the plan of o from its matrix with opts; checks the matrix's rows are still sorted
+ * (the caller may have changed its arrays since wrap). */
+static spx_status plan_create_checked(spxpy_plan *o, const spx_plan_opts *opts, int64_t *bad_row)
+{
+    if (spxpy_csr_check_sorted(o->matrix->csr, bad_row)) return SPX_ERR_ARG;
+    spx_status s = spx_plan_create(o->context->ctx, o->matrix->csr, opts, &o->plan);
+    if (!s) spx_plan_get_info(o->plan, &o->info);
+    return s;
+}
+
+/* plan(csr, format=None, algo=None, backend=0, precision=0, build=0): a Plan of the matrix in
+ * its context (the spx_plan_opts fields; codes as in include/spx/plan.h). */
+PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"csr", "format", "algo", "backend", "precision", "build", NULL};
+    spxpy_state *st = PyModule_GetState(mod);
+    PyObject *mo;
+    const char *format = NULL, *algo = NULL;
+    int backend = 0, precision = 0, build = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zziii", names, (PyTypeObject *)st->csr_type, &mo, &format, &algo,
+                                     &backend, &precision, &build))
+        return NULL;
+    if (backend < 0 || backend > 2 || precision < 0 || precision > 1 || build < 0 || build > 2)
+        return PyErr_Format(PyExc_ValueError, "backend %d, precision %d or build %d is not a known code", backend,
+                            precision, build);
+    spxpy_csr *m = (spxpy_csr *)mo;
+    PyTypeObject *tp = (PyTypeObject *)st->plan_type;
+    spxpy_plan *o = (spxpy_plan *)((allocfunc)PyType_GetSlot(tp, Py_tp_alloc))(tp, 0);
+    if (!o) return NULL;
+    Py_INCREF((PyObject *)m);
+    Py_INCREF((PyObject *)m->context);
+    o->matrix = m;
+    o->context = m->context;
+    spx_plan_opts opts = {.format = format, .algo = algo, .backend = (spx_backend)backend,
+                          .precision = (spx_precision)precision, .build = (spx_build_site)build};
+    spx_status s;
+    int64_t bad = -1;
+    spxpy_msg msg = {{0}};
+    SPXPY_RUN(o->context, s, &msg, plan_create_checked(o, &opts, &bad));
+    if (s) {
+        Py_DECREF((PyObject *)o);
+        if (bad >= 0)
+            return PyErr_Format(PyExc_ValueError, "row %lld of the matrix has unsorted or repeated column indices "
+                                "(changed since it was wrapped?)", (long long)bad);
+        return spxpy_raise(st, s, &msg);
+    }
+    return (PyObject *)o;
+}
+
+/* Runs y = a*A*x + b*y on host arrays: the plan's own entry point for its precision. */
+static spx_status spmv_host_run(spx_plan *p, spx_precision prec, double a, const void *x, double b, void *y)
+{
+    if (prec == SPX_FP32) return spx_plan_spmv_f32(p, (float)a, x, (float)b, y);
+    return spx_plan_spmv(p, a, x, b, y);
+}
+
+/* spmv_host(x, y, alpha, beta): y = alpha*A*x + beta*y on host arrays of the plan's dtype. */
+static PyObject *plan_spmv_host(PyObject *self, PyObject *args)
+{
+    spxpy_plan *o = (spxpy_plan *)self;
+    PyObject *xo, *yo;
+    double a, b;
+    if (!PyArg_ParseTuple(args, "OOdd", &xo, &yo, &a, &b)) return NULL;
+    spx_precision prec = o->info.precision;
+    Py_buffer xv, yv;
+    if (spxpy_host_vector(xo, "x", prec, o->info.n, 0, &xv)) return NULL;
+    if (spxpy_host_vector(yo, "y", prec, o->info.m, 1, &yv)) {
+        PyBuffer_Release(&xv);
+        return NULL;
+    }
+    PyObject *r = NULL;
+    size_t vb = spx_precision_bytes(prec);
+    if (spxpy_overlap(xv.buf, xv.len, yv.buf, yv.len)) {
+        PyErr_SetString(PyExc_ValueError, "x and y overlap: y must be a separate array");
+    } else {
+        spx_status s;
+        spxpy_msg msg = {{0}};
+        SPXPY_RUN(o->context, s, &msg, spmv_host_run(o->plan, prec, a, xv.buf, b, yv.buf));
+        if (s) {
+            spxpy_raise(spxpy_state_of(self), s, &msg);
+        } else {
+            o->stats.spmv_calls++;
+            if (o->info.backend == SPX_BACKEND_CUDA) {
+                o->stats.host_copies++;
+                o->stats.host_copy_bytes += (long long)(vb * ((size_t)o->info.n + (size_t)o->info.m * (b != 0.0 ? 2 : 1)));
+            }
+            r = Py_NewRef(Py_None);
+        }
+    }
+    PyBuffer_Release(&xv);
+    PyBuffer_Release(&yv);
+    return r;
+}
+
+/* y = a*A*x + b*y on device arrays, on the context's stream set to `stream` for the call.
+ * spx_plan_spmv_device allocates nothing (spx_vec_wrap would allocate, and free, a reduction
+ * scratch per call, and cudaFree synchronises): the arrays are taken to be device memory of
+ * the context's device, as __cuda_array_interface__ promises (the Python layer checks a
+ * CuPy array's device). */
+static spx_status spmv_device_run(spxpy_plan *o, void *stream, double a, const void *x, double b, void *y)
+{
+    spx_ctx *ctx = o->context->ctx;
+    spx_status s = spx_ctx_set_stream(ctx, stream);
+    if (!s) s = spx_plan_spmv_device(o->plan, a, x, b, y);
+    spx_ctx_set_stream(ctx, NULL);
+    return s;
+}
+
+/* spmv_device(x, y, alpha, beta, stream): y = alpha*A*x + beta*y on device arrays
+ * (__cuda_array_interface__) of the plan's dtype, asynchronously on `stream` (a cudaStream_t
+ * as an int; 0 the default stream). CUDA plans only. */
+static PyObject *plan_spmv_device(PyObject *self, PyObject *args)
+{
+    spxpy_plan *o = (spxpy_plan *)self;
+    PyObject *xo, *yo, *so;
+    double a, b;
+    if (!PyArg_ParseTuple(args, "OOddO", &xo, &yo, &a, &b, &so)) return NULL;
+    if (o->info.backend != SPX_BACKEND_CUDA)
+        return PyErr_Format(PyExc_TypeError, "this plan runs on the CPU: pass NumPy arrays, or make the plan "
+                            "with a cuda context or backend='cuda' for device arrays");
+    void *stream = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
+    if (PyErr_Occurred()) return NULL;
+    spx_precision prec = o->info.precision;
+    void *x = NULL, *y = NULL;
+    if (spxpy_device_vector(xo, "x", prec, o->info.n, 0, &x) || spxpy_device_vector(yo, "y", prec, o->info.m, 1, &y))
+        return NULL;
+    size_t vb = spx_precision_bytes(prec);
+    if (spxpy_overlap(x, vb * (size_t)o->info.n, y, vb * (size_t)o->info.m))
+        return PyErr_Format(PyExc_ValueError, "x and y overlap: y must be a separate array");
+    spx_status s;
+    spxpy_msg msg = {{0}};
+    SPXPY_RUN(o->context, s, &msg, spmv_device_run(o, stream, a, x, b, y));
+    if (s) return spxpy_raise(spxpy_state_of(self), s, &msg);
+    o->stats.spmv_calls++;
+    Py_RETURN_NONE;
+}
+
+/* The phases of an info as a list of (name, seconds). */
+static PyObject *phases_list(const spx_plan_info *in)
+{
+    PyObject *l = PyList_New(0);
+    for (int i = 0; l && i < in->n_phases; i++) {
+        PyObject *t = Py_BuildValue("(sd)", in->phases[i].name ? in->phases[i].name : "?", in->phases[i].seconds);
+        if (!t || PyList_Append(l, t)) Py_CLEAR(l);
+        Py_XDECREF(t);
+    }
+    return l;
+}
+
+/* The format's layout figures as a dict key -> number or text. */
+static PyObject *stats_dict(const spx_plan_info *in)
+{
+    PyObject *d = PyDict_New();
+    for (int i = 0; d && i < in->n_stats; i++) {
+        const spx_layout_stat *ls = &in->stats[i];
+        PyObject *v = ls->text[0] ? PyUnicode_FromString(ls->text) : PyFloat_FromDouble(ls->value);
+        if (!v || PyDict_SetItemString(d, ls->key, v)) Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
+/* info(): spx_plan_info as a dict (phases a list of (name, seconds), stats a dict). */
+static PyObject *plan_info(PyObject *self, PyObject *unused)
+{
+    spxpy_plan *o = (spxpy_plan *)self;
+    spx_plan_info in;
+    spxpy_lock(o->context);
+    spx_status s = spx_plan_get_info(o->plan, &in);
+    spxpy_unlock(o->context);
+    if (s) return spxpy_raise(spxpy_state_of(self), s, NULL);
+    PyObject *phases = phases_list(&in), *stats = stats_dict(&in);
+    if (!phases || !stats) {
+        Py_XDECREF(phases);
+        Py_XDECREF(stats);
+        return NULL;
+    }
+    return Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:d,s:d,s:O,s:n,s:N,s:N}", "format", in.format, "algo", in.algo,
+                         "kernel", in.kernel, "m", in.m, "n", in.n, "backend", spx_backend_str(in.backend),
+                         "precision", spx_precision_str(in.precision), "bytes_per_spmv", in.bytes_per_spmv,
+                         "plan_seconds", in.plan_seconds, "built_on_device", in.built_on_device ? Py_True : Py_False,
+                         "device_bytes", (Py_ssize_t)in.device_bytes, "phases", phases, "stats", stats);
+}
+
+/* stats: the binding's counters: spmv calls, host-array calls of a CUDA plan (each copies x
+ * in, y out, and y in when beta != 0) and the bytes those copies moved. */
+static PyObject *plan_stats(PyObject *self, void *unused)
+{
+    const spxpy_plan_stats *s = &((spxpy_plan *)self)->stats;
+    return Py_BuildValue("{s:L,s:L,s:L}", "spmv_calls", s->spmv_calls, "host_copies", s->host_copies,
+                         "host_copy_bytes", s->host_copy_bytes);
+}
+
+static PyObject *plan_shape(PyObject *self, void *unused)
+{
+    const spx_plan_info *in = &((spxpy_plan *)self)->info;
+    return Py_BuildValue("(ii)", in->m, in->n);
+}
+
+static PyObject *plan_backend(PyObject *self, void *unused)
+{
+    return PyUnicode_FromString(spx_backend_str(((spxpy_plan *)self)->info.backend));
+}
+
+static PyObject *plan_precision(PyObject *self, void *unused)
+{
+    return PyUnicode_FromString(spx_precision_str(((spxpy_plan *)self)->info.precision));
+}
+
+static PyObject *plan_matrix(PyObject *self, void *unused) { return Py_NewRef((PyObject *)((spxpy_plan *)self)->matrix); }
+
+static PyObject *plan_context(PyObject *self, void *unused) { return Py_NewRef((PyObject *)((spxpy_plan *)self)->context); }
+
+static PyGetSetDef plan_getset[] = {
+    {"shape", plan_shape, NULL, "(rows, columns)", NULL},
+    {"backend", plan_backend, NULL, "'cpu' or 'cuda'", NULL},
+    {"precision", plan_precision, NULL, "'fp64' or 'fp32'", NULL},
+    {"matrix", plan_matrix, NULL, "the Csr the plan was made from", NULL},
+    {"context", plan_context, NULL, "the plan's context", NULL},
+    {"stats", plan_stats, NULL, "the binding's call and copy counters", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef plan_methods[] = {
+    {"spmv_host", plan_spmv_host, METH_VARARGS, "spmv_host(x, y, alpha, beta) on host arrays"},
+    {"spmv_device", plan_spmv_device, METH_VARARGS, "spmv_device(x, y, alpha, beta, stream) on device arrays"},
+    {"info", plan_info, METH_NOARGS, "spx_plan_info as a dict"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot plan_slots[] = {
+    {Py_tp_dealloc, plan_dealloc},
+    {Py_tp_getset, plan_getset},
+    {Py_tp_methods, plan_methods},
+    {Py_tp_doc, "An SpMV plan (spx_plan) of a Csr."},
+    {0, NULL},
+};
+
+PyType_Spec spxpy_plan_spec = {"spx._spx.Plan", sizeof(spxpy_plan), 0,
+                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, plan_slots};
