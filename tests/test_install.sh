@@ -105,6 +105,11 @@ read -r -a cflags <<<"$(pkg-config --cflags spx)"
 read -r -a libs <<<"$(pkg-config --libs spx)"
 read -r -a static_libs <<<"$(pkg-config --static --libs spx)"
 for i in "${!static_libs[@]}"; do [ "${static_libs[$i]}" = -lspx ] && static_libs[$i]=-l:libspx.a; done
+# a dependency named by its full path outside the system's folders (METIS in .device/metis on
+# the GPU machine) needs a run path in the program, as any static link against it would
+for l in "${static_libs[@]}"; do
+  case $l in /*.so) static_libs+=("-Wl,-rpath,$(dirname "$l")") ;; esac
+done
 run_ok pc_build_shared "$cc" -o "$tmp/pc_shared" "$tmp/src/main.c" "${cflags[@]}" "${libs[@]}" \
   -Wl,-rpath,"$(pkg-config --variable=libdir spx)"
 app_ok pc_shared "$tmp/pc_shared"
