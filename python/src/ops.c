@@ -2,6 +2,7 @@
  * the solvers (spx_solve_cg / _bicgstab, Jacobi through spx_solve_inv_diag) on host arrays
  * (wrapped in place for CPU plans, copied to the device and back for CUDA plans) or device
  * arrays (wrapped in place, on the caller's stream). */
+#include <stdio.h>
 #include <string.h>
 
 #include "binding.h"
@@ -170,9 +171,12 @@ PyObject *spxpy_solve(PyObject *mod, PyObject *args, PyObject *kw)
         return NULL;
     if (strcmp(method, "cg") && strcmp(method, "bicgstab"))
         return PyErr_Format(PyExc_ValueError, "method '%s' is not 'cg' or 'bicgstab'", method);
-    if (!(j.opts.tol > 0.0) || j.opts.max_iter < 1)
-        return PyErr_Format(PyExc_ValueError, "rtol must be > 0 and maxiter >= 1 (got %g, %d)", j.opts.tol,
-                            j.opts.max_iter);
+    if (!(j.opts.tol > 0.0) || j.opts.max_iter < 1) { /* PyErr_Format has no %g (Python 3.12 refuses it) */
+        char msg[128];
+        snprintf(msg, sizeof msg, "rtol must be > 0 and maxiter >= 1 (got %g, %d)", j.opts.tol, j.opts.max_iter);
+        PyErr_SetString(PyExc_ValueError, msg);
+        return NULL;
+    }
     j.bicgstab = method[0] == 'b';
     j.plan = (spxpy_plan *)po;
     j.stream = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
