@@ -108,7 +108,10 @@ for i in "${!static_libs[@]}"; do [ "${static_libs[$i]}" = -lspx ] && static_lib
 # a dependency named by its full path outside the system's folders (METIS in .device/metis on
 # the GPU machine) needs a run path in the program, as any static link against it would
 for l in "${static_libs[@]}"; do
-  case $l in /*.so) static_libs+=("-Wl,-rpath,$(dirname "$l")") ;; esac
+  case $l in
+    /*.so | /*.so.*) static_libs+=("-Wl,-rpath,$(dirname "$l")") ;;
+    -L/*) static_libs+=("-Wl,-rpath,${l#-L}") ;;
+  esac
 done
 run_ok pc_build_shared "$cc" -o "$tmp/pc_shared" "$tmp/src/main.c" "${cflags[@]}" "${libs[@]}" \
   -Wl,-rpath,"$(pkg-config --variable=libdir spx)"
