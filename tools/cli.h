@@ -41,6 +41,8 @@ typedef struct cli_opts {
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
+    int select;             /* info: --select (what "auto" picks, and why) */
+    int64_t expected_spmvs; /* --expected-spmvs (0: not given, the library's default) */
     size_t mem_limit; /* --mem-limit in bytes; 0: the default (half the available memory) */
     const char *positional[256];
     int n_positional;

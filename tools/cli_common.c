@@ -87,6 +87,17 @@ static int parse_count(const char *s, long max, int *out)
     return 1;
 }
 
+/* Parses an SpMV count in [1, 10^15]; returns 0 on failure. */
+static int parse_spmvs(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > 1000000000000000LL) return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
 /* Parses a finite number > 0; returns 0 on failure. */
 static int parse_positive(const char *s, double *out)
 {
@@ -134,6 +145,9 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         else return cli_error("--precision must be fp64 or fp32, not '%s'", val);
     } else if (!strcmp(opt, "--reps")) {
         if (!parse_count(val, 10000000, &o->reps)) return cli_error("--reps needs a count >= 1, not '%s'", val);
+    } else if (!strcmp(opt, "--expected-spmvs")) {
+        if (!parse_spmvs(val, &o->expected_spmvs))
+            return cli_error("--expected-spmvs needs a count from 1 to 10^15, not '%s'", val);
     } else if (!strcmp(opt, "--warmup")) {
         if (!parse_count(val, 1000000, &o->warmup)) return cli_error("--warmup needs a count >= 1, not '%s'", val);
     } else if (!strcmp(opt, "--bins")) {
@@ -167,6 +181,7 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
             else if (!strcmp(a, "--no-baseline")) o->no_baseline = 1;
             else if (!strcmp(a, "--transpose-b")) o->transpose_b = 1;
             else if (!strcmp(a, "--cpu-scaling")) o->cpu_scaling = 1;
+            else if (!strcmp(a, "--select")) o->select = 1;
             continue;
         }
         if (i + 1 >= argc) return cli_error("option '%s' needs a value", a);

@@ -1,6 +1,7 @@
 /* tools/cmd_info.c: `spx info SRC`: sizes, symmetry, row-length statistics, bytes per SpMV,
  * how long the load took by stage (read, inflate, parse, convert; generate); with --format, the plan that format builds (algorithm, kernel, plan phases, the layout's own
- * figures such as tile shape or block balance). */
+ * figures such as tile shape or block balance); with --select, what format "auto" picks (the
+ * features it reads, the choice, the runner-up and why). */
 #include <string.h>
 
 #include "cli.h"
@@ -146,13 +147,36 @@ static int info_plan(spx_ctx *ctx, const spx_csr *A, const cli_opts *o, spx_plan
     return CLI_OK;
 }
 
+/* Prints the features "auto" reads and its choice for A (o's backend, precision and
+ * --expected-spmvs); returns a CLI exit code. */
+static int info_select(spx_ctx *ctx, const spx_csr *A, const cli_opts *o)
+{
+    spx_plan_opts po = {.backend = o->backend, .precision = o->precision, .expected_spmvs = o->expected_spmvs};
+    spx_features f;
+    spx_selection sel;
+    spx_status s = spx_features_compute(A, &f);
+    if (!s) s = spx_plan_select(ctx, A, &po, &sel);
+    if (s) return cli_fail(ctx, "select", s);
+    printf("select features  rows %d  cols %d  nnz %lld  row_mean %.4g  row_cv %.4g\n", f.m, f.n,
+           (long long)f.nnz, f.row_mean, f.row_cv);
+    printf("select for       %s, %s, %lld SpMVs\n", spx_backend_str(sel.backend), spx_precision_str(o->precision),
+           (long long)sel.expected_spmvs);
+    printf("select choice    %s/%s\n", sel.format, sel.algo);
+    printf("select runner-up %s%s%s\n", sel.runner_format[0] ? sel.runner_format : "none",
+           sel.runner_format[0] ? "/" : "", sel.runner_algo);
+    printf("select why       %s\n", sel.why);
+    return CLI_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
     cli_opts o = {0};
-    if (cli_parse(argc, argv, 2, "--json --strict --threads: --format: --algo: --backend: --precision:", &o))
+    if (cli_parse(argc, argv, 2, "--json --strict --threads: --format: --algo: --backend: --precision: --select --expected-spmvs:", &o))
         return CLI_ERROR;
     if (o.n_positional != 1)
-        return cli_error("usage: spx info SRC [--json] [--strict] [--format F [--algo A] [--backend B] [--precision P]]");
+        return cli_error("usage: spx info SRC [--json] [--strict] [--format F [--algo A] [--backend B] [--precision P]]"
+                         " [--select [--expected-spmvs N]]");
+    if (o.select && o.json) return cli_error("--select prints text: not with --json (yet)");
     spx_ctx *ctx = cli_ctx(&o);
     if (!ctx) return CLI_ERROR;
     spx_csr *A = NULL;
@@ -173,6 +197,7 @@ int cmd_info(int argc, char **argv)
         else
             print_text(o.positional[0], A, &st, bytes, &pg, threads);
         if (!o.json && o.format) print_plan_text(&pi);
+        if (o.select) rc = info_select(ctx, A, &o);
     }
     spx_csr_destroy(&A);
     spx_ctx_destroy(&ctx);

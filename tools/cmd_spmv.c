@@ -90,7 +90,7 @@ int cmd_spmv(int argc, char **argv)
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
                   "--format: --algo: --backend: --precision: --reps: --warmup: --threads: --cold --json --strict "
-                  "--no-baseline --x: --y-out:",
+                  "--no-baseline --x: --y-out: --expected-spmvs:",
                   &o))
         return CLI_ERROR;
     if (o.n_positional != 1) return cli_error("usage: spx spmv SRC [options] (see `spx --help`)");
@@ -116,7 +116,8 @@ int cmd_spmv(int argc, char **argv)
         rc = cli_fail(ctx, "benchmark setup", s);
         goto done;
     }
-    spx_plan_opts po = {.format = o.format, .algo = o.algo, .backend = o.backend, .precision = o.precision};
+    spx_plan_opts po = {.format = o.format, .algo = o.algo, .backend = o.backend, .precision = o.precision,
+                        .expected_spmvs = o.expected_spmvs};
     spx_bench_opts bo = {.reps = o.reps, .warmup = o.warmup, .cold = o.cold, .y_out = y};
     if ((s = spx_bench_spmv(ctx, c, &po, &bo, &res.r))) {
         rc = cli_fail(ctx, "spmv", s);

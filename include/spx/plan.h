@@ -19,12 +19,29 @@ typedef enum spx_build_site {
 } spx_build_site;
 
 typedef struct spx_plan_opts {
-    const char *format;      /* registered format name; NULL or "auto" = chosen per matrix */
+    const char *format;      /* registered format name; NULL or "auto" = chosen per matrix: by the
+                                trained table (spx_plan_select) when expected_spmvs > 0, else csr
+                                (the table has not been checked on a GPU yet, docs/select.md) */
     const char *algo;        /* the format's algorithm; NULL or "auto" = the format's choice */
     spx_backend backend;     /* AUTO = the context's */
     spx_precision precision; /* FP64 (default) or FP32 */
     spx_build_site build;    /* CUDA plans: where the layout is built (AUTO) */
+    int64_t expected_spmvs;  /* SpMVs the plan will run, which weighs its build time when the
+                                format is "auto" (0: not given, csr; spx_plan_select then assumes
+                                SPX_SELECT_DEFAULT_SPMVS; < 0 is an error) */
 } spx_plan_opts;
+
+/* The SpMV count "auto" plans for when spx_plan_opts.expected_spmvs is 0. */
+#define SPX_SELECT_DEFAULT_SPMVS 100
+
+/* What format "auto" picks for a matrix, and why (spx_plan_select). */
+typedef struct spx_selection {
+    char format[32], algo[32];               /* the choice; algo "auto": the format's own */
+    char runner_format[32], runner_algo[32]; /* the next best in the table's training ("" none) */
+    spx_backend backend;                     /* the backend chosen for */
+    int64_t expected_spmvs;                  /* the SpMV count chosen for */
+    char why[320];                           /* the rule path and its training figures */
+} spx_selection;
 
 #define SPX_MAX_PHASES 8
 
@@ -84,6 +101,10 @@ spx_status spx_plan_spmv_f32(spx_plan *p, float a, const float *x, float b, floa
 /* y = a*A*x + b*y on device arrays of the plan's precision (CUDA plans only); allocates
  * nothing, runs on the context's stream, does not synchronise. */
 spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, void *y);
+/* The format and algorithm spx_plan_create would take for A with opts when its format is
+ * "auto" (opts->format is ignored; a CUDA backend need not be present: the choice is the
+ * table's), and why. */
+spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_selection *out);
 /* Fills *info (a self-contained copy: it outlives the plan). */
 spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info);
 /* Converts the plan's layout back to CSR (the round-trip check of every format): a CUDA

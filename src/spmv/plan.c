@@ -24,12 +24,11 @@ struct spx_plan {
     size_t device_bytes;
 };
 
-/* The format named in opts (or selected from the features), checked against the backend, the
+/* The format named in opts (the selection's when "auto"), checked against the backend, the
  * algorithm and what this build has. */
-static spx_status resolve_format(spx_ctx *ctx, const spx_features *feat, const spx_plan_opts *o, spx_backend b,
-                                 const spx_format_ops **out)
+static spx_status resolve_format(spx_ctx *ctx, const spx_plan_opts *o, spx_backend b, const spx_format_ops **out)
 {
-    const char *name = o->format && strcmp(o->format, "auto") ? o->format : spx_select_format(feat, b);
+    const char *name = o->format;
     const spx_format_ops *ops = spx_format_find(name);
     const char *why = NULL;
     if (!ops) return spx_fail(ctx, SPX_ERR_ARG, "unknown format '%s' (see `spx formats`)", name);
@@ -93,6 +92,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     if (opts) o = *opts;
     if (o.precision != SPX_FP64 && o.precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "unknown precision");
     if (o.build < SPX_BUILD_AUTO || o.build > SPX_BUILD_DEVICE) return spx_fail(ctx, SPX_ERR_ARG, "unknown build site");
+    if (o.expected_spmvs < 0) return spx_fail(ctx, SPX_ERR_ARG, "expected_spmvs must be >= 0 (0: the default)");
     spx_status s = spx_csr_check(ctx, A);
     if (s) return s;
     spx_backend b = SPX_BACKEND_CPU;
@@ -102,7 +102,15 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     if ((s = spx_features_compute(A, &feat))) return s;
     tf = spx_now() - tf;
     if ((s = spx_ctx_resolve_backend(ctx, o.backend, &b))) return s;
-    if ((s = resolve_format(ctx, &feat, &o, b, &ops))) return s;
+    spx_selection sel;
+    if ((!o.format || !strcmp(o.format, "auto")) && o.expected_spmvs == 0) {
+        o.format = "csr"; /* the table decides only when asked for a count: not yet checked on a GPU */
+    } else if (!o.format || !strcmp(o.format, "auto")) {
+        spx_select_choose(&feat, b, o.precision, o.expected_spmvs, &sel);
+        o.format = sel.format;
+        if (!o.algo || !strcmp(o.algo, "auto")) o.algo = sel.algo;
+    }
+    if ((s = resolve_format(ctx, &o, b, &ops))) return s;
     spx_plan *p = spx_malloc(ctx, sizeof *p);
     if (!p) return spx_fail_nomem(ctx, "plan");
     memset(p, 0, sizeof *p);
@@ -126,6 +134,21 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     p->device_bytes = after.device_bytes - before.device_bytes;
     p->plan_seconds = spx_now() - t0;
     *out = p;
+    return SPX_OK;
+}
+
+spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_selection *out)
+{
+    if (!ctx || !A || !opts || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_plan_select: NULL argument") : SPX_ERR_ARG;
+    if (opts->precision != SPX_FP64 && opts->precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "unknown precision");
+    if (opts->expected_spmvs < 0) return spx_fail(ctx, SPX_ERR_ARG, "expected_spmvs must be >= 0 (0: the default)");
+    spx_features feat;
+    spx_backend b = opts->backend;
+    spx_status s = spx_csr_check(ctx, A);
+    if (!s) s = spx_features_compute(A, &feat);
+    if (!s && b == SPX_BACKEND_AUTO) s = spx_ctx_resolve_backend(ctx, b, &b);
+    if (s) return s;
+    spx_select_choose(&feat, b, opts->precision, opts->expected_spmvs, out);
     return SPX_OK;
 }
 

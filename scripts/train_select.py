@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""scripts/train_select.py: fits the format-selection trees of src/select/ from `spx bench --json` results.
+
+  train_select.py RESULTS.json... [--out FILE.inc] [--check FILE.inc] [--depth D] [--min-leaf K]
+
+Reads the GPU (backend cuda) records of every file; an *instance* is one matrix in one file at
+one precision (times are compared only within a file, i.e. on one device). A *choice* is a
+format with the algorithm it was asked for ("csr/auto", "hbp/hash", ...). The cost of a choice
+for N SpMVs is plan_s + N * t_batch_s; the oracle is the cheapest measured choice. A choice
+not measured on an instance costs that instance's slowest measured choice (pessimistic).
+
+For each precision and each N in 1, 100, 10000 it fits a small tree (depth <= --depth, each
+leaf at least --min-leaf instances) over robust features the records and spx_features both
+hold (rows, cols, nnz, row_mean, row_cv), minimising the summed log of cost / oracle cost;
+thresholds are rounded to two significant digits. It then prints a markdown report:
+leave-one-family-out (refit without a family, test on it) and a held-out half of the shared
+matrices (every other one by name), as the fraction of the oracle's cost reached (oracle / chosen,
+geomean and worst) and how often the choice is slower than 0.9x cuSPARSE ALG1's cost.
+--out writes the trees fitted on everything as C data; --check compares them with a file
+byte for byte (exit 1 when they differ).
+"""
+import argparse
+import json
+import math
+import re
+import sys
+
+FEATURES = ["rows", "cols", "nnz", "row_mean", "row_cv"]
+NS = [1, 100, 10000]
+BASE = "cusparse/alg1"
+
+
+def ok(r):
+    return r.get("status") == "SPX_OK" and r.get("verified") == 1 and r.get("backend") == "cuda"
+
+
+def seconds(r):
+    return r["t_batch_s"] if r.get("t_batch_s") else r["t_median_s"]
+
+
+def features(r):
+    """The tree's features of a record's matrix (row_cv = stddev / mean, 0 without entries)."""
+    mean = r["row_mean"]
+    return {"rows": r["rows"], "cols": r["cols"], "nnz": r["nnz"], "row_mean": mean,
+            "row_cv": r["row_stddev"] / mean if mean > 0 else 0.0}
+
+
+def short(m):
+    return m.split("/")[-1].replace(".mtx.gz", "").replace(".mtx", "")
+
+
+SHARED_FAMILIES = [
+    ("shared:fem", r"^(bcsstk|fe_|wing|airfoil|t60k|whitaker|jagmesh|dwt_|can_|cs4|commanche|vibrobox"
+                   r"|finan512|landmark|cti|olm|qh|LFAT)"),
+    ("shared:power", r"^(bcspwr|USpowerGrid|\d+_bus|nnc|gre_)"),
+    ("shared:graph", r"^(astro-ph|ca-GrQc|hep-th|jazz|karate|lesmis|uk|luxembourg|nh2010|data|Pd|cage)"),
+]
+
+
+def family(m):
+    """gen:NAME (digits and 2d/3d dropped: poisson2d and poisson3d are one family) or shared:KIND."""
+    if m.startswith("gen:"):
+        return "gen:" + re.sub(r"(\d+d|\d+)$", "", m.split(":")[1])
+    name = short(m)
+    for fam, pat in SHARED_FAMILIES:
+        if re.match(pat, name):
+            return fam
+    return "shared:other"
+
+
+def feature_table(paths):
+    """{matrix: features} from every record that has the row statistics."""
+    feat = {}
+    for path in paths:
+        with open(path) as f:
+            for r in json.load(f)["results"]:
+                if "row_mean" in r and r["matrix"] not in feat:
+                    feat[r["matrix"]] = features(r)
+    return feat
+
+
+def load(paths, feature_paths):
+    """(instances, newest date), an instance = {name, family, prec, shared, feat, t: {choice: (plan, spmv)}};
+    a matrix whose records lack the row statistics takes them from feature_paths (else it is skipped)."""
+    out, dates = {}, []
+    feat = feature_table(list(paths) + list(feature_paths))
+    for path in paths:
+        with open(path) as f:
+            d = json.load(f)
+        dates.append(d.get("env", {}).get("date", "")[:10])
+        for r in d["results"]:
+            if not ok(r) or r["matrix"] not in feat:
+                continue
+            k = (path, r["matrix"], r["precision"])
+            inst = out.setdefault(k, {"name": r["matrix"], "family": family(r["matrix"]), "prec": r["precision"],
+                                      "shared": not r["matrix"].startswith("gen:"), "feat": feat[r["matrix"]], "t": {}})
+            choice = f"{r['format']}/{r.get('requested_algo') or r['algo']}"
+            inst["t"][choice] = (r["plan_s"], seconds(r))
+    return [out[k] for k in sorted(out)], max(dates)
+
+
+def costs(inst, n, choices):
+    """{choice: cost of n SpMVs} for every choice (missing: the slowest measured)."""
+    c = {ch: p + n * s for ch, (p, s) in inst["t"].items()}
+    worst = max(c.values())
+    return {ch: c.get(ch, worst) for ch in choices}
+
+
+def best_choice(rows, choices):
+    """(loss, choice) of the single choice with the least summed log(cost / oracle); then runner-up."""
+    scored = sorted((sum(math.log(c[ch] / min(c.values())) for c in rows), ch) for ch in choices)
+    return scored[0], scored[1] if len(scored) > 1 else scored[0]
+
+
+def round2(x):
+    """x to two significant digits (readable thresholds)."""
+    if x == 0:
+        return 0.0
+    e = math.floor(math.log10(abs(x))) - 1
+    return float(round(x / 10 ** e) * 10 ** e)
+
+
+def fit(insts, cs, choices, depth, min_leaf):
+    """A tree: {"leaf": choice, "runner", "n", "frac"} or {"feat", "thr", "lo", "hi"} (lo: value <= thr)."""
+    (loss, ch), (_, runner) = best_choice(cs, choices)
+    leaf = {"leaf": ch, "runner": runner, "n": len(cs), "frac": math.exp(-loss / len(cs)) if cs else 1.0}
+    if depth == 0 or len(cs) < 2 * min_leaf:
+        return leaf
+    best = None
+    for f in FEATURES:
+        vals = sorted({i["feat"][f] for i in insts})
+        for thr in sorted({round2((a + b) / 2) for a, b in zip(vals, vals[1:])}):
+            lo = [k for k, i in enumerate(insts) if i["feat"][f] <= thr]
+            if len(lo) < min_leaf or len(insts) - len(lo) < min_leaf:
+                continue
+            los = set(lo)
+            l1 = best_choice([cs[k] for k in lo], choices)[0][0]
+            l2 = best_choice([c for k, c in enumerate(cs) if k not in los], choices)[0][0]
+            if best is None or l1 + l2 < best[0] - 1e-9:
+                best = (l1 + l2, f, thr, los)
+    if best is None or best[0] > loss - max(0.01 * len(cs), 0.03 * loss):
+        return leaf  # a split must gain 1 % per instance (log) and 3 % of the loss
+    _, f, thr, los = best
+    part = lambda inside: ([i for k, i in enumerate(insts) if (k in los) == inside],
+                           [c for k, c in enumerate(cs) if (k in los) == inside])
+    return {"feat": f, "thr": thr, "lo": fit(*part(True), choices, depth - 1, min_leaf),
+            "hi": fit(*part(False), choices, depth - 1, min_leaf)}
+
+
+def decide(tree, feat):
+    while "leaf" not in tree:
+        tree = tree["lo"] if feat[tree["feat"]] <= tree["thr"] else tree["hi"]
+    return tree["leaf"]
+
+
+def train(insts, n, choices, a):
+    return fit(insts, [costs(i, n, choices) for i in insts], choices, a.depth, a.min_leaf)
+
+
+def score(tree, test, n, choices):
+    """(fractions of the oracle reached, count slower than 0.9x cuSPARSE ALG1) on test."""
+    fr, slow = [], 0
+    for i in test:
+        c = costs(i, n, choices)
+        got = c[decide(tree, i["feat"])]
+        fr.append(min(c.values()) / got)
+        slow += BASE in i["t"] and c[BASE] / got < 0.9
+    return fr, slow
+
+
+def geo(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def report_rows(insts, n, choices, a):
+    """Markdown rows: each family left out, then the shared half held out, then in-sample."""
+    rows = []
+    fams = sorted({i["family"] for i in insts})
+    splits = [(f"without {f}", [i for i in insts if i["family"] != f], [i for i in insts if i["family"] == f])
+              for f in fams]
+    shared = sorted({i["name"] for i in insts if i["shared"]})
+    held = set(shared[1::2])
+    splits.append(("shared half held out", [i for i in insts if i["name"] not in held],
+                   [i for i in insts if i["name"] in held]))
+    splits.append(("in-sample (all)", insts, insts))
+    for label, tr, te in splits:
+        if not tr or not te:
+            continue
+        fr, slow = score(train(tr, n, choices, a), te, n, choices)
+        rows.append(f"| {label} | {len(te)} | {geo(fr):.3f} | {min(fr):.3f} | {slow} |")
+    return rows
+
+
+def const_rows(insts, n, choices, fixed):
+    """Markdown rows for always choosing one fixed choice (context for the tree's numbers)."""
+    out = []
+    for ch in fixed:
+        fr, slow = score({"leaf": ch}, insts, n, choices)
+        out.append(f"| always {ch} | {len(insts)} | {geo(fr):.3f} | {min(fr):.3f} | {slow} |")
+    return out
+
+
+def c_nodes(tree, nodes):
+    """Appends tree's nodes in preorder; returns the root's index."""
+    k = len(nodes)
+    nodes.append(None)
+    if "leaf" in tree:
+        f, al = tree["leaf"].split("/")
+        rf, ra = tree["runner"].split("/")
+        nodes[k] = (f'    {{SEL_LEAF, 0, 0, 0, "{f}", "{al}", "{rf}", "{ra}", {tree["n"]}, '
+                    f'{tree["frac"]:.3f}}},')
+        return k
+    lo = c_nodes(tree["lo"], nodes)
+    hi = c_nodes(tree["hi"], nodes)
+    nodes[k] = f'    {{SEL_{tree["feat"].upper()}, {tree["thr"]:.6g}, {lo}, {hi}, NULL, NULL, NULL, NULL, 0, 0}},'
+    return k
+
+
+def c_file(trees, argv, date):
+    """The C data (argv: the command's arguments, one group a line) of src/select/select_rules.inc (one node array, one tree list)."""
+    nodes, heads = [], []
+    for (prec, n), tree in trees:
+        heads.append(f"    {{SPX_{prec.upper()}, {n}, {c_nodes(tree, nodes)}}},")
+    lines = ["/* src/select/select_rules.inc: the format-selection trees (data, included by select.c).",
+             " * Generated from the results named here (newest dated " + date + ") by",
+             " *   python3 scripts/train_select.py " + " \\\n *     ".join(argv),
+             " * Do not edit: rerun it (the ctest",
+             " * train_select_check fails when this file and the script's output differ).",
+             " * A node either splits (feature <= threshold: node lo, else node hi) or is a leaf naming",
+             " * the choice, the runner-up, the training instances that reached it and the geomean",
+             " * fraction of the oracle-best cost the choice reached on them. */",
+             "static const select_node select_nodes[] = {", *nodes, "};", "",
+             "/* {precision, expected SpMVs the tree was fitted for, root node} */",
+             "static const select_tree select_trees[] = {", *heads, "};", ""]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--features-from", action="append", default=[],
+                    help="results whose records give the row statistics the RESULTS lack")
+    ap.add_argument("--out")
+    ap.add_argument("--check")
+    ap.add_argument("--depth", type=int, default=2)
+    ap.add_argument("--min-leaf", type=int, default=5)
+    ap.add_argument("--no-report", action="store_true")
+    a = ap.parse_args()
+    insts, date = load(a.results, a.features_from)
+    trees = []
+    for prec in sorted({i["prec"] for i in insts}, reverse=True):
+        sub = [i for i in insts if i["prec"] == prec]
+        choices = sorted({ch for i in sub for ch in i["t"]})
+        for n in NS:
+            tree = train(sub, n, choices, a)
+            trees.append(((prec, n), tree))
+            if a.no_report:
+                continue
+            print(f"\n### {prec}, {n} SpMV{'s' if n > 1 else ''} ({len(sub)} instances, {len(choices)} choices)\n")
+            print("| test set | matrices | oracle fraction (geomean) | worst | < 0.9x cuSPARSE ALG1 |")
+            print("|---|---|---|---|---|")
+            print("\n".join(report_rows(sub, n, choices, a) + const_rows(sub, n, choices, ["csr/auto", BASE])))
+    argv = [f"--depth {a.depth} --min-leaf {a.min_leaf} --out {a.check or a.out or '-'}",
+            *[f"--features-from {p}" for p in a.features_from], *a.results]
+    text = c_file(trees, argv, date)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    if a.check:
+        with open(a.check) as f:
+            if f.read() != text:
+                sys.exit(f"train_select.py: {a.check} differs from what the script generates")
+
+
+if __name__ == "__main__":
+    main()
