@@ -2,7 +2,8 @@
  * Gustavson row by row with OpenMP. Analysis counts each row's products and splits the rows
  * between threads by products; the symbolic phase counts each C row's distinct columns with
  * a dense or hash accumulator chosen by the row's upper bound, giving C's row pointers
- * exactly; the numeric phase writes each row straight into its slice of C and sorts it.
+ * exactly; the numeric phase writes each row straight into its slice of C: a k-way merge of
+ * the B rows for short A rows, else the accumulator, then sorted.
  * Every allocation goes through the context, made before the parallel regions. */
 #include <omp.h>
 #include <stdio.h>
@@ -393,6 +394,64 @@ static void fill_hash(const gus_state *S, int32_t i, const gus_ws *w, int64_t sl
     sort_pairs(oc, ov, c);
 }
 
+/* A k-way merge's heap of B-row cursors, ordered by (current column, A position). */
+typedef struct gus_merge {
+    int64_t pos[SPX_GUS_MERGE_MAX_K], end[SPX_GUS_MERGE_MAX_K];
+    double a[SPX_GUS_MERGE_MAX_K];
+    int heap[SPX_GUS_MERGE_MAX_K], n;
+} gus_merge;
+
+/* Whether cursor x goes before cursor y: smaller column, then earlier in A's row. */
+static inline int merge_before(const gus_merge *M, const int32_t *bcol, int x, int y)
+{
+    const int32_t cx = bcol[M->pos[x]], cy = bcol[M->pos[y]];
+    return cx < cy || (cx == cy && x < y);
+}
+
+/* Restores the heap order from slot h down. */
+static void merge_sift(gus_merge *M, const int32_t *bcol, int h)
+{
+    for (;;) {
+        int m = h, l = 2 * h + 1, r = l + 1;
+        if (l < M->n && merge_before(M, bcol, M->heap[l], M->heap[m])) m = l;
+        if (r < M->n && merge_before(M, bcol, M->heap[r], M->heap[m])) m = r;
+        if (m == h) return;
+        const int t = M->heap[h];
+        M->heap[h] = M->heap[m], M->heap[m] = t;
+        h = m;
+    }
+}
+
+/* C's row i by merging its B rows (sorted): columns in order, a column's products summed in
+ * A's row order, exactly as fill_hash sums them. A's row has at most SPX_GUS_MERGE_MAX_K
+ * entries. */
+static void fill_merge(const gus_state *S, int32_t i, int32_t *oc, double *ov)
+{
+    const spx_csr *A = S->A, *B = S->B;
+    const int64_t qa0 = A->rowptr[i];
+    const int k = (int)(A->rowptr[i + 1] - qa0);
+    gus_merge M;
+    M.n = 0;
+    for (int l = 0; l < k; l++) {
+        const int32_t r = A->colind[qa0 + l];
+        M.pos[l] = B->rowptr[r], M.end[l] = B->rowptr[r + 1], M.a[l] = a_val(S, qa0 + l);
+        if (M.pos[l] < M.end[l]) M.heap[M.n++] = l;
+    }
+    for (int h = M.n / 2 - 1; h >= 0; h--) merge_sift(&M, B->colind, h);
+    int64_t c = -1;
+    while (M.n > 0) {
+        const int l = M.heap[0];
+        const int32_t j = B->colind[M.pos[l]];
+        const double pr = rnd(S->fp32, M.a[l] * b_val(S, M.pos[l]));
+        if (c >= 0 && oc[c] == j)
+            ov[c] = rnd(S->fp32, ov[c] + pr);
+        else
+            oc[++c] = j, ov[c] = pr;
+        if (++M.pos[l] == M.end[l]) M.heap[0] = M.heap[--M.n];
+        merge_sift(&M, B->colind, 0);
+    }
+}
+
 /* C's row i (len entries) through the dense marker and values, in column order. */
 static void fill_dense(const gus_state *S, int32_t i, const gus_ws *w, int64_t len, int32_t *oc, double *ov)
 {
@@ -422,7 +481,13 @@ static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, spx_csr *C)
     double *ov = C->val + at;
     switch (row_kind(S, i)) {
     case ROW_SINGLE: fill_single(S, i, oc, ov); break;
-    case ROW_HASH: fill_hash(S, i, w, hash_slots(len), oc, ov); break;
+    case ROW_HASH:
+        if (S->A->rowptr[i + 1] - S->A->rowptr[i] <= SPX_GUS_MERGE_MAX_K &&
+            (double)(S->prod[i + 1] - S->prod[i]) < SPX_GUS_MERGE_MAX_COMPRESSION * (double)len)
+            fill_merge(S, i, oc, ov);
+        else
+            fill_hash(S, i, w, hash_slots(len), oc, ov);
+        break;
     case ROW_DENSE: fill_dense(S, i, w, len, oc, ov); break;
     default: break;
     }
