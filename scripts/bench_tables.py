@@ -20,7 +20,10 @@ import sys
 
 
 def key(r):
-    """The column a result belongs to: format/requested algorithm."""
+    """The column a result belongs to: format/requested algorithm, or "auto" for the selection's
+    row (its resolved format and algorithm are another column's)."""
+    if r.get("requested_format") == "auto":
+        return "auto"
     return f"{r['format']}/{r.get('requested_algo') or r['algo']}"
 
 

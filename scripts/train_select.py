@@ -89,8 +89,8 @@ def load(paths, feature_paths):
             d = json.load(f)
         dates.append(d.get("env", {}).get("date", "")[:10])
         for r in d["results"]:
-            if not ok(r) or r["matrix"] not in feat:
-                continue
+            if not ok(r) or r["matrix"] not in feat or r.get("requested_format") == "auto":
+                continue  # (the selection's own row is not a choice to learn from)
             k = (path, r["matrix"], r["precision"])
             inst = out.setdefault(k, {"name": r["matrix"], "family": family(r["matrix"]), "prec": r["precision"],
                                       "shared": not r["matrix"].startswith("gen:"), "feat": feat[r["matrix"]], "t": {}})

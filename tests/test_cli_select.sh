@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_cli_select.sh: `spx info SRC --select`: the features, the choice, the runner-up
 # and the reason, for CPU (csr) and CUDA (the committed table's choice, which follows
-# --expected-spmvs); bad --expected-spmvs values exit 2 with one error line.
+# --expected-spmvs); bad --expected-spmvs values exit 2 with one error line; `spx bench`'s
+# auto row (requested_format "auto" beside the resolved format) and its refusal of an algo.
 # Usage: test_cli_select.sh SPX_BINARY TEST_DATA_DIR SHARED_MATRICES_DIR
 set -u
 spx=$1
@@ -38,4 +39,13 @@ expect 2 "$spx" info "gen:poisson2d:n=30" --select --expected-spmvs
 one_error_line
 expect 2 "$spx" info "gen:poisson2d:n=30" --select --json
 one_error_line
+
+# spx bench's auto row: the selection's choice measured beside the formats, its JSON record
+# naming "auto" as requested and the format and algorithm it resolved to
+expect 0 "$spx" bench gen:poisson2d:n=30 --backend cpu --formats csr,auto --reps 2 --expected-spmvs 50 --json "$tmp/auto.json"
+json_eq "$tmp/auto.json" '[r["requested_format"] for r in d["results"]]==["csr","auto"] and d["results"][1]["format"]=="csr" and all(r["verified"] in (1, True, "yes") for r in d["results"])'
+grep -q '^gen:poisson2d:n=30 .* auto:csr/' "$tmp/out" && ok || bad "no auto row in the table: $(cat "$tmp/out")"
+expect 2 "$spx" bench gen:poisson2d:n=30 --backend cpu --formats auto/scalar
+one_error_line
+grep -q "format 'auto' takes no algorithm" "$tmp/err" && ok || bad "auto/scalar message: $(cat "$tmp/err")"
 report

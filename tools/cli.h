@@ -138,7 +138,8 @@ const char *cli_baseline_key(const char *prefix, char *buf, size_t len);
  * same matrix (when there is one). */
 typedef struct cli_result {
     const char *matrix;
-    char requested_algo[32]; /* as asked ("auto" shows what it resolved to) */
+    char requested_algo[32];   /* as asked ("auto" shows what it resolved to) */
+    char requested_format[32]; /* as asked: a format, or "auto" (the selection's choice) */
     int32_t m, n;
     int64_t nnz;
     double row_mean, row_stddev; /* nonzeros per row: "irregular" when stddev > mean */

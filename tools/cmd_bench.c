@@ -35,10 +35,19 @@ typedef struct variant {
     const char *why; /* the format is not built here: why (it is skipped); else NULL */
 } variant;
 
-/* Adds fmt/algo to the list, checking both exist. */
+/* Adds fmt/algo to the list, checking both exist; "auto" is the selection's choice per matrix
+ * (no algorithm of its own). */
 static int add_variant(variant *v, int *n, const char *fmt, const char *algo)
 {
     if (*n >= MAX_VARIANTS) return cli_error("too many formats");
+    if (!strcmp(fmt, "auto")) {
+        if (algo && strcmp(algo, "auto")) return cli_error("format 'auto' takes no algorithm ('%s' given)", algo);
+        snprintf(v[*n].format, sizeof v[*n].format, "auto");
+        snprintf(v[*n].algo, sizeof v[*n].algo, "auto");
+        v[*n].why = NULL;
+        (*n)++;
+        return CLI_OK;
+    }
     int found = 0;
     for (int i = 0; i < spx_format_count(); i++) {
         spx_format_desc d;
@@ -79,6 +88,7 @@ static int expand_all(spx_backend b, variant *v, int *n)
         for (int a = 0; rc == CLI_OK && d.has_cuda && d.algos && d.algos[a]; a++)
             if (!is_base || strcmp(d.algos[a], base_algo)) rc = add_variant(v, n, d.name, d.algos[a]);
     }
+    if (rc == CLI_OK && !cpu) rc = add_variant(v, n, "auto", NULL); /* what auto picks, beside them all */
     return rc;
 }
 
@@ -147,7 +157,12 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
         r->row_stddev = feat.row_stddev;
         r->bw = br->bw;
         snprintf(r->requested_algo, sizeof r->requested_algo, "%s", br->v[i].algo);
-        spx_plan_opts po = {.format = br->v[i].format, .algo = br->v[i].algo, .backend = br->backend, .precision = br->o.precision};
+        snprintf(r->requested_format, sizeof r->requested_format, "%s", br->v[i].format);
+        /* auto follows the selection table, for --expected-spmvs N or its default count */
+        const int64_t n_spmvs = br->o.expected_spmvs > 0 ? br->o.expected_spmvs : SPX_SELECT_DEFAULT_SPMVS;
+        spx_plan_opts po = {.format = br->v[i].format, .algo = br->v[i].algo, .backend = br->backend,
+                            .precision = br->o.precision,
+                            .expected_spmvs = strcmp(br->v[i].format, "auto") ? 0 : n_spmvs};
         spx_bench_opts bo = {.reps = br->o.reps, .warmup = br->o.warmup, .cold = br->o.cold};
         if (br->v[i].why) skip_result(r, br, &br->v[i]);
         else if ((s = spx_bench_spmv(ctx, c, &po, &bo, &r->r))) rc = cli_fail(ctx, src, s);
@@ -302,7 +317,7 @@ int cmd_bench(int argc, char **argv)
     bench_run br;
     memset(&br, 0, sizeof br);
     if (cli_parse(argc, argv, 2,
-                  "--op: --suite: --formats: --backend: --precision: --reps: --warmup: --threads: --cold --strict "
+                  "--op: --suite: --formats: --backend: --precision: --reps: --warmup: --threads: --expected-spmvs: --cold --strict "
                   "--json: --csv: --plot:",
                   &br.o) ||
         cli_check_outputs(&br.o)) /* a bad --json or --csv path is an error before any work */

@@ -64,7 +64,9 @@ const char *cli_result_name(const cli_result *res, char *buf, size_t len)
 {
     const char *fmt = res->r.plan.format[0] ? res->r.plan.format : "?";
     const char *algo = res->r.plan.algo[0] ? res->r.plan.algo : "?";
-    if (!strcmp(res->requested_algo, "auto") && strcmp(algo, "auto"))
+    if (!strcmp(res->requested_format, "auto"))
+        snprintf(buf, len, "auto:%s/%s", fmt, algo);
+    else if (!strcmp(res->requested_algo, "auto") && strcmp(algo, "auto"))
         snprintf(buf, len, "%s/auto:%s", fmt, algo);
     else
         snprintf(buf, len, "%s/%s", fmt, algo);
@@ -125,6 +127,7 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_str(f, &first, "format", r->plan.format);
     json_kv_str(f, &first, "algo", r->plan.algo);
     json_kv_str(f, &first, "requested_algo", res->requested_algo[0] ? res->requested_algo : r->plan.algo);
+    json_kv_str(f, &first, "requested_format", res->requested_format[0] ? res->requested_format : r->plan.format);
     json_kv_str(f, &first, "kernel", r->plan.kernel);
     json_kv_str(f, &first, "backend", spx_backend_str(r->plan.backend));
     json_kv_str(f, &first, "precision", spx_precision_str(r->plan.precision));
