@@ -175,7 +175,8 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
     if (isatty(2)) fprintf(stderr, "\r%80s\r", "");
     const spx_bench_result *base = NULL;
     for (int i = first; i < br->nres; i++)
-        if (!br->res[i].skipped && cli_is_baseline(&br->res[i].r)) base = &br->res[i].r;
+        if (!br->res[i].skipped && strcmp(br->res[i].requested_format, "auto") && cli_is_baseline(&br->res[i].r))
+            base = &br->res[i].r; /* (an auto row that chose the baseline is not the baseline's row) */
     for (int i = first; i < br->nres; i++) {
         cli_result *r = &br->res[i];
         cli_compare(r, base == &r->r ? NULL : base);
