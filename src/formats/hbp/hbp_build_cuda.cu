@@ -18,6 +18,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_cuda_tuning.h"
+#include "formats/hbp/hbp_search.cuh"
 #include "formats/hbp/hbp_tuning.h"
 
 namespace {
@@ -187,15 +188,7 @@ __global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
 /* The tile holding group g: the last t < n_tiles with tile_group[t] <= g. */
 __device__ __forceinline__ int64_t tile_of_group(const int64_t *__restrict__ tile_group, int64_t n_tiles, int64_t g)
 {
-    int64_t lo = 0, hi = n_tiles - 1;
-    while (lo < hi) {
-        const int64_t mid = lo + ((hi - lo + 1) >> 1);
-        if (__ldg(tile_group + mid) <= g)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return hbp_last_le(tile_group, (int64_t)0, n_tiles - 1, g);
 }
 
 /* Group g's first slot and slot count (<= 32), given its tile t. */

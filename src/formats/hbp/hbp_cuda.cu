@@ -11,6 +11,7 @@
 #include "formats/hbp/hbp.h"
 #include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_cuda_tuning.h"
+#include "formats/hbp/hbp_search.cuh"
 #include "formats/hbp/hbp_tuning.h"
 #include "formats/hbp/hbp_units.h"
 
@@ -81,18 +82,11 @@ __device__ __forceinline__ double group_sum(const hbp_view<VT> &v, int64_t g, in
     return acc;
 }
 
-/* Entries of tile t. */
-template <typename VT>
-__device__ __forceinline__ int64_t tile_nnz(const hbp_view<VT> &v, int64_t t)
-{
-    return __ldg(v.L.group_nnz + __ldg(v.L.tile_group + t + 1)) - __ldg(v.L.group_nnz + __ldg(v.L.tile_group + t));
-}
-
 /* Whether tile t's x segment is staged in shared memory (the same answer in every thread). */
 template <typename VT, bool STAGE>
 __device__ __forceinline__ bool staged(const hbp_view<VT> &v, int64_t t)
 {
-    return STAGE && tile_nnz(v, t) >= (int64_t)v.L.W * SPX_HBP_STAGE_NNZ_PER_COL;
+    return STAGE && hbp_tile_nnz(v.L.tile_group, v.L.group_nnz, t) >= (int64_t)v.L.W * SPX_HBP_STAGE_NNZ_PER_COL;
 }
 
 /* The CTA's warps over groups [g0, g1) of the panel's tiles from t on (not staged: x read
@@ -132,15 +126,7 @@ __device__ void tile_groups_staged(const hbp_view<VT> &v, int64_t t, int64_t g0,
 template <typename VT>
 __device__ __forceinline__ int64_t tile_of_group(const hbp_view<VT> &v, int64_t p, int64_t g)
 {
-    int64_t lo = __ldg(v.L.panel_tile + p), hi = __ldg(v.L.panel_tile + p + 1) - 1;
-    while (lo < hi) {
-        const int64_t mid = lo + ((hi - lo + 1) >> 1);
-        if (__ldg(v.L.tile_group + mid) <= g)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return hbp_last_le(v.L.tile_group, __ldg(v.L.panel_tile + p), __ldg(v.L.panel_tile + p + 1) - 1, g);
 }
 
 /* The CTA over groups [g0, g1) of panel p, sums into acc: tiles with x staged one by one,
@@ -245,15 +231,7 @@ __global__ void __launch_bounds__(SPX_HBP_PANEL_BLOCK) hbp_unit_kernel(hbp_view<
 template <typename VT>
 __device__ __forceinline__ int32_t panel_of(const hbp_view<VT> &v, int64_t t)
 {
-    int32_t lo = 0, hi = v.L.n_panels - 1;
-    while (lo < hi) {
-        int32_t mid = lo + ((hi - lo + 1) >> 1);
-        if (__ldg(v.L.panel_tile + mid) <= t)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return hbp_last_le(v.L.panel_tile, (int32_t)0, v.L.n_panels - 1, t);
 }
 
 /* One tile on a warp: each group's sums times a added into y by atomics (y already b*y). */

@@ -8,7 +8,7 @@
 #define SPX_HBP_DEFAULT_H 512
 /* Shared memory for one tile's x segment: the paper's 32 KB (W = 4096 fp64, 8192 fp32). */
 #define SPX_HBP_XSEG_BYTES (32 * 1024)
-/* Shared memory per block the layout may assume (the panel kernel's accumulators, H doubles,
+/* Shared memory per block the layout may assume (the unit kernel's accumulators, H doubles,
  * plus the x segment). Below every supported device's opt-in limit (H100/H200: 227 KB), so a
  * host build and a device build choose the same shape; a device with less is refused at upload. */
 #define SPX_HBP_SMEM_BUDGET (96 * 1024)
@@ -33,7 +33,8 @@
 #define SPX_HBP_SPARSE_MAX_H 4096
 #define SPX_HBP_SPARSE_TILE_NNZ 64.0
 
-/* Row panels a matrix should give at least (the panel kernel runs one CTA per panel): H halves
+/* Row panels a matrix should give at least (the unit kernel splits a panel only past 8 x H
+ * entries, so small matrices need short panels for enough CTAs): H halves
  * (down to 32) until m / H reaches it. 4 CTAs on each of an H100/H200's 132 SMs. Measured on
  * the H200 (2026-11-24, commit 8989695) before the rule: bcsstk33 (8738 rows) had 18 panels of
  * 512 rows, 18 CTAs for 132 SMs, and ran at 0.14x of cuSPARSE ALG1. */

@@ -10,6 +10,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_cuda_tuning.h"
+#include "formats/hbp/hbp_search.cuh"
 #include "formats/hbp/hbp_units.h"
 
 namespace {
@@ -123,7 +124,7 @@ __global__ void __launch_bounds__(SPX_HBP_BUILD_BLOCK)
     unsigned long long c = 0;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < n_tiles; t += stride)
-        c += __ldg(group_nnz + __ldg(tile_group + t + 1)) - __ldg(group_nnz + __ldg(tile_group + t)) >= min_nnz;
+        c += hbp_tile_nnz(tile_group, group_nnz, t) >= min_nnz;
     if (c) atomicAdd(count, c);
 }
 
