@@ -44,6 +44,9 @@ typedef struct spx_csr_fmt {
 /* Names of the algorithms, indexed by spx_csr_algo; NULL-terminated. */
 extern const char *const spx_csr_algo_names[];
 
+/* The algorithm called name (NULL or "auto": the one the row statistics in feat choose for
+ * nnz nonzeros), never SPX_CSR_AUTO; -1 for an unknown name. */
+int spx_csr_algo_resolve(const char *name, int64_t nnz, const spx_features *feat);
 /* Builds the layout from A (values in prec), resolving algo from A's features. */
 spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat,
                              spx_precision prec, const char *algo, spx_csr_fmt **out);

@@ -9,19 +9,20 @@
 
 const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", "stream", NULL};
 
-/* The algorithm of that name, or -1. */
-static int algo_from_name(const char *name)
+int spx_csr_algo_resolve(const char *name, int64_t nnz, const spx_features *feat)
 {
-    if (!name) return SPX_CSR_AUTO;
-    for (int i = 0; spx_csr_algo_names[i]; i++)
-        if (!strcmp(spx_csr_algo_names[i], name)) return i;
-    return -1;
+    int a = -1;
+    if (!name) a = SPX_CSR_AUTO;
+    for (int i = 0; name && spx_csr_algo_names[i]; i++)
+        if (!strcmp(spx_csr_algo_names[i], name)) a = i;
+    if (a != SPX_CSR_AUTO) return a;
+    return (int)spx_csr_auto_algo(nnz, feat->row_mean, feat->row_max, feat->row_cv);
 }
 
 spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
                              const char *algo, spx_csr_fmt **out)
 {
-    int a = algo_from_name(algo);
+    const int a = spx_csr_algo_resolve(algo, A->nnz, feat);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "csr: unknown algorithm '%s'", algo);
     if (A->nnz > INT32_MAX)
         return spx_fail(ctx, SPX_ERR_OVERFLOW, "csr: %lld nonzeros exceed the int32 row-pointer range",
@@ -52,7 +53,7 @@ spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features 
     F->row_max = feat->row_max;
     F->row_mean = feat->row_mean;
     F->row_cv = feat->row_cv;
-    F->algo = a != SPX_CSR_AUTO ? (spx_csr_algo)a : spx_csr_auto_algo(F->nnz, F->row_mean, F->row_max, F->row_cv);
+    F->algo = (spx_csr_algo)a;
     *out = F;
     F = NULL;
 done:
