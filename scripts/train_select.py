@@ -2,6 +2,7 @@
 """scripts/train_select.py: fits the format-selection trees of src/select/ from `spx bench --json` results.
 
   train_select.py RESULTS.json... [--out FILE.inc] [--check FILE.inc] [--depth D] [--min-leaf K]
+                  [--features-from FILE.json]... [--drop-phase FORMAT:PHASE]...
 
 Reads the GPU (backend cuda) records of every file; an *instance* is one matrix in one file at
 one precision (times are compared only within a file, i.e. on one device). A *choice* is a
@@ -16,6 +17,8 @@ thresholds are rounded to two significant digits. It then prints a markdown repo
 leave-one-family-out (refit without a family, test on it) and a held-out half of the shared
 matrices (every other one by name), as the fraction of the oracle's cost reached (oracle / chosen,
 geomean and worst) and how often the choice is slower than 0.9x cuSPARSE ALG1's cost.
+--drop-phase FORMAT:PHASE takes that plan phase's time out of FORMAT's plan cost in every record
+(for a step the code no longer makes, e.g. csr:convert since csr's CUDA plans build on the device).
 --out writes the trees fitted on everything as C data; --check compares them with a file
 byte for byte (exit 1 when they differ).
 """
@@ -79,9 +82,16 @@ def feature_table(paths):
     return feat
 
 
-def load(paths, feature_paths):
+def plan_cost(r, drop):
+    """The record's plan time without the phases drop names for its format ({(format, phase)})."""
+    phases = r.get("plan_phases_s") or {}
+    return r["plan_s"] - sum(t for ph, t in phases.items() if (r["format"], ph) in drop)
+
+
+def load(paths, feature_paths, drop=frozenset()):
     """(instances, newest date), an instance = {name, family, prec, shared, feat, t: {choice: (plan, spmv)}};
-    a matrix whose records lack the row statistics takes them from feature_paths (else it is skipped)."""
+    a matrix whose records lack the row statistics takes them from feature_paths (else it is skipped);
+    plan times lose the phases in drop."""
     out, dates = {}, []
     feat = feature_table(list(paths) + list(feature_paths))
     for path in paths:
@@ -95,7 +105,7 @@ def load(paths, feature_paths):
             inst = out.setdefault(k, {"name": r["matrix"], "family": family(r["matrix"]), "prec": r["precision"],
                                       "shared": not r["matrix"].startswith("gen:"), "feat": feat[r["matrix"]], "t": {}})
             choice = f"{r['format']}/{r.get('requested_algo') or r['algo']}"
-            inst["t"][choice] = (r["plan_s"], seconds(r))
+            inst["t"][choice] = (plan_cost(r, drop), seconds(r))
     return [out[k] for k in sorted(out)], max(dates)
 
 
@@ -244,9 +254,12 @@ def main():
     ap.add_argument("--check")
     ap.add_argument("--depth", type=int, default=2)
     ap.add_argument("--min-leaf", type=int, default=5)
+    ap.add_argument("--drop-phase", action="append", default=[], metavar="FORMAT:PHASE",
+                    help="a plan phase the code no longer has, taken out of that format's plan times")
     ap.add_argument("--no-report", action="store_true")
     a = ap.parse_args()
-    insts, date = load(a.results, a.features_from)
+    drop = {tuple(d.split(":", 1)) for d in a.drop_phase}
+    insts, date = load(a.results, a.features_from, drop)
     trees = []
     for prec in sorted({i["prec"] for i in insts}, reverse=True):
         sub = [i for i in insts if i["prec"] == prec]
@@ -261,7 +274,8 @@ def main():
             print("|---|---|---|---|---|")
             print("\n".join(report_rows(sub, n, choices, a) + const_rows(sub, n, choices, ["csr/auto", BASE])))
     argv = [f"--depth {a.depth} --min-leaf {a.min_leaf} --out {a.check or a.out or '-'}",
-            *[f"--features-from {p}" for p in a.features_from], *a.results]
+            *[f"--features-from {p}" for p in a.features_from], *[f"--drop-phase {d}" for d in a.drop_phase],
+            *a.results]
     text = c_file(trees, argv, date)
     if a.out:
         with open(a.out, "w") as f:

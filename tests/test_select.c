@@ -75,25 +75,33 @@ static void expect_choice(spx_ctx *ctx, const spx_csr *A, int64_t n, const char 
     CHECK(sel.runner_format[0] != '\0');
 }
 
-/* poisson2d n=350 (611100 entries, 122500 columns, regular rows) falls on three different
- * leaves of the committed fp64 trees: nnz > 97000 (1 SpMV), nnz > 530000 and cols <= 740000
- * (100), the single leaf (10000); counts between take the tree nearest on a log scale. Needs
- * the CUDA formats (cusparse) in this build. */
+/* Leaves of the committed fp64 trees: poisson2d n=350 (611100 entries, regular rows: row_cv
+ * 0.021) takes nnz > 530000 and row_cv <= 0.033 at 1 SpMV, the single csr/auto leaf at 100
+ * and 10000 (counts between take the tree nearest on a log scale; 0 means the default, 100);
+ * powerlaw m=100000 k=8 (~800000 entries, skewed rows) takes row_cv > 0.033 at 1 SpMV, and
+ * poisson2d n=50 (12300 entries) nnz <= 18000. Needs the CUDA formats (cusparse) here. */
 static void test_expected_spmvs(spx_ctx *ctx)
 {
     spx_format_desc d;
     for (int i = 0; i < spx_format_count(); i++)
         if (!spx_format_describe(i, &d) && !strcmp(d.name, "cusparse") && !(d.available && d.has_cuda)) return;
-    spx_csr *A = NULL;
+    spx_csr *A = NULL, *U = NULL, *S = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=350", &A));
-    if (!A) return;
-    expect_choice(ctx, A, 1, "cusparse", "alg2");
-    expect_choice(ctx, A, 9, "cusparse", "alg2");
-    expect_choice(ctx, A, 0, "cusparse", "alg1");
-    expect_choice(ctx, A, 100, "cusparse", "alg1");
-    expect_choice(ctx, A, 10000, "csr", "auto");
-    expect_choice(ctx, A, 2000, "csr", "auto");
+    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=100000,k=8", &U));
+    CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=50", &S));
+    if (A) {
+        expect_choice(ctx, A, 1, "cusparse", "alg1");
+        expect_choice(ctx, A, 9, "cusparse", "alg1");
+        expect_choice(ctx, A, 0, "csr", "auto");
+        expect_choice(ctx, A, 100, "csr", "auto");
+        expect_choice(ctx, A, 10000, "csr", "auto");
+        expect_choice(ctx, A, 2000, "csr", "auto");
+    }
+    if (U) expect_choice(ctx, U, 1, "cusparse", "alg2");
+    if (S) expect_choice(ctx, S, 1, "csr", "vector");
     spx_csr_destroy(&A);
+    spx_csr_destroy(&U);
+    spx_csr_destroy(&S);
 }
 
 /* A negative expected_spmvs is refused by spx_plan_select and spx_plan_create; an auto CPU
