@@ -17,13 +17,19 @@
 #   solve     the solvers on the GPU: test_solve (every test on CUDA too), then spx solve's CG
 #             against CuPy's cg (scripts/solve_cupy_check.py: iterations within 2 %, time per
 #             iteration)
+#   python    the Python module's figures (issue 16): per-call overhead against C on the host
+#             and the device (bench/overhead/run.sh --backend all), then plan.spmv on CuPy
+#             arrays against cupyx's A @ x on the default and large suites in fp64 (and the
+#             default suite in fp32) beside spx bench's auto / cuSPARSE ratios
+#             (bench/overhead/vs_cupy.py; the default and large stages' JSON when they cover
+#             the suites, else spx bench --formats auto,cusparse run here)
 # With no STAGE: build test sanitize default large cold (the others on request).
 # SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage.
 # Logs and JSON results go to OUTDIR. SPX_COMMIT names
 # the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/gpu-check.sh OUTDIR [build|test|sanitize|default|large]...}
+cd "$(dirname "$0")/.." || exit 1
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [build|test|sanitize|default|large|...|python]...}
 shift
 mkdir -p "$out"
 stages=${*:-build test sanitize default large cold}
@@ -42,6 +48,7 @@ has() { [[ " $stages " == *" $1 "* ]]; }
 
 if has build || [ ! -x build-gpu/spx ]; then
   log "build (sm_90)"
+  # shellcheck disable=SC2015 # (configure or build failing: the log's tail, then exit)
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DSPX_WERROR=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     ${SPX_COMMIT:+-DSPX_GIT_COMMIT=$SPX_COMMIT} \
     >"$out/build.log" 2>&1 && cmake --build build-gpu -j"$jobs" >>"$out/build.log" 2>&1 \
@@ -191,6 +198,76 @@ if has solve; then
   rc=$?
   [ $rc = 0 ] || { [ $rc = 77 ] && echo "solve_cupy_check skipped (no CuPy)" | tee -a "$out/summary.txt"; } || status=1
   cat "$out/solve-cupy.txt"
+fi
+
+# Whether spx bench's JSON $1 has an auto and a cuSPARSE (baseline) row for every matrix of suite $2.
+covers() {
+  python3 -c 'import json, sys
+sys.path.insert(0, "bench/overhead")
+from suites import suite
+rows = json.load(open(sys.argv[1]))["results"]
+have = {(r["matrix"], r.get("requested_format") == "auto") for r in rows if r.get("status") == "SPX_OK"
+        and (r.get("requested_format") == "auto" or r["format"] + "/" + r["algo"] == r.get("baseline"))}
+sys.exit(not all((s, a) in have for s in suite(sys.argv[2]) for a in (True, False)))' "$1" "$2" 2>/dev/null
+}
+
+# c_json NAME SUITE PRECISION: "--c-json FILE" for vs_cupy.py, FILE spx bench's JSON of SUITE with
+# auto and cuSPARSE rows: the default or large stage's (bench-NAME.json) when it covers the
+# suite, else a run of just those two formats made here; nothing when that run failed.
+c_json() {
+  local json=$out/bench-$1.json suite=()
+  [ "$2" = default ] || suite=(--suite "$2")
+  if [ "$3" != fp64 ] || ! covers "$json" "$2"; then
+    json=$out/python-c-$1-$3.json
+    $spx bench --backend cuda --precision "$3" --formats auto,cusparse "${suite[@]}" --json "$json" \
+      >"$out/python-c-$1-$3.txt" 2>&1 || echo "spx bench $1 $3 failed (see python-c-$1-$3.txt)" >&2
+  fi
+  if [ -f "$json" ]; then echo "--c-json $json"; fi
+}
+
+# vs_cupy LARGE_SUITE: bench/overhead/vs_cupy.py on the default and large suites in fp64, then
+# the default suite in fp32, each beside spx bench's ratios; 0, 77 (CuPy or a GPU missing) or
+# a failure.
+vs_cupy() {
+  local c64 c32 rc=0
+  read -r -a c64 <<<"$(c_json default default fp64) $(c_json large "$1" fp64)"
+  read -r -a c32 <<<"$(c_json default default fp32)"
+  python3 bench/overhead/vs_cupy.py build-gpu/python --suite default --suite "$1" --precision fp64 "${c64[@]}" \
+    --json "$out/python-vs-cupy.json" --md "$out/python-vs-cupy.md" >"$out/python-vs-cupy.txt" \
+    2>"$out/python-vs-cupy.err" || rc=$?
+  [ $rc = 0 ] || return $rc
+  python3 bench/overhead/vs_cupy.py build-gpu/python --suite default --precision fp32 "${c32[@]}" \
+    --json "$out/python-vs-cupy-fp32.json" --md "$out/python-vs-cupy-fp32.md" \
+    >"$out/python-vs-cupy-fp32.txt" 2>"$out/python-vs-cupy-fp32.err"
+}
+
+if has python; then
+  log "python: per-call overhead against C, plan.spmv against cupyx (default and large suites)"
+  t0=$SECONDS
+  if ! compgen -G "build-gpu/python/spx/_spx*.so" >/dev/null; then
+    echo "no Python module in build-gpu/python (configure found no Python headers: python3-dev)" \
+      | tee -a "$out/summary.txt"
+    status=1
+  else
+    bash bench/overhead/run.sh --backend all build-gpu >"$out/python-overhead.txt" 2>&1 || status=1
+    tee -a "$out/summary.txt" <"$out/python-overhead.txt"
+    if ! python3 -c 'import cupy, cupyx.scipy.sparse' 2>/dev/null; then
+      echo "vs_cupy.py skipped: CuPy not available to python3" | tee -a "$out/summary.txt"
+    else
+      rc=0
+      vs_cupy "${SPX_LARGE_SUITE:-bench/suites/large.txt}" || rc=$?
+      case $rc in
+        0) cat "$out/python-vs-cupy.txt" "$out/python-vs-cupy-fp32.txt"
+           grep -h -E "matrices; " "$out/python-vs-cupy.txt" "$out/python-vs-cupy-fp32.txt" >>"$out/summary.txt" ;;
+        77) tee -a "$out/summary.txt" <"$out/python-vs-cupy.txt" ;;
+        *) cat "$out"/python-vs-cupy*.txt
+           tail -n 20 "$out"/python-vs-cupy*.err
+           echo "vs_cupy.py failed (status $rc)" | tee -a "$out/summary.txt"
+           status=1 ;;
+      esac
+    fi
+  fi
+  echo "python stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
 fi
 
 log "gpu-check done: status $status"

@@ -8,11 +8,8 @@ import numpy as np
 
 sys.path.insert(0, sys.argv[1])
 import spx  # noqa: E402
+from suites import default_suite  # noqa: E402
 
-SUITE = ["gen:poisson3d:n=100", "gen:poisson2d:n=700", "gen:stencil27:n=40", "gen:rmat:scale=16,ef=16",
-         "gen:rmat:scale=15,ef=8,sym=1", "gen:uniform:m=200000,k=8", "gen:powerlaw:m=200000,k=8",
-         "gen:banded:m=200000,bw=4", "gen:blockdiag:m=40000,b=32", "gen:tall:m=1000000,n=1000,k=2",
-         "gen:wide:m=512,n=394792"]  # tools/cmd_bench.c's default suite
 SPGEMM_MAX_NNZ = 2_000_000
 
 
@@ -33,7 +30,7 @@ def main():
     print("spx threads %d, scipy single-threaded; times in ms (median)\n" % threads)
     print("| matrix | nnz | scipy A@x | spx plan.spmv | x | scipy A@A | spx.spgemm | x |")
     print("|---|---|---|---|---|---|---|---|")
-    for spec in SUITE:
+    for spec in default_suite():  # tools/cmd_bench.c's default suite
         M = spx.gen(spec, context=ctx)
         A = M.to_scipy()
         plan = spx.plan(M, format="auto", context=ctx)

@@ -1,4 +1,5 @@
 # python/spx/_core.py: contexts, CSR matrices over scipy / CuPy arrays, SpMV plans and SpGEMM: argument handling and type dispatch over the C layer spx._spx.
+import operator
 import sys
 import threading
 
@@ -232,15 +233,18 @@ class Plan:
                 f"{info['precision']}>")
 
 
-def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, context=None):
+def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, context=None, expected_spmvs=None):
     """An SpMV plan of A (anything spx.csr takes). format: a name from spx.formats() or 'auto'
     (chosen per matrix); algo: the format's algorithm (None: its default); precision: 'fp64' or
     'fp32' (None: the matrix's dtype); backend: 'cpu', 'cuda' or None (the context's); build:
-    'host', 'device' or None (CUDA plans: where the layout is built)."""
+    'host', 'device' or None (CUDA plans: where the layout is built); expected_spmvs: the SpMVs
+    the plan will run, which lets format 'auto' follow the trained selection table and weigh the
+    build time (None or 0: not given, 'auto' takes csr; `spx bench` uses 100)."""
     M = csr(A, context)
     fmt = None if format in (None, "auto") else format
+    expected = 0 if expected_spmvs is None else operator.index(expected_spmvs)
     p = _spx.plan(M._csr, fmt, algo, _code(_BACKENDS, backend, "backend"),
-                  _precision_code(precision, int(M.dtype == np.float32)), _code(_BUILDS, build, "build"))
+                  _precision_code(precision, int(M.dtype == np.float32)), _code(_BUILDS, build, "build"), expected)
     return Plan(p, M)
 
 

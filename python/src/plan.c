@@ -32,21 +32,24 @@ static spx_status plan_create_checked(spxpy_plan *o, const spx_plan_opts *opts, 
     return s;
 }
 
-/* plan(csr, format=None, algo=None, backend=0, precision=0, build=0): a Plan of the matrix in
- * its context (the spx_plan_opts fields; codes as in include/spx/plan.h). */
+/* plan(csr, format=None, algo=None, backend=0, precision=0, build=0, expected_spmvs=0): a Plan
+ * of the matrix in its context (the spx_plan_opts fields; codes as in include/spx/plan.h). */
 PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"csr", "format", "algo", "backend", "precision", "build", NULL};
+    static char *names[] = {"csr", "format", "algo", "backend", "precision", "build", "expected_spmvs", NULL};
     spxpy_state *st = PyModule_GetState(mod);
     PyObject *mo;
     const char *format = NULL, *algo = NULL;
     int backend = 0, precision = 0, build = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zziii", names, (PyTypeObject *)st->csr_type, &mo, &format, &algo,
-                                     &backend, &precision, &build))
+    long long expected = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zziiiL", names, (PyTypeObject *)st->csr_type, &mo, &format, &algo,
+                                     &backend, &precision, &build, &expected))
         return NULL;
     if (backend < 0 || backend > 2 || precision < 0 || precision > 1 || build < 0 || build > 2)
         return PyErr_Format(PyExc_ValueError, "backend %d, precision %d or build %d is not a known code", backend,
                             precision, build);
+    if (expected < 0)
+        return PyErr_Format(PyExc_ValueError, "expected_spmvs must be >= 0 (0: not given), not %lld", expected);
     spxpy_csr *m = (spxpy_csr *)mo;
     PyTypeObject *tp = (PyTypeObject *)st->plan_type;
     spxpy_plan *o = (spxpy_plan *)((allocfunc)PyType_GetSlot(tp, Py_tp_alloc))(tp, 0);
@@ -56,7 +59,8 @@ PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw)
     o->matrix = m;
     o->context = m->context;
     spx_plan_opts opts = {.format = format, .algo = algo, .backend = (spx_backend)backend,
-                          .precision = (spx_precision)precision, .build = (spx_build_site)build};
+                          .precision = (spx_precision)precision, .build = (spx_build_site)build,
+                          .expected_spmvs = (int64_t)expected};
     spx_status s;
     int64_t bad = -1;
     spxpy_msg msg = {{0}};

@@ -79,6 +79,10 @@ def test_plan_arguments(cpu):
         spx.plan(spx.csr(A, context=spx.Context("cpu")), context=cpu)
     with pytest.raises(TypeError):
         spx.plan(A, format=3, context=cpu)
+    with pytest.raises(ValueError, match="expected_spmvs must be >= 0"):
+        spx.plan(A, expected_spmvs=-1, context=cpu)
+    with pytest.raises(TypeError):
+        spx.plan(A, expected_spmvs="many", context=cpu)
 
 
 def test_spmv_arguments(plan64):

@@ -44,6 +44,20 @@ def test_random_auto_format(backend, dtype):
     assert p.dtype == dtype and p.shape == (3000, 2500)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_auto_with_expected_spmvs(backend):
+    """format 'auto' takes csr without expected_spmvs and follows the selection table with it
+    (as `spx bench`'s auto row, 100 SpMVs): any format, the same product."""
+    A = random_csr(4000, 4000, 10, seed=5)
+    ctx = spx.Context(backend)
+    assert spx.plan(A, context=ctx).info["format"] == "csr"
+    for n in (1, 100, 10**6):
+        p = spx.plan(A, expected_spmvs=n, context=ctx)
+        x = vector(4000, np.float64)
+        assert_spmv(p @ x, A, x, np.float64)
+        assert p.info["format"] in formats_of(backend)
+
+
 @pytest.mark.parametrize("name", ["can_96", "dwt_419", "cage8", "west0497", "mahindas", "lp_ship04l", "bcsstk09"])
 def test_shared_matrices_load_and_spmv(cpu, name):
     path = shared(name)
