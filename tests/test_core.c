@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "matrix/features.h"
 #include "spx/spx.h"
 
 /* A 4x5 matrix with an empty row and an empty column:
@@ -202,6 +203,51 @@ static void test_status_and_registry(void)
     CHECK(spx_ctx_create(&ctx, &bad) == SPX_ERR_ARG && !ctx);
 }
 
+/* The features pass gives the same bits on 1, 2, 3 and 7 threads (fixed blocks summed in
+ * order) and agrees with the row statistics of spx_csr_compute_stats. */
+static void test_features_threads(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=60000,k=9", &A)); /* > 200000 entries: parallel */
+    if (!A) return;
+    spx_features f1, fk;
+    CHECK_OK(ctx, spx_features_compute_threads(A, 1, &f1));
+    for (int t = 2; t <= 7; t += t < 3 ? 1 : 4) {
+        CHECK_OK(ctx, spx_features_compute_threads(A, t, &fk));
+        CHECK_MSG(!memcmp(&f1, &fk, sizeof f1), "features on %d threads differ from one thread's", t);
+    }
+    spx_csr_stats st;
+    CHECK_OK(ctx, spx_csr_compute_stats(ctx, A, &st));
+    CHECK(f1.row_min == st.row_min && f1.row_max == st.row_max && f1.empty_rows == st.empty_rows);
+    CHECK(f1.bandwidth == st.bandwidth && fabs(f1.row_stddev - st.row_stddev) <= 1e-9 * st.row_stddev);
+    spx_csr_destroy(&A);
+}
+
+/* On a matrix large enough for the parallel check, the first bad column (lowest index) is the
+ * one reported, and the first decreasing row pointer likewise. */
+static void test_check_first_offence(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=50000,k=8", &A));
+    if (!A) return;
+    const int32_t c1 = A->colind[300001], c2 = A->colind[123457];
+    A->colind[300001] = A->n + 7;
+    A->colind[123457] = -3;
+    spx_csr *W = NULL;
+    CHECK(spx_csr_wrap(ctx, A->m, A->n, A->nnz, A->rowptr, A->colind, A->val, &W) == SPX_ERR_ARG);
+    CHECK_MSG(strstr(spx_ctx_last_error(ctx), "column index -3 ") != NULL, "got '%s'", spx_ctx_last_error(ctx));
+    A->colind[300001] = c1;
+    A->colind[123457] = c2;
+    const int64_t r1 = A->rowptr[40001], r2 = A->rowptr[20001];
+    A->rowptr[40001] = A->rowptr[40000] - 1;
+    A->rowptr[20001] = A->rowptr[20000] - 1;
+    CHECK(spx_csr_wrap(ctx, A->m, A->n, A->nnz, A->rowptr, A->colind, A->val, &W) == SPX_ERR_ARG);
+    CHECK_MSG(strstr(spx_ctx_last_error(ctx), "decreases at row 20000") != NULL, "got '%s'", spx_ctx_last_error(ctx));
+    A->rowptr[40001] = r1;
+    A->rowptr[20001] = r2;
+    spx_csr_destroy(&A);
+}
+
 int main(void)
 {
     spx_ctx *ctx = NULL;
@@ -211,6 +257,8 @@ int main(void)
     test_coo_to_csr(ctx);
     test_coo_to_csr_long_row(ctx);
     test_stats(ctx);
+    test_features_threads(ctx);
+    test_check_first_offence(ctx);
     test_plan_errors(ctx);
     test_status_and_registry();
     spx_ctx_destroy(&ctx);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda/gateway.h"
+#include "matrix/features.h"
 #include "select/select.h"
 #include "spmv/format.h"
 
@@ -99,7 +100,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     const spx_format_ops *ops = NULL;
     spx_features feat;
     double tf = spx_now();
-    if ((s = spx_features_compute(A, &feat))) return s;
+    if ((s = spx_features_compute_threads(A, spx_ctx_threads(ctx), &feat))) return s;
     tf = spx_now() - tf;
     if ((s = spx_ctx_resolve_backend(ctx, o.backend, &b))) return s;
     spx_selection sel;
@@ -145,7 +146,7 @@ spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_features feat;
     spx_backend b = opts->backend;
     spx_status s = spx_csr_check(ctx, A);
-    if (!s) s = spx_features_compute(A, &feat);
+    if (!s) s = spx_features_compute_threads(A, spx_ctx_threads(ctx), &feat);
     if (!s && b == SPX_BACKEND_AUTO) s = spx_ctx_resolve_backend(ctx, b, &b);
     if (s) return s;
     spx_select_choose(&feat, b, opts->precision, opts->expected_spmvs, out);
