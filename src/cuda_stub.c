@@ -33,6 +33,7 @@ spx_status spx_cuda_timer_stop(spx_ctx *ctx, spx_cuda_timer *t, double *s) { ret
 void spx_cuda_timer_destroy(spx_ctx *ctx, spx_cuda_timer *t) { (void)ctx; (void)t; }
 spx_status spx_cuda_flush_l2(spx_ctx *ctx) { return not_compiled(ctx); }
 spx_status spx_cuda_copy_bandwidth(spx_ctx *ctx, double *b) { return not_compiled(ctx); }
+spx_status spx_cuda_features(spx_ctx *ctx, const spx_dev_csr *D, spx_features *out) { return not_compiled(ctx); }
 spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out, double *s)
 {
     return not_compiled(ctx);

@@ -321,11 +321,41 @@ static double check_precision(spx_ctx *ctx, const spx_csr *A, const char *label,
     return worst;
 }
 
+/* Whether two summed measures agree to rounding. */
+static int close_to(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) > 1 ? fabs(a) : 1); }
+
+/* A's features computed on the device (what CUDA plans use) equal the host's: the counts
+ * exactly, the summed measures to rounding; two device runs give the same bits. */
+static void check_features(spx_ctx *ctx, const spx_csr *A, const char *label)
+{
+    spx_dev_csr D;
+    memset(&D, 0, sizeof D);
+    spx_features h, d1, d2;
+    CHECK_OK(ctx, spx_features_compute(A, &h));
+    spx_status s = spx_cuda_dev_csr_upload(ctx, A, SPX_FP64, &D);
+    if (!s) s = spx_cuda_features(ctx, &D, &d1);
+    if (!s) s = spx_cuda_features(ctx, &D, &d2);
+    spx_cuda_dev_csr_free(ctx, &D);
+    CHECK_OK(ctx, s);
+    if (s) return;
+    CHECK_MSG(!memcmp(&d1, &d2, sizeof d1), "%s: the device features differ between two runs", label);
+    CHECK_MSG(h.m == d1.m && h.n == d1.n && h.nnz == d1.nnz && h.row_min == d1.row_min && h.row_max == d1.row_max &&
+                  h.empty_rows == d1.empty_rows && h.bandwidth == d1.bandwidth,
+              "%s: device features: rows %lld..%lld, %lld empty, bandwidth %lld; host %lld..%lld, %lld, %lld", label,
+              (long long)d1.row_min, (long long)d1.row_max, (long long)d1.empty_rows, (long long)d1.bandwidth,
+              (long long)h.row_min, (long long)h.row_max, (long long)h.empty_rows, (long long)h.bandwidth);
+    CHECK_MSG(close_to(h.row_mean, d1.row_mean) && close_to(h.row_stddev, d1.row_stddev) && close_to(h.row_cv, d1.row_cv) &&
+                  close_to(h.diag_distance, d1.diag_distance) && close_to(h.col_near, d1.col_near),
+              "%s: device features: stddev %.17g distance %.17g near %.17g; host %.17g %.17g %.17g", label,
+              d1.row_stddev, d1.diag_distance, d1.col_near, h.row_stddev, h.diag_distance, h.col_near);
+}
+
 /* Both precisions on A; prints one line per matrix. Takes ownership of A. */
 static void check_matrix(spx_ctx *ctx, spx_csr *A, const char *label)
 {
     CHECK_MSG(A != NULL, "%s: could not build or load the matrix: %s", label, spx_ctx_last_error(ctx));
     if (!A) return;
+    check_features(ctx, A, label);
     double e64 = check_precision(ctx, A, label, SPX_FP64);
     double e32 = check_precision(ctx, A, label, SPX_FP32);
     printf("  %-28s %9d x %-9d nnz %-9lld worst rel err fp64 %.2e fp32 %.2e\n", label, A->m, A->n,

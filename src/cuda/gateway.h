@@ -73,6 +73,9 @@ spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out,
 spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out);
 void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A);
 spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out);
+/* The features of the CSR on the device (src/matrix/features.c's measures, computed there; the
+ * same on every run, equal to the host's up to rounding in the summed measures). */
+spx_status spx_cuda_features(spx_ctx *ctx, const spx_dev_csr *D, spx_features *out);
 
 /* Every format's GPU half, from src/spmv/formats.def (NULL in builds without CUDA). */
 #define SPX_FORMAT(name) const spx_format_cuda *spx_##name##_cuda(void);

@@ -27,12 +27,6 @@ static void row_columns(const spx_csr *A, int32_t i, int64_t *bandwidth, double 
     }
 }
 
-/* One block's sums: the rows [r0, r1). */
-typedef struct feature_part {
-    int64_t row_min, row_max, empty, pairs, near, bandwidth;
-    double sumsq, dist;
-} feature_part;
-
 /* The first row whose entries start at or after nonzero k (rowptr non-decreasing). */
 static int32_t row_at(const spx_csr *A, int64_t k)
 {
@@ -46,7 +40,7 @@ static int32_t row_at(const spx_csr *A, int64_t k)
 }
 
 /* Sums rows [r0, r1) into *p. */
-static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, feature_part *p)
+static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums *p)
 {
     memset(p, 0, sizeof *p);
     p->row_min = INT64_MAX;
@@ -61,28 +55,19 @@ static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, feature_part *p)
     }
 }
 
-spx_status spx_features_compute_threads(const spx_csr *A, int threads, spx_features *out)
+void spx_features_finish(int32_t m, int32_t n, int64_t nnz, const spx_feature_sums *parts, int nparts,
+                         spx_features *out)
 {
-    if (!A || !out) return SPX_ERR_ARG;
     spx_features f;
     memset(&f, 0, sizeof f);
-    f.m = A->m;
-    f.n = A->n;
-    f.nnz = A->nnz;
-    f.row_min = A->m ? INT64_MAX : 0;
-    feature_part parts[FEATURE_BLOCKS];
-    const int nb = A->m < FEATURE_BLOCKS ? (A->m > 0 ? A->m : 1) : FEATURE_BLOCKS;
-    const int nt = A->nnz >= FEATURE_PARALLEL_MIN_NNZ && threads > 1 ? threads : 1;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-    for (int b = 0; b < nb; b++) {
-        const int32_t r0 = b == 0 ? 0 : row_at(A, A->nnz * b / nb);
-        const int32_t r1 = b == nb - 1 ? A->m : row_at(A, A->nnz * (b + 1) / nb);
-        part_rows(A, r0, r1 > r0 ? r1 : r0, &parts[b]);
-    }
+    f.m = m;
+    f.n = n;
+    f.nnz = nnz;
+    f.row_min = m ? INT64_MAX : 0;
     double sumsq = 0, dist = 0;
     int64_t near = 0, pairs = 0;
-    for (int b = 0; b < nb; b++) { /* in block order: the same sums for every thread count */
-        const feature_part *p = &parts[b];
+    for (int b = 0; m > 0 && b < nparts; b++) { /* in order: the same sums for every thread count */
+        const spx_feature_sums *p = &parts[b];
         if (p->row_min < f.row_min) f.row_min = p->row_min;
         if (p->row_max > f.row_max) f.row_max = p->row_max;
         if (p->bandwidth > f.bandwidth) f.bandwidth = p->bandwidth;
@@ -92,16 +77,31 @@ spx_status spx_features_compute_threads(const spx_csr *A, int threads, spx_featu
         near += p->near;
         pairs += p->pairs;
     }
-    if (A->m) {
-        f.row_mean = (double)A->nnz / A->m;
-        double var = sumsq / A->m - f.row_mean * f.row_mean;
+    if (m) {
+        f.row_mean = (double)nnz / m;
+        double var = sumsq / m - f.row_mean * f.row_mean;
         f.row_stddev = var > 0 ? sqrt(var) : 0.0;
         f.row_cv = f.row_mean > 0 ? f.row_stddev / f.row_mean : 0.0;
     }
-    int32_t dim = A->m > A->n ? A->m : A->n;
-    f.diag_distance = A->nnz && dim ? dist / (double)A->nnz / dim : 0.0;
+    int32_t dim = m > n ? m : n;
+    f.diag_distance = nnz && dim ? dist / (double)nnz / dim : 0.0;
     f.col_near = pairs ? (double)near / (double)pairs : 1.0;
     *out = f;
+}
+
+spx_status spx_features_compute_threads(const spx_csr *A, int threads, spx_features *out)
+{
+    if (!A || !out) return SPX_ERR_ARG;
+    spx_feature_sums parts[FEATURE_BLOCKS];
+    const int nb = A->m < FEATURE_BLOCKS ? (A->m > 0 ? A->m : 1) : FEATURE_BLOCKS;
+    const int nt = A->nnz >= FEATURE_PARALLEL_MIN_NNZ && threads > 1 ? threads : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (int b = 0; b < nb; b++) {
+        const int32_t r0 = b == 0 ? 0 : row_at(A, A->nnz * b / nb);
+        const int32_t r1 = b == nb - 1 ? A->m : row_at(A, A->nnz * (b + 1) / nb);
+        part_rows(A, r0, r1 > r0 ? r1 : r0, &parts[b]);
+    }
+    spx_features_finish(A->m, A->n, A->nnz, parts, nb, out);
     return SPX_OK;
 }
 

@@ -1,5 +1,6 @@
 /* src/matrix/features.h: the features pass with a thread count (plans pass their context's;
- * the public spx_features_compute takes OpenMP's default). */
+ * the public spx_features_compute takes OpenMP's default), and the sums it shares with the
+ * device pass (src/cuda/features.cu). */
 #ifndef SPX_MATRIX_FEATURES_H
 #define SPX_MATRIX_FEATURES_H
 
@@ -9,6 +10,16 @@
 extern "C" {
 #endif
 
+/* The sums a part of the matrix contributes to its features (a block of rows on the host, a
+ * thread block on the device); row_min is INT64_MAX for a part without rows. */
+typedef struct spx_feature_sums {
+    int64_t row_min, row_max, empty, pairs, near, bandwidth;
+    double sumsq, dist;
+} spx_feature_sums;
+
+/* The features of an m x n matrix with nnz entries from its parts' sums, added in order. */
+void spx_features_finish(int32_t m, int32_t n, int64_t nnz, const spx_feature_sums *parts, int nparts,
+                         spx_features *out);
 /* spx_features_compute on at most threads OpenMP threads; the same result for any count. */
 spx_status spx_features_compute_threads(const spx_csr *A, int threads, spx_features *out);
 

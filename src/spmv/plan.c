@@ -59,29 +59,69 @@ static spx_status choose_site(spx_plan *p, const spx_plan_opts *o, int *on_devic
     return SPX_OK;
 }
 
-/* Uploads A as it is and lets the format build its GPU state from it. */
-static spx_status build_on_device(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o)
+/* Lets the format build its GPU state from A on the device: *D as uploaded for the features
+ * (taken or freed here), else A uploaded now. */
+static spx_status build_on_device(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
+                                  spx_dev_csr *D)
 {
-    spx_dev_csr D;
-    memset(&D, 0, sizeof D);
-    double t0 = spx_now();
-    spx_status s = spx_cuda_dev_csr_upload(p->ctx, A, p->precision, &D);
-    spx_phase_add(&p->log, "upload", spx_now() - t0);
-    if (!s) s = p->cuda->build(p->ctx, &D, feat, o, &p->log, &p->dev);
-    spx_cuda_dev_csr_free(p->ctx, &D);
+    spx_status s = SPX_OK;
+    if (!D->rowptr) {
+        double t0 = spx_now();
+        s = spx_cuda_dev_csr_upload(p->ctx, A, p->precision, D);
+        spx_phase_add(&p->log, "upload", spx_now() - t0);
+    }
+    if (!s) s = p->cuda->build(p->ctx, D, feat, o, &p->log, &p->dev);
+    spx_cuda_dev_csr_free(p->ctx, D);
     return s;
 }
 
-/* Builds the layout where it belongs: host (then uploaded for CUDA plans) or device. */
-static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o)
+/* Builds the layout where it belongs: host (then uploaded for CUDA plans) or device; *D is the
+ * CSR already on the device (rowptr NULL: none), used or freed. */
+static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
+                             spx_dev_csr *D)
 {
     int on_device = 0;
     spx_status s = SPX_OK;
     if (p->backend == SPX_BACKEND_CUDA && ((s = spx_cuda_init(p->ctx)) || (s = choose_site(p, o, &on_device))))
         return s;
-    if (on_device) return build_on_device(p, A, feat, o);
+    if (on_device) return build_on_device(p, A, feat, o, D);
+    if (p->backend == SPX_BACKEND_CUDA) spx_cuda_dev_csr_free(p->ctx, D); /* the host builds its own layout */
     s = p->ops->build(p->ctx, A, feat, o, &p->log, &p->impl);
     if (!s && p->backend == SPX_BACKEND_CUDA) s = p->cuda->upload(p->ctx, p->impl, &p->log, &p->dev);
+    return s;
+}
+
+/* Whether a CUDA plan computes the features on the device: when its layout will (likely) be
+ * built there from the uploaded CSR, so the upload serves both (format auto: the tables pick
+ * device-built formats at 100 and 10000 SpMVs). */
+static int features_on_device(const spx_plan_opts *o)
+{
+    if (o->build == SPX_BUILD_HOST) return 0;
+    if (!o->format || !strcmp(o->format, "auto")) return 1;
+    const spx_format_ops *ops = spx_format_find(o->format);
+    const spx_format_cuda *cu = ops ? spx_format_cuda_of(ops) : NULL;
+    return cu && cu->build;
+}
+
+/* A's features for a plan on backend b, timed into *tf (and the upload into *tu when they are
+ * computed on the device from *D, which is then left uploaded for the build). */
+static spx_status plan_features(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *o, spx_backend b,
+                                spx_features *feat, spx_dev_csr *D, double *tu, double *tf)
+{
+    spx_status s;
+    if (b == SPX_BACKEND_CUDA && features_on_device(o)) {
+        double t0 = spx_now();
+        if ((s = spx_cuda_init(ctx)) || (s = spx_cuda_dev_csr_upload(ctx, A, o->precision, D))) return s;
+        *tu = spx_now() - t0;
+        t0 = spx_now();
+        s = spx_cuda_features(ctx, D, feat);
+        *tf = spx_now() - t0;
+        if (s) spx_cuda_dev_csr_free(ctx, D);
+        return s;
+    }
+    double t0 = spx_now();
+    s = spx_features_compute_threads(A, spx_ctx_threads(ctx), feat);
+    *tf = spx_now() - t0;
     return s;
 }
 
@@ -99,10 +139,13 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_backend b = SPX_BACKEND_CPU;
     const spx_format_ops *ops = NULL;
     spx_features feat;
-    double tf = spx_now();
-    if ((s = spx_features_compute_threads(A, spx_ctx_threads(ctx), &feat))) return s;
-    tf = spx_now() - tf;
+    spx_dev_csr D;
+    memset(&D, 0, sizeof D);
+    double tu = -1, tf = 0;
+    spx_mem_stats before, after;
+    spx_ctx_mem_stats(ctx, &before); /* the device CSR of the features may become the layout's */
     if ((s = spx_ctx_resolve_backend(ctx, o.backend, &b))) return s;
+    if ((s = plan_features(ctx, A, &o, b, &feat, &D, &tu, &tf))) return s;
     spx_selection sel;
     if ((!o.format || !strcmp(o.format, "auto")) && o.expected_spmvs == 0) {
         o.format = "csr"; /* the table decides only when asked for a count: not yet checked on a GPU */
@@ -111,9 +154,11 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
         o.format = sel.format;
         if (!o.algo || !strcmp(o.algo, "auto")) o.algo = sel.algo;
     }
-    if ((s = resolve_format(ctx, &o, b, &ops))) return s;
-    spx_plan *p = spx_malloc(ctx, sizeof *p);
-    if (!p) return spx_fail_nomem(ctx, "plan");
+    spx_plan *p = NULL;
+    if ((s = resolve_format(ctx, &o, b, &ops)) || !(p = spx_malloc(ctx, sizeof *p))) {
+        if (b == SPX_BACKEND_CUDA) spx_cuda_dev_csr_free(ctx, &D);
+        return s ? s : spx_fail_nomem(ctx, "plan");
+    }
     memset(p, 0, sizeof *p);
     p->ctx = ctx;
     p->ops = ops;
@@ -122,10 +167,10 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     p->precision = o.precision;
     p->m = A->m;
     p->n = A->n;
+    if (tu >= 0) spx_phase_add(&p->log, "upload", tu);
     spx_phase_add(&p->log, "features", tf);
-    spx_mem_stats before, after;
-    spx_ctx_mem_stats(ctx, &before);
-    s = plan_build(p, A, &feat, &o);
+    s = plan_build(p, A, &feat, &o, &D);
+    if (b == SPX_BACKEND_CUDA) spx_cuda_dev_csr_free(ctx, &D); /* what the build did not take */
     if (!s && b == SPX_BACKEND_CUDA) s = spx_cuda_sync(ctx);
     if (s) {
         spx_plan_destroy(&p);

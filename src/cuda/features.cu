@@ -1,0 +1,136 @@
+/* src/cuda/features.cu: a matrix's features (src/matrix/features.c's measures) computed on
+ * the device from the uploaded CSR, so a CUDA plan does not walk the matrix on the host: row
+ * statistics one thread a row, column measures one thread a contiguous run of entries. The
+ * grid is fixed (not sized to the device) and each block's sums are added on the host in
+ * block order, so the result is the same on every run and every GPU. */
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+
+#include <cub/block/block_reduce.cuh>
+
+#include "cuda/gateway.h"
+#include "cuda/runtime.cuh"
+#include "matrix/features.h"
+
+namespace {
+
+/* The fixed launch: 512 blocks of 256 threads (131072 threads; on an H100's 132 SMs ~4 blocks
+ * an SM, enough to stream the column array at full bandwidth). */
+constexpr int FEAT_BLOCK = 256;
+constexpr int FEAT_GRID = 512;
+
+using feat_part = spx_feature_sums;
+
+struct max_op {
+    __device__ int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
+};
+struct min_op {
+    __device__ int64_t operator()(int64_t a, int64_t b) const { return a < b ? a : b; }
+};
+
+/* Reduces v over the block with op into *dst (thread 0 writes); every thread must call it. */
+template <typename T, typename Op>
+__device__ void block_reduce_to(T v, Op op, T *dst)
+{
+    using R = cub::BlockReduce<T, FEAT_BLOCK>;
+    __shared__ typename R::TempStorage tmp;
+    const T r = R(tmp).Reduce(v, op);
+    if (threadIdx.x == 0) *dst = r;
+    __syncthreads();
+}
+
+struct sum_op {
+    template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+
+/* Row lengths: min, max, empty rows, sum of squares, entries after a row's first. */
+__global__ void __launch_bounds__(FEAT_BLOCK) row_stats_kernel(const int32_t *rowptr, int32_t m, feat_part *parts)
+{
+    int64_t mn = INT64_MAX, mx = 0, empty = 0, pairs = 0;
+    double sumsq = 0;
+    for (long long i = blockIdx.x * (long long)FEAT_BLOCK + threadIdx.x; i < m; i += (long long)FEAT_GRID * FEAT_BLOCK) {
+        const int64_t len = rowptr[i + 1] - rowptr[i];
+        mn = len < mn ? len : mn;
+        mx = len > mx ? len : mx;
+        empty += len == 0;
+        pairs += len > 1 ? len - 1 : 0;
+        sumsq += (double)len * (double)len;
+    }
+    feat_part *p = &parts[blockIdx.x];
+    block_reduce_to<int64_t>(mn, min_op(), &p->row_min);
+    block_reduce_to<int64_t>(mx, max_op(), &p->row_max);
+    block_reduce_to<int64_t>(empty, sum_op(), &p->empty);
+    block_reduce_to<int64_t>(pairs, sum_op(), &p->pairs);
+    block_reduce_to<double>(sumsq, sum_op(), &p->sumsq);
+}
+
+/* The last row whose entries start at or before entry k (rowptr non-decreasing, rowptr[0] = 0). */
+__device__ int32_t row_of(const int32_t *rowptr, int32_t m, long long k)
+{
+    int32_t lo = 0, hi = m - 1;
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo + 1) / 2;
+        if (rowptr[mid] <= k) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Column measures: bandwidth, summed |j - i|, consecutive entries of a row within near_cols;
+ * thread t takes entries [t*nnz/T, (t+1)*nnz/T), tracking the row as it goes. */
+__global__ void __launch_bounds__(FEAT_BLOCK) col_stats_kernel(const int32_t *rowptr, const int32_t *colind, int32_t m,
+                                                               long long nnz, int near_cols, feat_part *parts)
+{
+    const long long T = (long long)FEAT_GRID * FEAT_BLOCK, t = blockIdx.x * (long long)FEAT_BLOCK + threadIdx.x;
+    const long long k0 = nnz * t / T, k1 = nnz * (t + 1) / T;
+    int64_t bw = 0, near = 0;
+    double dist = 0;
+    if (k0 < k1) {
+        int32_t i = row_of(rowptr, m, k0);
+        long long row_start = rowptr[i], row_end = rowptr[i + 1];
+        for (long long k = k0; k < k1; k++) {
+            while (k >= row_end) {
+                row_start = row_end;
+                row_end = rowptr[++i + 1];
+            }
+            const int32_t j = colind[k];
+            long long d = (long long)j - i;
+            d = d < 0 ? -d : d;
+            bw = d > bw ? d : bw;
+            dist += (double)d;
+            if (k > row_start && (long long)j - colind[k - 1] <= near_cols) near++;
+        }
+    }
+    feat_part *p = &parts[blockIdx.x];
+    block_reduce_to<int64_t>(bw, max_op(), &p->bandwidth);
+    block_reduce_to<int64_t>(near, sum_op(), &p->near);
+    block_reduce_to<double>(dist, sum_op(), &p->dist);
+}
+
+} // namespace
+
+extern "C" spx_status spx_cuda_features(spx_ctx *ctx, const spx_dev_csr *D, spx_features *out)
+{
+    if (!ctx || !D || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "device features: NULL argument") : SPX_ERR_ARG;
+    feat_part host[FEAT_GRID];
+    memset(host, 0, sizeof host);
+    feat_part *parts = NULL;
+    spx_status s = SPX_OK;
+    if (D->m > 0) {
+        if ((s = spx_cuda_malloc(ctx, (void **)&parts, sizeof host))) return s;
+        if ((s = spx_cuda_h2d(ctx, parts, host, sizeof host))) goto done;
+        row_stats_kernel<<<FEAT_GRID, FEAT_BLOCK, 0, spx_cuda_stream(ctx)>>>(D->rowptr, D->m, parts);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "row_stats_kernel");
+        if (D->nnz > 0) {
+            col_stats_kernel<<<FEAT_GRID, FEAT_BLOCK, 0, spx_cuda_stream(ctx)>>>(D->rowptr, D->colind, D->m, D->nnz,
+                                                                                SPX_FEATURES_NEAR_COLS, parts);
+            SPX_CUDA_LAUNCHED_GOTO(ctx, s, "col_stats_kernel");
+        }
+        if ((s = spx_cuda_d2h(ctx, host, parts, sizeof host))) goto done;
+    }
+    spx_features_finish(D->m, D->n, D->nnz, host, FEAT_GRID, out);
+done:
+    spx_cuda_free(ctx, parts);
+    return s;
+}
