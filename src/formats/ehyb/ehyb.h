@@ -18,6 +18,7 @@ extern "C" {
 typedef enum spx_ehyb_algo {
     SPX_EHYB_METIS = 0, /* METIS_PartGraphKway on the symmetrized pattern (§3.1) */
     SPX_EHYB_BFS,       /* breadth-first order of the same graph cut into equal blocks */
+    SPX_EHYB_GROW,      /* greedy graph growing: each part a breadth-first ball from a seed */
     SPX_EHYB_ALGO_COUNT
 } spx_ehyb_algo;
 

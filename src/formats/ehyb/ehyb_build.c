@@ -9,7 +9,7 @@
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_tuning.h"
 
-const char *const spx_ehyb_algo_names[] = {"metis", "bfs", NULL};
+const char *const spx_ehyb_algo_names[] = {"metis", "bfs", "grow", NULL};
 
 void spx_ehyb_fmt_arrays(spx_ehyb_fmt *F, spx_ehyb_array out[SPX_EHYB_N_ARRAYS])
 {

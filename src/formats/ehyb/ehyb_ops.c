@@ -16,10 +16,10 @@ static int algo_from_name(const char *name)
     return -1;
 }
 
-/* metis (the default, and what NULL asks about) needs METIS; bfs runs everywhere. */
+/* metis (the default, and what NULL asks about) needs METIS; bfs and grow run everywhere. */
 static int ehyb_available(const char *algo, const char **why)
 {
-    if (algo_from_name(algo) == SPX_EHYB_BFS || spx_ehyb_have_metis()) return 1;
+    if (algo_from_name(algo) != SPX_EHYB_METIS || spx_ehyb_have_metis()) return 1;
     *why = "METIS not found (install libmetis-dev)";
     return 0;
 }
