@@ -1,7 +1,8 @@
 /* tests/test_svg.c: the CLI's SVG writer (tools/svg.c): text escaping (entities, control
  * characters, malformed UTF-8), the line chart (one path per series, breaks at non-finite and
  * non-positive log values, lone points as dots, legend names escaped, log-axis labels), the
- * bar chart's bars and reference marks, the density image's marks, the same bytes every time,
+ * bar chart's bars and reference marks, the density image's marks, the Gantt chart's spans
+ * (the SpGEMM timeline: bad spans left out, tooltips escaped), the same bytes every time,
  * no file left on a bad path or bad arguments; well-formed XML when python3 is here. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -252,6 +253,25 @@ static void test_density(const char *dir, int python)
     CHECK(svg_density_image(path, &d) == CLI_ERROR);
 }
 
+static void test_gantt(const char *dir, int python)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/gantt.svg", dir);
+    const char *const lanes[2] = {"GPU", "CPU"};
+    const char *const kinds[2] = {"upload", "compute"};
+    const svg_span spans[5] = {{0, 0, 0, 1.5, "panel 0 <a&b>"}, {0, 1, 1.5, 4, NULL}, {1, 1, 0, 3.5, "panel 1"},
+                               {2, 0, 0, 1, NULL} /* no lane 2: left out */, {1, 1, NAN, 2, NULL} /* left out */};
+    svg_gantt g = {"timeline", "2 panels", "ms", lanes, 2, kinds, 2, spans, 5};
+    CHECK(svg_gantt_chart(path, &g) == CLI_OK);
+    char *a = read_all(path);
+    CHECK(a && count_str(a, "<rect class=\"span\"") == 3 && strstr(a, "panel 0 &lt;a&amp;b&gt;") &&
+          strstr(a, ">upload</text>") && strstr(a, ">CPU</text>"));
+    free(a);
+    if (python) check_xml(path, "len(r.findall(ns + \"rect[@class=\\\"span\\\"]\")) == 3");
+    g.n_lanes = 0;
+    CHECK(svg_gantt_chart(path, &g) == CLI_ERROR);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/test_svg.XXXXXX";
@@ -265,6 +285,7 @@ int main(void)
     test_line_chart(dir, python);
     test_bar_chart(dir, python);
     test_density(dir, python);
+    test_gantt(dir, python);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

@@ -1,8 +1,10 @@
 /* tests/test_threads.c: the threading contract (scripts/test.sh also runs it under
  * ThreadSanitizer): part 1, several threads at once, each with its own CPU context, read Matrix
  * Market files, generate, write and re-read a matrix, and plan and run every CPU format; part 2,
- * one CPU plan on one context run by several threads at once, each into its own y. Every
- * context asks for 2 OpenMP threads, so OpenMP regions run concurrently too. */
+ * one CPU plan on one context run by several threads at once, each into its own y; part 3, an
+ * out-of-core SpGEMM whose two sides (a host thread for the GPU side, here a CPU stand-in, and
+ * the caller's OpenMP team) share one panel queue and write one C. Every context asks for 2
+ * OpenMP threads, so OpenMP regions run concurrently too. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <pthread.h>
 #include <stdarg.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "spgemm/ooc/ooc.h"
 #include "spx/spx.h"
 
 enum { N_THREADS = 4, OMP_THREADS = 2, SHARED_REPS = 3 };
@@ -364,6 +367,42 @@ static void test_shared_plan(void)
     spx_ctx_destroy(&ctx);
 }
 
+/* Part 3: the out-of-core schedule on two threads (gustavson standing in for the GPU side),
+ * twice over one C, K measured: C as the in-core product's, bit for bit. */
+static void test_ooc_sides(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = OMP_THREADS};
+    spx_csr *A = NULL, *C = NULL, *R = NULL;
+    CHECK(spx_ctx_create(&ctx, &co) == SPX_OK);
+    if (!ctx) return;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=11,ef=8", &A));
+    spx_spgemm_opts io = {.backend = SPX_BACKEND_CPU};
+    spx_spgemm_plan *plan = NULL;
+    if (A) CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &io, &plan));
+    if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &R));
+    spx_spgemm_plan_destroy(&plan);
+    const spx_spgemm_input in = {A, A, SPX_FP64, NULL, NULL};
+    const spx_ooc_opts oo = {SPX_PANELS_HETERO, SPX_BUDGET_NONE, 0, spx_spgemm_gustavson()};
+    spx_phase_log log;
+    memset(&log, 0, sizeof log);
+    spx_ooc *o = NULL;
+    int64_t products = 0, nnz_c = 0;
+    if (R) CHECK_OK(ctx, spx_ooc_create(ctx, &in, &oo, &log, &o, &products, &nnz_c));
+    if (o) CHECK_OK(ctx, spx_csr_alloc(ctx, A->m, A->n, nnz_c, &C));
+    for (int run = 0; C && run < 2; run++) {
+        CHECK_OK(ctx, spx_ooc_run(ctx, o, &log, C));
+        CHECK(C->nnz == R->nnz && !memcmp(C->rowptr, R->rowptr, ((size_t)R->m + 1) * sizeof *R->rowptr) &&
+              !memcmp(C->colind, R->colind, (size_t)R->nnz * sizeof *R->colind) &&
+              !memcmp(C->val, R->val, (size_t)R->nnz * sizeof *R->val));
+    }
+    spx_ooc_destroy(ctx, o);
+    spx_csr_destroy(&C);
+    spx_csr_destroy(&R);
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+}
+
 /* Makes the main thread OpenMP's first root (gtid 0), alive until exit. LLVM 14's libomp, with an
  * OMPT tool such as archer (the TSan stage) loaded, reads root 0's state in every
  * __kmpc_end_critical; were root 0 a worker that has exited, that read would crash. */
@@ -389,6 +428,7 @@ int main(void)
     }
     test_contexts_per_thread(tmp_dir);
     test_shared_plan();
+    test_ooc_sides();
     rmdir(tmp_dir);
     for (int i = 0; i < N_GATES; i++) pthread_barrier_destroy(&gates[i]);
     return check_report();

@@ -35,6 +35,11 @@ typedef struct cli_opts {
     const char *op;      /* bench: --op (spmv, spgemm); NULL: spmv */
     const char *methods; /* bench --op spgemm: --methods */
     int cpu_scaling;     /* bench --op spgemm: --cpu-scaling */
+    size_t device_mem_limit;   /* spgemm: --device-mem-limit in bytes; 0: not given */
+    const char *panels;        /* spgemm: --panels (auto, off, hetero, gpu, cpu) */
+    double gpu_share;          /* spgemm: --gpu-share (0: not given, measured) */
+    const char *timeline_path; /* spgemm: --timeline FILE (.svg: a picture, else JSON) */
+    int no_verify;             /* spgemm: --no-verify (no CPU oracle: C too large for two copies) */
     const char *rhs_path, *x0_path, *precond, *history_path; /* solve: --rhs, --x0, --precond, --history */
     double tol;          /* solve: --tol (0: not given) */
     int maxit;           /* solve: --maxit (0: not given) */

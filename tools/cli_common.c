@@ -31,7 +31,9 @@ int cli_fail(spx_ctx *ctx, const char *what, spx_status s)
 {
     const char *msg = spx_ctx_last_error(ctx);
     if (!msg || !*msg) msg = spx_status_str(s);
-    const char *hint = s == SPX_ERR_NOMEM && strstr(msg, "host budget") ? " (raise it with --mem-limit)" : "";
+    const char *hint = s == SPX_ERR_NOMEM && strstr(msg, "host budget")           ? " (raise it with --mem-limit)"
+                       : s == SPX_ERR_DEVICE_ALLOC && strstr(msg, "device budget") ? " (raise it with --device-mem-limit)"
+                                                                                   : "";
     if (what && *what && !strstr(msg, what)) return cli_error("%s: %s%s", what, msg, hint);
     return cli_error("%s%s", msg, hint); /* the message already names it */
 }
@@ -129,6 +131,15 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--x0")) o->x0_path = val;
     else if (!strcmp(opt, "--precond")) o->precond = val;
     else if (!strcmp(opt, "--history")) o->history_path = val;
+    else if (!strcmp(opt, "--panels")) o->panels = val;
+    else if (!strcmp(opt, "--timeline")) o->timeline_path = val;
+    else if (!strcmp(opt, "--gpu-share")) {
+        if (!parse_positive(val, &o->gpu_share) || o->gpu_share > 1)
+            return cli_error("--gpu-share needs a share in (0, 1], not '%s'", val);
+    } else if (!strcmp(opt, "--device-mem-limit")) {
+        if (!parse_bytes(val, &o->device_mem_limit))
+            return cli_error("--device-mem-limit needs a size such as 2GiB, 64M or none, not '%s'", val);
+    }
     else if (!strcmp(opt, "--tol")) {
         if (!parse_positive(val, &o->tol)) return cli_error("--tol needs a number > 0, not '%s'", val);
     } else if (!strcmp(opt, "--maxit")) {
@@ -182,6 +193,7 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
             else if (!strcmp(a, "--transpose-b")) o->transpose_b = 1;
             else if (!strcmp(a, "--cpu-scaling")) o->cpu_scaling = 1;
             else if (!strcmp(a, "--select")) o->select = 1;
+            else if (!strcmp(a, "--no-verify")) o->no_verify = 1;
             continue;
         }
         if (i + 1 >= argc) return cli_error("option '%s' needs a value", a);
@@ -359,8 +371,9 @@ static int same_path(const char *a, const char *b) { return a && b && !strcmp(a,
 
 int cli_check_outputs(const cli_opts *o)
 {
-    const char *const paths[] = {o->out_path, o->json_path, o->csv_path, o->plot_path, o->history_path, o->y_out_path};
-    const char *const opts[] = {"-o", "--json", "--csv", "--plot", "--history", "--y-out"};
+    const char *const paths[] = {o->out_path,     o->json_path,  o->csv_path,     o->plot_path,
+                                 o->history_path, o->y_out_path, o->timeline_path};
+    const char *const opts[] = {"-o", "--json", "--csv", "--plot", "--history", "--y-out", "--timeline"};
     for (int i = 0; i < (int)(sizeof paths / sizeof paths[0]); i++) {
         for (int j = 0; j < i; j++)
             if (same_path(paths[i], paths[j])) return cli_error("%s and %s name the same file %s", opts[j], opts[i], paths[i]);

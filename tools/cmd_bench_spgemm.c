@@ -190,14 +190,17 @@ static int measure(spx_ctx *ctx, sg_run *run, const char *src, const spx_csr *A,
     row->oracle_nnz_c = R ? R->nnz : -1;
     spx_spgemm_opts go = {.method = m->method, .algo = m->algo, .backend = run->backend,
                           .precision = run->o.precision, .transpose_b = run->o.transpose_b};
+    spgemm_panel_opts(&run->o, &go); /* --panels checked when parsed */
     spx_bench_spgemm_opts bo = {.reps = run->o.reps, .warmup = run->o.warmup};
     spx_csr *C = NULL;
     spx_status s = spx_bench_spgemm(ctx, A, A, &go, &bo, &row->r, &C);
     if (s) return cli_fail(ctx, src, s); /* bad arguments: ours, not the method's */
     name_failed(&row->r.info, m, run, A);
     const int has_algo = strcmp(row->r.info.algo, "default") != 0;
-    snprintf(row->name, sizeof row->name, "%s%s%s%s", row->r.info.method, has_algo ? "/" : "",
-             has_algo ? row->r.info.algo : "", one_thread ? ONE_THREAD_SUFFIX : "");
+    const int panels = row->r.info.panels > 0;
+    snprintf(row->name, sizeof row->name, "%s%s%s%s%s%s%s", row->r.info.method, has_algo ? "/" : "",
+             has_algo ? row->r.info.algo : "", panels ? "[panels " : "", panels ? row->r.info.panel_split : "",
+             panels ? "]" : "", one_thread ? ONE_THREAD_SUFFIX : "");
     check_row(row, C, R, oracle_msg, run->o.precision);
     spx_csr_destroy(&C);
     if (row->r.status) run->failed++;
@@ -461,7 +464,7 @@ int cmd_bench_spgemm(int argc, char **argv)
     if (refuse_spmv_options(argc, argv) ||
         cli_parse(argc, argv, 2,
                   "--op: --suite: --methods: --backend: --precision: --reps: --warmup: --threads: --transpose-b "
-                  "--cpu-scaling --strict --json: --csv:",
+                  "--cpu-scaling --strict --json: --csv: --device-mem-limit: --panels: --gpu-share:",
                   &run.o) ||
         cli_check_outputs(&run.o))
         return CLI_ERROR;
@@ -475,6 +478,8 @@ int cmd_bench_spgemm(int argc, char **argv)
         spx_status s = spx_ctx_resolve_backend(ctx, run.o.backend, &run.backend);
         if (s) rc = cli_fail(ctx, "backend", s);
     }
+    spx_spgemm_opts panel_check;
+    if (rc == CLI_OK) rc = spgemm_panel_opts(&run.o, &panel_check);
     if (rc == CLI_OK) rc = parse_methods(&run, run.o.methods);
     ctx1 = one_thread_ctx(&run, &rc);
     if (rc == CLI_OK) {

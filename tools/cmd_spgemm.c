@@ -1,28 +1,39 @@
 /* tools/cmd_spgemm.c: `spx spgemm SRC_A [SRC_B]`: C = A*B (A*A, A*B^T) by one method: plan
  * (analysis and symbolic) and one numeric run, time split by phase, GFLOPS over the products
- * formed, nnz(C) and the compression ratio, memory held and at peak; a GPU result verified
- * against the CPU oracle (structure exact, values within rounding); -o writes C. */
+ * formed, nnz(C) and the compression ratio, memory held and at peak, the out-of-core panels
+ * (device budget, sides, transfers; --timeline FILE); a GPU or panel result verified against
+ * the CPU oracle (structure exact, values within rounding); -o writes C. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_signal.h"
 #include "spgemm_common.h"
+#include "spgemm_timeline.h"
 
 /* One product as run and checked. */
 typedef struct spgemm_result {
     const char *a_src, *b_src;
     spx_spgemm_info info;
     double rel_error; /* vs the oracle; 0 when this run is the oracle */
-    const char *verified; /* "yes", "no: <why>", "oracle" */
+    const char *verified; /* "yes", "no: <why>", "oracle", "not checked" (--no-verify) */
     char why[160];
+    spx_spgemm_panel_event *ev; /* the panels of the run (malloc'ed), n_ev of them */
+    int n_ev;
 } spgemm_result;
 
 /* Help: the usage and the registered methods. */
 static int print_help(void)
 {
     printf("usage: spx spgemm SRC_A [SRC_B] [--transpose-b] [--method M] [--algo A] [--backend cpu|cuda|auto]\n"
-           "       [--precision fp64|fp32] [-o C.mtx[.gz]] [--json] [--threads N]\n"
-           "C = A*B; A*A without SRC_B; A*B^T (A*A^T) with --transpose-b.\n\nmethods:\n");
+           "       [--precision fp64|fp32] [-o C.mtx[.gz]] [--json] [--threads N]\n" SPGEMM_PANEL_USAGE
+           " [--timeline FILE[.svg]] [--no-verify]\n"
+           "C = A*B; A*A without SRC_B; A*B^T (A*A^T) with --transpose-b.\n"
+           "--device-mem-limit: the device memory the plan may hold; past it the product runs in panels of A's\n"
+           "rows (--panels auto), or always with --panels hetero (GPU and CPU), gpu or cpu (docs/spgemm.md);\n"
+           "--gpu-share R fixes the GPU's share instead of measuring it; --timeline writes the panels' times\n"
+           "(JSON, or an SVG picture for a .svg name); --no-verify skips the CPU oracle (a second C on the host).\n"
+           "\nmethods:\n");
     for (int i = 0; i < spx_spgemm_method_count(); i++) {
         spx_spgemm_method_desc d;
         if (spx_spgemm_method_describe(i, &d)) continue;
@@ -51,6 +62,24 @@ static double product_gflops(const spx_spgemm_info *in, double t)
     return t > 0 ? 2.0 * (double)in->products / t * 1e-9 : 0.0;
 }
 
+/* The out-of-core figures: the device budget, the panels and what each side did. */
+static void print_panels(const spx_spgemm_info *in)
+{
+    char lim[32];
+    if (in->device_mem_limit != SPX_BUDGET_NONE) snprintf(lim, sizeof lim, "%.3f MB", (double)in->device_mem_limit * 1e-6);
+    else snprintf(lim, sizeof lim, "none");
+    if (!in->panels) {
+        printf("panels      in-core (device budget %s)\n", lim);
+        return;
+    }
+    printf("panels      %d of at most %d rows, split %s, device budget %s; GPU %d, CPU %d, %d stolen\n", in->panels,
+           in->panel_rows_max, in->panel_split, lim, in->panels_gpu, in->panels_cpu, in->panels_stolen);
+    printf("sides       K %.3f, GPU share planned %.3f, run %.3f; GPU (%d lanes) transfer %.3f ms, compute %.3f ms, "
+           "idle %.3f ms; CPU compute %.3f ms\n",
+           in->k_ratio, in->gpu_share, in->gpu_share_run, in->gpu_lanes, in->gpu_transfer_s * 1e3,
+           in->gpu_compute_s * 1e3, in->gpu_idle_s * 1e3, in->cpu_compute_s * 1e3);
+}
+
 /* The result as text, one figure per line. */
 static void print_text(const spgemm_result *res)
 {
@@ -73,7 +102,9 @@ static void print_text(const spgemm_result *res)
     printf("memory      host %.3f MB held by the plan, %.3f MB peak; device %.3f MB held, %.3f MB peak\n",
            (double)in->host_bytes * 1e-6, (double)in->host_peak_bytes * 1e-6, (double)in->device_bytes * 1e-6,
            (double)in->device_peak_bytes * 1e-6);
-    if (strcmp(res->verified, "oracle")) printf("rel error   %.3e (vs the CPU oracle)\n", res->rel_error);
+    print_panels(in);
+    if (strcmp(res->verified, "oracle") && strcmp(res->verified, "not checked"))
+        printf("rel error   %.3e (vs the CPU oracle)\n", res->rel_error);
     printf("verified: %s\n", res->verified);
 }
 
@@ -114,11 +145,14 @@ static int run_product(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const c
 {
     spx_spgemm_opts so = {.method = o->method, .algo = o->algo, .backend = o->backend, .precision = o->precision,
                           .transpose_b = o->transpose_b};
+    if (spgemm_panel_opts(o, &so)) return CLI_ERROR;
     spx_spgemm_plan *p = NULL;
     spx_status s = spx_spgemm_plan_create(ctx, A, B, &so, &p);
     if (!s) s = spx_spgemm_run(p, C);
     if (!s) s = spx_spgemm_plan_get_info(p, &res->info);
+    if (!s) res->n_ev = spgemm_timeline_take(p, &res->ev);
     spx_spgemm_plan_destroy(&p);
+    if (res->n_ev < 0) return cli_error("spgemm: out of memory for the timeline");
     return s ? cli_fail(ctx, "spgemm", s) : CLI_OK;
 }
 
@@ -126,7 +160,9 @@ int cmd_spgemm(int argc, char **argv)
 {
     if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) return print_help();
     cli_opts o = {0};
-    if (cli_parse(argc, argv, 2, "--method: --algo: --backend: --precision: --threads: --transpose-b --json --strict -o:",
+    if (cli_parse(argc, argv, 2,
+                  "--method: --algo: --backend: --precision: --threads: --transpose-b --json --strict -o: "
+                  "--device-mem-limit: --panels: --gpu-share: --timeline: --no-verify",
                   &o))
         return CLI_ERROR;
     if (o.n_positional < 1 || o.n_positional > 2)
@@ -140,7 +176,9 @@ int cmd_spgemm(int argc, char **argv)
     if (!rc && o.n_positional == 2) rc = cli_load(ctx, o.positional[1], &o, &Bown);
     const spx_csr *B = Bown ? Bown : A;
     if (!rc) rc = run_product(ctx, A, B, &o, &C, &res);
-    if (!rc && res.info.backend != SPX_BACKEND_CPU) verify(ctx, A, B, &o, C, &res);
+    const int check = res.info.backend != SPX_BACKEND_CPU || res.info.panels;
+    if (!rc && check && o.no_verify) res.verified = "not checked";
+    else if (!rc && check) verify(ctx, A, B, &o, C, &res);
     if (!rc) {
         if (o.json) print_json(ctx, &res);
         else print_text(&res);
@@ -149,7 +187,14 @@ int cmd_spgemm(int argc, char **argv)
         rc = write_result(ctx, o.out_path, C);
         if (!rc && !o.json) printf("wrote %s: %d x %d, %lld nonzeros\n", o.out_path, C->m, C->n, (long long)C->nnz);
     }
-    if (!rc && strcmp(res.verified, "oracle") && strcmp(res.verified, "yes")) rc = CLI_VERIFY_FAILED;
+    if (!rc && o.timeline_path) {
+        const spgemm_timeline t = {res.a_src, res.b_src, &res.info, res.ev, res.n_ev};
+        rc = spgemm_timeline_write(o.timeline_path, &t);
+        if (!rc && !o.json) printf("wrote %s: %d panels\n", o.timeline_path, res.n_ev);
+    }
+    if (!rc && strcmp(res.verified, "oracle") && strcmp(res.verified, "yes") && strcmp(res.verified, "not checked"))
+        rc = CLI_VERIFY_FAILED;
+    free(res.ev);
     spx_csr_destroy(&C);
     spx_csr_destroy(&Bown);
     spx_csr_destroy(&A);

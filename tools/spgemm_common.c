@@ -45,6 +45,42 @@ int spgemm_check(const spx_csr *C, const spx_csr *R, spx_precision p, double *re
     return *rel_error >= 0 && *rel_error <= tol;
 }
 
+int spgemm_panel_opts(const cli_opts *o, spx_spgemm_opts *so)
+{
+    static const char *const modes[] = {"auto", "off", "hetero", "gpu", "cpu"};
+    so->device_mem_limit = o->device_mem_limit;
+    so->gpu_share = o->gpu_share;
+    so->panels = SPX_PANELS_AUTO;
+    for (int i = 0; o->panels && i < (int)(sizeof modes / sizeof modes[0]); i++)
+        if (!strcmp(o->panels, modes[i])) {
+            so->panels = (spx_spgemm_panels)i;
+            return CLI_OK;
+        }
+    return o->panels ? cli_error("--panels must be auto, off, hetero, gpu or cpu, not '%s'", o->panels) : CLI_OK;
+}
+
+/* The panel figures (the out-of-core path) as JSON members. */
+static void panels_json(FILE *f, int *first, const spx_spgemm_info *in)
+{
+    json_kv_str(f, first, "panel_mode", in->panel_mode);
+    if (in->device_mem_limit != SPX_BUDGET_NONE) json_kv_int(f, first, "device_mem_limit", (long long)in->device_mem_limit);
+    if (!in->panels) return;
+    json_kv_str(f, first, "panel_split", in->panel_split);
+    json_kv_int(f, first, "panels", in->panels);
+    json_kv_int(f, first, "panel_rows_max", in->panel_rows_max);
+    json_kv_num(f, first, "k_ratio", in->k_ratio);
+    json_kv_num(f, first, "gpu_share", in->gpu_share);
+    json_kv_int(f, first, "panels_gpu", in->panels_gpu);
+    json_kv_int(f, first, "panels_cpu", in->panels_cpu);
+    json_kv_int(f, first, "panels_stolen", in->panels_stolen);
+    json_kv_num(f, first, "gpu_share_run", in->gpu_share_run);
+    json_kv_int(f, first, "gpu_lanes", in->gpu_lanes);
+    json_kv_num(f, first, "gpu_transfer_s", in->gpu_transfer_s);
+    json_kv_num(f, first, "gpu_compute_s", in->gpu_compute_s);
+    json_kv_num(f, first, "gpu_idle_s", in->gpu_idle_s);
+    json_kv_num(f, first, "cpu_compute_s", in->cpu_compute_s);
+}
+
 void spgemm_info_json(FILE *f, int *first, const spx_spgemm_info *in)
 {
     json_kv_str(f, first, "method", in->method);
@@ -71,4 +107,5 @@ void spgemm_info_json(FILE *f, int *first, const spx_spgemm_info *in)
     json_kv_int(f, first, "host_peak_bytes", (long long)in->host_peak_bytes);
     json_kv_int(f, first, "device_bytes", (long long)in->device_bytes);
     json_kv_int(f, first, "device_peak_bytes", (long long)in->device_peak_bytes);
+    panels_json(f, first, in);
 }

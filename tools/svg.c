@@ -17,6 +17,7 @@
 #define SVG_WRAP_BYTES 256   /* a wrapped line is cut here at the latest */
 #define SVG_MAX_BAR 40.0     /* the widest bar, pixels */
 #define SVG_DENSITY_SIDE 600.0 /* the density plot's longer side, pixels */
+#define SVG_LANE 40.0        /* pixels from one lane of a Gantt chart to the next */
 
 /* Ten distinguishable colours; series beyond ten reuse them (dashed lines, lighter bars). */
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -717,4 +718,43 @@ int svg_density_image(const char *path, const svg_density *d)
     density_legend(&lg, exact, cmax);
     legend_end(&lg);
     return doc_close(&doc);
+}
+
+/* ---- Gantt chart ---- */
+
+/* Whether span s can be drawn on g. */
+static int span_drawn(const svg_gantt *g, const svg_span *s)
+{
+    return s->lane >= 0 && s->lane < g->n_lanes && s->kind >= 0 && s->kind < g->n_kinds && isfinite(s->t0) &&
+           isfinite(s->t1) && s->t1 >= s->t0;
+}
+
+int svg_gantt_chart(const char *path, const svg_gantt *g)
+{
+    if (!path || !g || g->n_lanes < 1 || g->n_kinds < 0 || !g->lanes || (g->n_kinds && !g->kinds) ||
+        g->n_spans < 0 || (g->n_spans && !g->spans))
+        return cli_error("svg_gantt_chart: bad arguments");
+    double tmax = 0;
+    for (int64_t i = 0; i < g->n_spans; i++)
+        if (span_drawn(g, &g->spans[i]) && g->spans[i].t1 > tmax) tmax = g->spans[i].t1;
+    const frame fr = {120, 70, 820, 70 + SVG_LANE * g->n_lanes};
+    axis ax;
+    axis_fit(&ax, 0, 0, tmax > 0 ? tmax : 1, 1);
+    ax.p_lo = fr.x0, ax.p_hi = fr.x1;
+    svg_doc d;
+    if (doc_open(&d, path, fr.x1 + 200, fr.y1 + 70, g->title ? g->title : "timeline")) return CLI_ERROR;
+    draw_title(&d, g->title, g->subtitle);
+    draw_x_axis(d.f, &ax, &fr, g->xlabel, 0, 1);
+    for (int l = 0; l < g->n_lanes; l++) text_at(d.f, fr.x0 - 8, fr.y0 + SVG_LANE * l + SVG_LANE / 2 + 4, 0, "end", g->lanes[l]);
+    for (int64_t i = 0; i < g->n_spans; i++) {
+        const svg_span *sp = &g->spans[i];
+        if (!span_drawn(g, sp)) continue;
+        const double y0 = fr.y0 + SVG_LANE * sp->lane + 6;
+        rect_at(d.f, "span", palette[sp->kind % SVG_COLOURS], axis_pos(&ax, sp->t0), y0, axis_pos(&ax, sp->t1),
+                y0 + SVG_LANE - 12, sp->tip);
+    }
+    legend lg = {d.f, fr.x1 + 20, fr.y0 + 10, fr.y1 + 60, 0};
+    for (int k = 0; k < g->n_kinds; k++) legend_entry(&lg, palette[k % SVG_COLOURS], NULL, NULL, NULL, g->kinds[k]);
+    legend_end(&lg);
+    return doc_close(&d);
 }

@@ -1,6 +1,6 @@
 /* tools/svg.h: the CLI's pictures in plain SVG: escaped text, fixed-precision coordinates,
  * written through a temporary file renamed into place; a density image of a sparsity pattern,
- * a grouped bar chart and a line chart. */
+ * a grouped bar chart, a line chart and a Gantt chart (timelines). */
 #ifndef SPX_TOOLS_SVG_H
 #define SPX_TOOLS_SVG_H
 
@@ -77,5 +77,25 @@ typedef struct svg_density {
     const int64_t *counts;        /* grid_rows * grid_cols, each >= 0 */
 } svg_density;
 int svg_density_image(const char *path, const svg_density *d);
+
+/* A Gantt chart: one lane (row) per lanes[l], labelled on the left; each span a <rect
+ * class="span"> in its kind's colour (kinds[k] in the legend) from t0 to t1 along a linear x
+ * axis from 0 (labelled xlabel, grid lines), its tip (NULL: none) as tooltip; a span whose
+ * times are not finite or whose lane or kind is out of range is left out. 40 px a lane. */
+typedef struct svg_span {
+    int lane, kind;
+    double t0, t1;
+    const char *tip;
+} svg_span;
+typedef struct svg_gantt {
+    const char *title, *subtitle, *xlabel;
+    const char *const *lanes;
+    int n_lanes;
+    const char *const *kinds;
+    int n_kinds;
+    const svg_span *spans;
+    int64_t n_spans;
+} svg_gantt;
+int svg_gantt_chart(const char *path, const svg_gantt *g);
 
 #endif

@@ -11,6 +11,17 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* the API: exported by libspx.so */
 
+/* Whether and how a plan splits A's rows into panels computed one after the other within the
+ * device budget (the out-of-core path, docs/spgemm.md "Beyond GPU memory"). */
+typedef enum spx_spgemm_panels {
+    SPX_PANELS_AUTO = 0, /* in-core, unless a CUDA plan of method spx (or auto) finds that A, B, C
+                            and its workspace exceed the device budget: then SPX_PANELS_HETERO */
+    SPX_PANELS_OFF,      /* in-core always (an allocation past the budget fails) */
+    SPX_PANELS_HETERO,   /* panels shared by the GPU (spx) and the CPU (gustavson), ApSpGEMM §5.2 */
+    SPX_PANELS_GPU,      /* panels on the GPU only (spx) */
+    SPX_PANELS_CPU       /* panels on the CPU only (gustavson; any build, sized to the same budget) */
+} spx_spgemm_panels;
+
 typedef struct spx_spgemm_opts {
     const char *method;      /* registered method (`spx spgemm --help` lists them); NULL or
                                 "auto": "gustavson" on the CPU, "spx" on CUDA */
@@ -19,6 +30,12 @@ typedef struct spx_spgemm_opts {
     spx_backend backend;     /* AUTO = the context's */
     spx_precision precision; /* FP64 (default) or FP32: values stored and summed in it */
     int transpose_b;         /* C = A*B^T: B is given as it is and transposed inside */
+    size_t device_mem_limit; /* bytes of device memory the plan may hold (every GPU allocation
+                                of its calls, above what the context held before); 0: the
+                                context's device budget, else the device's free memory */
+    spx_spgemm_panels panels;
+    double gpu_share;        /* SPX_PANELS_HETERO: the GPU's planned share R of the products,
+                                in (0, 1]; 0: R = K / (K + 1), K measured at plan time */
 } spx_spgemm_opts;
 
 /* Phases of plan creation and of the last run, in the order they happened. */
@@ -46,8 +63,41 @@ typedef struct spx_spgemm_info {
     size_t host_peak_bytes;   /* most host memory the plan's calls held above what the
                                  context held when each began (C included) */
     size_t device_bytes;      /* device memory the plan holds between calls */
-    size_t device_peak_bytes; /* the same peak on the device */
+    size_t device_peak_bytes; /* the same peak on the device (panels: B resident and the GPU
+                                 lanes' peaks, measured) */
+    /* The out-of-core path (zeros, panel_split "", when in-core). */
+    char panel_mode[16];      /* "in-core" or "panels" */
+    char panel_split[16];     /* panels: "hetero", "gpu" or "cpu" */
+    size_t device_mem_limit;  /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none) */
+    int panels;               /* row panels of A */
+    int32_t panel_rows_max;   /* rows of the largest panel */
+    double k_ratio;           /* hetero: K = CPU time / GPU time per product on the plan's sample */
+    double gpu_share;         /* hetero: the planned GPU share R of the products */
+    /* The last run's panels. */
+    int panels_gpu, panels_cpu; /* computed by each side */
+    int panels_stolen;        /* taken by one side past the planned split (work stealing) */
+    double gpu_share_run;     /* share of the products the GPU computed */
+    int gpu_lanes;            /* GPU panels in flight at once (each a host thread and stream) */
+    double gpu_transfer_s;    /* GPU side: uploads of A's panels and downloads of C's, summed
+                                 over the lanes */
+    double gpu_compute_s;     /* GPU side: analysis, symbolic and numeric of its panels, summed
+                                 over the lanes */
+    double gpu_idle_s;        /* GPU side: from its first panel's start to its last one's end,
+                                 the time no lane computed (transfers not hidden, waits) */
+    double cpu_compute_s;     /* CPU side: its panels' numeric */
 } spx_spgemm_info;
+
+/* One panel of the last run, for timelines: times in seconds from the run's start; a CPU
+ * panel has no transfers (upload and download zero-length at its compute's ends). */
+typedef struct spx_spgemm_panel_event {
+    int panel;              /* index in A's row order */
+    int32_t row0, row1;     /* A's rows [row0, row1) */
+    int64_t nnz_c, products;
+    double affinity;        /* ApSpGEMM §5.2: mean sparsity of the panel's A part and B part */
+    int on_gpu;
+    int stolen;             /* taken past the planned split */
+    double upload0, upload1, compute0, compute1, download0, download1;
+} spx_spgemm_panel_event;
 
 typedef struct spx_spgemm_plan spx_spgemm_plan;
 
@@ -66,6 +116,9 @@ spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p);
 spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **C);
 /* Fills *info (a self-contained copy). */
 spx_status spx_spgemm_plan_get_info(const spx_spgemm_plan *p, spx_spgemm_info *info);
+/* Copies the last run's panel events, at most cap, in the order the panels finished, into out
+ * (NULL with cap 0: only the count); returns how many the run had (0: in-core, or no run). */
+int spx_spgemm_plan_timeline(const spx_spgemm_plan *p, spx_spgemm_panel_event *out, int cap);
 /* Frees *p (NULL accepted) and sets it to NULL. */
 void spx_spgemm_plan_destroy(spx_spgemm_plan **p);
 

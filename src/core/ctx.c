@@ -161,11 +161,17 @@ spx_status spx_host_budget_require(spx_ctx *ctx, size_t bytes, spx_status s, con
                     spx_bytes_str((double)held, have, sizeof have));
 }
 
-size_t spx_host_budget_room(const spx_ctx *ctx)
+/* The bytes an account's budget still has room for. */
+static size_t budget_room(const spx_mem_account *a)
 {
-    size_t held = __atomic_load_n(&ctx->host.bytes, __ATOMIC_RELAXED);
-    return held >= ctx->host.budget ? 0 : ctx->host.budget - held;
+    size_t held = __atomic_load_n(&a->bytes, __ATOMIC_RELAXED);
+    size_t budget = __atomic_load_n(&a->budget, __ATOMIC_RELAXED);
+    return held >= budget ? 0 : budget - held;
 }
+
+size_t spx_host_budget_room(const spx_ctx *ctx) { return budget_room(&ctx->host); }
+
+size_t spx_device_budget_room(const spx_ctx *ctx) { return budget_room(&ctx->dev); }
 
 /* Releases the context and its CUDA state; sets *pctx to NULL. */
 void spx_ctx_destroy(spx_ctx **pctx)

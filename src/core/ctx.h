@@ -59,6 +59,8 @@ spx_status spx_host_budget_require(spx_ctx *ctx, size_t bytes, spx_status s, con
 /* The bytes that still fit the host budget beside what the context holds now (SIZE_MAX-ish
  * without a budget): for choosing how much optional scratch (per-thread buffers) to take. */
 size_t spx_host_budget_room(const spx_ctx *ctx);
+/* The same beside the device budget (the device's own free memory not counted). */
+size_t spx_device_budget_room(const spx_ctx *ctx);
 /* Writes bytes as "16.0 GB" (decimal units, as free(1) -h and the issue tracker show them). */
 const char *spx_bytes_str(double bytes, char *buf, size_t len);
 /* Tests: makes the n-th device allocation from now fail (0: none). */

@@ -13,11 +13,15 @@ extern "C" {
 
 /* What an implementation multiplies: A (m x k) times B (k x n), both host CSR with sorted
  * columns (B already transposed by the plan when asked), in the plan's precision, with the
- * resolved algorithm (an entry of the impl's algos, or NULL when it has none). */
+ * resolved algorithm (an entry of the impl's algos, or NULL when it has none). dev_b: B
+ * already on the device (a spx_dev_csr in the plan's precision the caller owns and keeps
+ * until the impl's state is destroyed; the out-of-core panels share one), or NULL: a GPU
+ * impl uploads B itself. */
 typedef struct spx_spgemm_input {
     const spx_csr *A, *B;
     spx_precision precision;
     const char *algo;
+    const void *dev_b;
 } spx_spgemm_input;
 
 /* Implementation flags. */
@@ -45,6 +49,12 @@ typedef struct spx_spgemm_impl {
     void (*destroy)(spx_ctx *ctx, void *state);
     /* The kernel (or CPU loop) that computes C. */
     const char *(*kernel_name)(const void *state);
+    /* Optional (the out-of-core panels' CPU side), after symbolic: rows [r0, r1) of C on
+     * `threads` threads into colind and val, which start at row r0's first entry. */
+    spx_status (*numeric_rows)(spx_ctx *ctx, void *state, int32_t r0, int32_t r1, int threads, int32_t *colind,
+                               double *val);
+    /* Optional, after symbolic: C's row pointers (m + 1) into rowptr. */
+    void (*row_pointers)(const void *state, int64_t *rowptr);
 } spx_spgemm_impl;
 
 /* The registry: the impl of that name (NULL: unknown) and whether it is built. */

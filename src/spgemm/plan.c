@@ -1,18 +1,27 @@
 /* src/spgemm/plan.c: the SpGEMM plan lifecycle: check the shapes, resolve backend, method
- * and algorithm, make B^T when asked, analyse and run the symbolic phase (C sized exactly);
- * then numeric runs into a new or reused C, new values without re-analysis, and the report
- * of what it cost (phases, products, memory held and at peak). */
+ * and algorithm, make B^T when asked, analyse and run the symbolic phase (C sized exactly),
+ * in-core or in panels (src/spgemm/ooc/) when asked or when the in-core product does not fit
+ * the device budget; then numeric runs into a new or reused C, new values without
+ * re-analysis, and the report of what it cost (phases, products, memory held and at peak). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cuda/gateway.h"
 #include "spgemm/host_copy.h"
+#include "spgemm/ooc/ooc.h"
+#include "spgemm/ooc/ooc_tuning.h"
+#include "spgemm/ooc/panels.h"
 #include "spgemm/spgemm_internal.h"
 
 struct spx_spgemm_plan {
     spx_ctx *ctx;
     const spx_spgemm_impl *impl;
-    void *state; /* the implementation's */
+    void *state;  /* the implementation's (in-core) */
+    spx_ooc *ooc; /* the out-of-core panels, or NULL: in-core */
+    spx_spgemm_panels panels;
+    double gpu_share;
+    size_t dev_limit;  /* opts.device_mem_limit: every call's device allocations stay within it */
+    size_t dev_budget; /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none) */
     spx_backend backend;
     spx_precision precision;
     int transpose_b;
@@ -56,6 +65,28 @@ static void window_close(spx_ctx *ctx, const mem_window *w, size_t *host_peak, s
     __atomic_store_n(&ctx->dev.peak, dp > w->dev_peak0 ? dp : w->dev_peak0, __ATOMIC_RELAXED);
 }
 
+/* The context's device budget lowered, for one call, to `limit` bytes (0: none) above what
+ * the context holds beside the plan (plan_held: the plan's own device bytes). */
+typedef struct limit_window {
+    size_t budget0;
+    int set;
+} limit_window;
+
+static void limit_open(spx_ctx *ctx, size_t limit, size_t plan_held, limit_window *w)
+{
+    w->set = limit > 0;
+    w->budget0 = ctx->dev.budget;
+    if (!w->set) return;
+    const size_t held = ctx->dev.bytes, base = held > plan_held ? held - plan_held : 0;
+    const size_t cap = base > SIZE_MAX - limit ? SIZE_MAX : base + limit;
+    if (cap < ctx->dev.budget) ctx->dev.budget = cap;
+}
+
+static void limit_close(spx_ctx *ctx, const limit_window *w)
+{
+    if (w->set) ctx->dev.budget = w->budget0;
+}
+
 /* The default method of a backend. */
 static const char *default_method(spx_backend b) { return b == SPX_BACKEND_CUDA ? "spx" : "gustavson"; }
 
@@ -93,6 +124,20 @@ static spx_status resolve_method(spx_spgemm_plan *p, const spx_spgemm_opts *o)
     return SPX_OK;
 }
 
+/* The method panels run: spx on the GPU's side, gustavson on the CPU-only path; any other
+ * named method is SPX_ERR_ARG. */
+static spx_status panel_method(spx_ctx *ctx, spx_spgemm_opts *o)
+{
+    const char *want = o->panels == SPX_PANELS_CPU ? "gustavson" : "spx";
+    if (o->panels < SPX_PANELS_HETERO) return SPX_OK;
+    if (o->method && strcmp(o->method, "auto") && strcmp(o->method, want))
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s panels run method '%s', not '%s'",
+                        o->panels == SPX_PANELS_CPU ? "CPU" : "GPU and hetero", want, o->method);
+    o->method = want;
+    if (o->panels == SPX_PANELS_CPU) o->backend = SPX_BACKEND_CPU;
+    return SPX_OK;
+}
+
 /* Checks one operand: CSR invariants and strictly increasing columns in every row. */
 static spx_status check_operand(spx_ctx *ctx, const spx_csr *M, const char *name)
 {
@@ -111,6 +156,9 @@ static spx_status check_args(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, c
 {
     if (o->precision != SPX_FP64 && o->precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: unknown precision");
     if (o->transpose_b != 0 && o->transpose_b != 1) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: transpose_b must be 0 or 1");
+    if (o->panels < SPX_PANELS_AUTO || o->panels > SPX_PANELS_CPU) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: unknown panels mode");
+    if (!(o->gpu_share >= 0 && o->gpu_share <= 1))
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: gpu_share must be in (0, 1], or 0 (measured)");
     spx_status s = check_operand(ctx, A, "A");
     if (!s) s = check_operand(ctx, B, "B");
     if (s) return s;
@@ -124,7 +172,75 @@ static spx_status check_args(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, c
     return SPX_OK;
 }
 
-/* B^T when asked, then the implementation's analysis and symbolic phase. */
+/* The device budget the plan sizes itself to: what the context's budget leaves (lowered to
+ * the option by the call's limit window), else the option, else (CUDA) the device's free
+ * memory less SPX_OOC_FREE_RESERVE; SPX_BUDGET_NONE on the CPU without either. */
+static spx_status sizing_budget(spx_spgemm_plan *p, size_t *out)
+{
+    spx_ctx *ctx = p->ctx;
+    *out = SPX_BUDGET_NONE;
+    if (ctx->dev.budget != SPX_BUDGET_NONE) *out = spx_device_budget_room(ctx); /* the limit's window included */
+    else if (p->dev_limit) *out = p->dev_limit;
+    else if (p->backend == SPX_BACKEND_CUDA) {
+        size_t free_b = 0, total_b = 0;
+        spx_status s = spx_cuda_mem_info(ctx, &free_b, &total_b);
+        if (s) return s;
+        *out = (size_t)((double)free_b * (1.0 - SPX_OOC_FREE_RESERVE));
+    }
+    return SPX_OK;
+}
+
+/* Whether the in-core spx product surely fits the budget: C bounded by the products, every
+ * row taken as long (the fallback's accumulator counted). */
+static int surely_fits(const spx_spgemm_plan *p)
+{
+    const int64_t bound = spx_ooc_row_products(p->in.A, p->in.B, NULL, spx_ctx_threads(p->ctx));
+    return spx_ooc_incore_bytes(p->in.A, p->in.B, bound, 1, p->precision) <= p->dev_budget;
+}
+
+/* Auto on CUDA: the in-core analysis and symbolic phase within the budget (into a log of
+ * their own); *fits when they succeed and C, with the numeric phase's scratch, fits beside
+ * what they hold. Otherwise their state is dropped (a device allocation the budget refused
+ * is no error here) and their time is the plan's "in-core try" phase. */
+static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
+{
+    spx_ctx *ctx = p->ctx;
+    const size_t held0 = ctx->dev.bytes;
+    const double t0 = spx_now();
+    spx_phase_log log;
+    memset(&log, 0, sizeof log);
+    spx_status s = p->impl->analyse(ctx, &p->in, &log, &p->state, &p->products);
+    if (!s) s = p->impl->symbolic(ctx, p->state, &log, &p->nnz_c);
+    const size_t c_bytes = (size_t)p->nnz_c * (sizeof(int32_t) + spx_precision_bytes(p->precision));
+    *fits = !s && ctx->dev.bytes - held0 + c_bytes + SPX_OOC_DEV_FIXED_BYTES <= p->dev_budget;
+    if (*fits) {
+        for (int i = 0; i < log.n; i++) spx_phase_add(&p->plan_log, log.phases[i].name, log.phases[i].seconds);
+        return SPX_OK;
+    }
+    if (p->state) p->impl->destroy(ctx, p->state);
+    p->state = NULL;
+    spx_phase_add(&p->plan_log, "in-core try", spx_now() - t0);
+    return s == SPX_ERR_DEVICE_ALLOC ? SPX_OK : s;
+}
+
+/* Panels when asked, or (auto, spx on CUDA) when the in-core product does not fit: p->ooc
+ * NULL and p->state set when the in-core path was planned here, both NULL when it is left
+ * to the caller. */
+static spx_status build_panels(spx_spgemm_plan *p)
+{
+    int fits = 0;
+    spx_status s = SPX_OK;
+    if (p->panels == SPX_PANELS_OFF) return SPX_OK;
+    if (p->panels == SPX_PANELS_AUTO) {
+        if (p->backend != SPX_BACKEND_CUDA || strcmp(p->method, "spx") || surely_fits(p)) return SPX_OK;
+        if ((s = try_in_core(p, &fits)) || fits) return s;
+    }
+    const spx_ooc_opts oo = {p->panels == SPX_PANELS_AUTO ? SPX_PANELS_HETERO : p->panels, p->dev_budget,
+                             p->gpu_share, p->backend == SPX_BACKEND_CUDA ? p->impl : NULL};
+    return spx_ooc_create(p->ctx, &p->in, &oo, &p->plan_log, &p->ooc, &p->products, &p->nnz_c);
+}
+
+/* B^T when asked, then the analysis and symbolic phase: in panels, or the implementation's. */
 static spx_status plan_build(spx_spgemm_plan *p)
 {
     spx_status s = SPX_OK;
@@ -138,6 +254,7 @@ static spx_status plan_build(spx_spgemm_plan *p)
     p->in.B = p->transpose_b ? p->Bt : p->B;
     p->in.precision = p->precision;
     if (p->backend == SPX_BACKEND_CUDA && (s = spx_cuda_init(p->ctx))) return s;
+    if ((s = sizing_budget(p, &p->dev_budget)) || (s = build_panels(p)) || p->ooc || p->state) return s;
     if ((s = p->impl->analyse(p->ctx, &p->in, &p->plan_log, &p->state, &p->products))) return s;
     return p->impl->symbolic(p->ctx, p->state, &p->plan_log, &p->nnz_c);
 }
@@ -151,11 +268,15 @@ spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr 
     spx_spgemm_opts o = {0};
     if (opts) o = *opts;
     spx_status s = check_args(ctx, A, B, &o);
+    if (!s) s = panel_method(ctx, &o);
     if (s) return s;
     mem_window w;
+    limit_window lw;
     window_open(ctx, &w);
+    limit_open(ctx, o.device_mem_limit, 0, &lw);
     spx_spgemm_plan *p = spx_malloc(ctx, sizeof *p);
     if (!p) {
+        limit_close(ctx, &lw);
         window_close(ctx, &w, NULL, NULL);
         return spx_fail_nomem(ctx, "spgemm plan");
     }
@@ -163,6 +284,9 @@ spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr 
     p->ctx = ctx;
     p->precision = o.precision;
     p->transpose_b = o.transpose_b;
+    p->panels = o.panels;
+    p->gpu_share = o.gpu_share;
+    p->dev_limit = o.device_mem_limit;
     p->A = A;
     p->B = B;
     p->m = A->m;
@@ -170,6 +294,7 @@ spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr 
     p->n = o.transpose_b ? B->m : B->n;
     s = resolve_method(p, &o);
     if (!s) s = plan_build(p);
+    limit_close(ctx, &lw);
     window_close(ctx, &w, &p->host_peak, &p->device_peak);
     if (s) {
         spx_spgemm_plan_destroy(&p);
@@ -188,8 +313,12 @@ spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p)
     const double t0 = spx_now();
     if (p->transpose_b) spx_spgemm_transpose_values(p->B, p->bt_perm, p->Bt);
     spx_status s = SPX_OK;
+    limit_window lw;
+    limit_open(p->ctx, p->dev_limit, p->device_bytes, &lw);
     if (p->backend == SPX_BACKEND_CUDA) s = spx_cuda_init(p->ctx);
-    if (!s && p->impl->update_values) s = p->impl->update_values(p->ctx, p->state, &p->in, &p->plan_log);
+    if (!s && p->ooc) s = spx_ooc_update_values(p->ctx, p->ooc, &p->in, &p->plan_log);
+    else if (!s && p->impl->update_values) s = p->impl->update_values(p->ctx, p->state, &p->in, &p->plan_log);
+    limit_close(p->ctx, &lw);
     spx_phase_add(&p->plan_log, "update_values", spx_now() - t0);
     return s;
 }
@@ -231,13 +360,16 @@ spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **Cp)
     if (s) return s;
     const double t0 = spx_now();
     mem_window w;
+    limit_window lw;
     window_open(p->ctx, &w);
+    limit_open(p->ctx, p->dev_limit, p->device_bytes, &lw);
     if (!C) s = new_result(p, &C);
     if (!s && p->backend == SPX_BACKEND_CUDA) s = spx_cuda_init(p->ctx);
     if (!s) {
         memset(&p->run_log, 0, sizeof p->run_log);
-        s = p->impl->numeric(p->ctx, p->state, &p->run_log, C);
+        s = p->ooc ? spx_ooc_run(p->ctx, p->ooc, &p->run_log, C) : p->impl->numeric(p->ctx, p->state, &p->run_log, C);
     }
+    limit_close(p->ctx, &lw);
     window_close(p->ctx, &w, &p->host_peak, &p->device_peak);
     if (s) {
         if (C != *Cp) spx_csr_destroy(&C);
@@ -256,7 +388,8 @@ spx_status spx_spgemm_plan_get_info(const spx_spgemm_plan *p, spx_spgemm_info *i
     memset(info, 0, sizeof *info);
     snprintf(info->method, sizeof info->method, "%s", p->method);
     snprintf(info->algo, sizeof info->algo, "%s", p->algo);
-    snprintf(info->kernel, sizeof info->kernel, "%s", p->impl->kernel_name ? p->impl->kernel_name(p->state) : "?");
+    snprintf(info->kernel, sizeof info->kernel, "%s",
+             p->ooc ? spx_ooc_kernel(p->ooc) : p->impl->kernel_name ? p->impl->kernel_name(p->state) : "?");
     info->backend = p->backend;
     info->precision = p->precision;
     info->transpose_b = p->transpose_b;
@@ -277,7 +410,19 @@ spx_status spx_spgemm_plan_get_info(const spx_spgemm_plan *p, spx_spgemm_info *i
     info->host_peak_bytes = p->host_peak;
     info->device_bytes = p->device_bytes;
     info->device_peak_bytes = p->device_peak;
+    snprintf(info->panel_mode, sizeof info->panel_mode, "in-core");
+    info->device_mem_limit = p->dev_budget;
+    if (p->ooc) {
+        spx_ooc_info(p->ooc, info);
+        const size_t peak = spx_ooc_device_peak(p->ooc); /* the lanes' contexts: not in the window */
+        if (peak > info->device_peak_bytes) info->device_peak_bytes = peak;
+    }
     return SPX_OK;
+}
+
+int spx_spgemm_plan_timeline(const spx_spgemm_plan *p, spx_spgemm_panel_event *out, int cap)
+{
+    return p && p->ooc ? spx_ooc_timeline(p->ooc, out, cap) : 0;
 }
 
 void spx_spgemm_plan_destroy(spx_spgemm_plan **pp)
@@ -285,6 +430,7 @@ void spx_spgemm_plan_destroy(spx_spgemm_plan **pp)
     if (!pp || !*pp) return;
     spx_spgemm_plan *p = *pp;
     if (p->state && p->impl && p->impl->destroy) p->impl->destroy(p->ctx, p->state);
+    spx_ooc_destroy(p->ctx, p->ooc);
     spx_csr_destroy(&p->Bt);
     spx_free(p->ctx, p->bt_perm);
     spx_free(p->ctx, p);

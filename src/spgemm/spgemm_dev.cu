@@ -7,7 +7,12 @@ spx_status spx_spgemm_dev_upload(spx_ctx *ctx, const spx_spgemm_input *in, spx_s
 {
     memset(out, 0, sizeof *out);
     spx_status s = spx_cuda_dev_csr_upload(ctx, in->A, in->precision, &out->A);
-    if (!s) s = spx_cuda_dev_csr_upload(ctx, in->B, in->precision, &out->B);
+    if (!s && in->dev_b) {
+        out->B = *(const spx_dev_csr *)in->dev_b;
+        out->b_borrowed = 1;
+    } else if (!s) {
+        s = spx_cuda_dev_csr_upload(ctx, in->B, in->precision, &out->B);
+    }
     if (s) spx_spgemm_dev_free(ctx, out);
     return s;
 }
@@ -15,7 +20,9 @@ spx_status spx_spgemm_dev_upload(spx_ctx *ctx, const spx_spgemm_input *in, spx_s
 void spx_spgemm_dev_free(spx_ctx *ctx, spx_spgemm_operands *ops)
 {
     spx_cuda_dev_csr_free(ctx, &ops->A);
-    spx_cuda_dev_csr_free(ctx, &ops->B);
+    if (!ops->b_borrowed) spx_cuda_dev_csr_free(ctx, &ops->B);
+    memset(&ops->B, 0, sizeof ops->B);
+    ops->b_borrowed = 0;
 }
 
 spx_status spx_spgemm_dev_download(spx_ctx *ctx, const int32_t *colind, const void *val, spx_precision prec,

@@ -7,13 +7,16 @@
 #include "cuda/runtime.cuh"
 #include "spgemm/impl.h"
 
-/* A and B on the device. */
+/* A and B on the device; B borrowed (in->dev_b, the caller's) or owned. */
 typedef struct spx_spgemm_operands {
     spx_dev_csr A, B;
+    int b_borrowed;
 } spx_spgemm_operands;
 
-/* Uploads in's A and B (SPX_ERR_OVERFLOW beyond 2^31 - 1 nonzeros); frees both on failure. */
+/* Uploads in's A and B, B only when in->dev_b does not give it (SPX_ERR_OVERFLOW beyond
+ * 2^31 - 1 nonzeros); frees what it uploaded on failure. */
 spx_status spx_spgemm_dev_upload(spx_ctx *ctx, const spx_spgemm_input *in, spx_spgemm_operands *out);
+/* Frees A, and B unless borrowed. */
 void spx_spgemm_dev_free(spx_ctx *ctx, spx_spgemm_operands *ops);
 /* Copies nnz columns and values (precision prec, device) into C->colind and C->val (fp64). */
 spx_status spx_spgemm_dev_download(spx_ctx *ctx, const int32_t *colind, const void *val, spx_precision prec,

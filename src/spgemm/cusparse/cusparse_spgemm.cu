@@ -301,6 +301,8 @@ static const spx_spgemm_impl cusparse_impl = {
     cusp_numeric,
     cusp_destroy,
     cusp_kernel,
+    NULL, /* numeric_rows */
+    NULL, /* row_pointers */
 };
 
 extern "C" const spx_spgemm_impl *spx_spgemm_cusparse(void) { return &cusparse_impl; }

@@ -66,24 +66,28 @@ static int row_kind(const gus_state *S, int32_t i)
 /* Hash slots for a row that may receive `keys` distinct columns. */
 static int64_t hash_slots(int64_t keys) { return pow2_at_least(keys * SPX_GUS_HASH_SLOTS_PER_KEY); }
 
-/* Rows split into chunks of about equal work (products + A entries + 1 per row). */
-static void split_rows(gus_state *S)
+/* Rows [r0, r1) split into `parts` ranges of about equal work (products + A entries + 1 per
+ * row): part t holds rows [bounds[t], bounds[t + 1]). */
+static void split_range(const gus_state *S, int32_t r0, int32_t r1, int parts, int32_t *bounds)
 {
-    const int32_t m = S->A->m;
-    const int64_t total = S->prod[m] + S->A->rowptr[m] + m;
-    S->bounds[0] = 0;
-    for (int t = 1; t < S->chunks; t++) {
-        const int64_t target = (int64_t)((double)total * t / S->chunks);
-        int32_t lo = S->bounds[t - 1], hi = m;
+    const int64_t *rp = S->A->rowptr, *pr = S->prod;
+    const int64_t w0 = pr[r0] + rp[r0] + r0, total = pr[r1] + rp[r1] + r1 - w0;
+    bounds[0] = r0;
+    for (int t = 1; t < parts; t++) {
+        const int64_t target = w0 + (int64_t)((double)total * t / parts);
+        int32_t lo = bounds[t - 1], hi = r1;
         while (lo < hi) { /* first row whose work prefix reaches the target */
             int32_t mid = lo + (hi - lo) / 2;
-            if (S->prod[mid] + S->A->rowptr[mid] + mid < target) lo = mid + 1;
+            if (pr[mid] + rp[mid] + mid < target) lo = mid + 1;
             else hi = mid;
         }
-        S->bounds[t] = lo;
+        bounds[t] = lo;
     }
-    S->bounds[S->chunks] = m;
+    bounds[parts] = r1;
 }
+
+/* All rows split into the state's chunks. */
+static void split_rows(gus_state *S) { split_range(S, 0, S->A->m, S->chunks, S->bounds); }
 
 /* A value of A or B in the plan's precision. */
 static inline double a_val(const gus_state *S, int64_t q) { return S->fp32 ? (double)S->a32[q] : S->A->val[q]; }
@@ -192,28 +196,31 @@ static void ws_free(spx_ctx *ctx, gus_ws *ws, int chunks)
     spx_free(ctx, ws);
 }
 
-/* Allocates every chunk's accumulators (serially, before the parallel region), keys and
- * markers set to -1; values only for the numeric pass. */
-static spx_status ws_alloc(spx_ctx *ctx, const gus_state *S, int numeric, gus_ws **out)
+/* Allocates `count` accumulators (serially, before the parallel region), the t-th sized by
+ * size[t * stride] (stride 0: all by size[0]), keys and markers set to -1; values only for
+ * the numeric pass. */
+static spx_status ws_alloc(spx_ctx *ctx, const gus_state *S, int numeric, int count, const gus_chunk *size, int stride,
+                           gus_ws **out)
 {
     const int32_t n = S->B->n;
-    gus_ws *ws = spx_calloc_array(ctx, (size_t)S->chunks, sizeof *ws);
+    gus_ws *ws = spx_calloc_array(ctx, (size_t)count, sizeof *ws);
     int ok = ws != NULL;
-    for (int t = 0; ok && t < S->chunks; t++) {
-        const int64_t slots = numeric ? S->chunk[t].hash_num : S->chunk[t].hash_sym;
+    for (int t = 0; ok && t < count; t++) {
+        const gus_chunk *c = &size[t * stride];
+        const int64_t slots = numeric ? c->hash_num : c->hash_sym;
         if (slots) {
             ok = (ws[t].keys = spx_malloc_array(ctx, (size_t)slots, sizeof(int32_t))) != NULL &&
                  (!numeric || (ws[t].hvals = spx_malloc_array(ctx, (size_t)slots, sizeof(double))) != NULL);
             if (ok) memset(ws[t].keys, 0xff, (size_t)slots * sizeof(int32_t));
         }
-        if (ok && S->chunk[t].dense) {
+        if (ok && c->dense) {
             ok = (ws[t].marker = spx_malloc_array(ctx, (size_t)n, sizeof(int32_t))) != NULL &&
                  (!numeric || (ws[t].dense = spx_malloc_array(ctx, (size_t)n, sizeof(double))) != NULL);
             if (ok) memset(ws[t].marker, 0xff, (size_t)n * sizeof(int32_t));
         }
     }
     if (!ok) {
-        ws_free(ctx, ws, S->chunks);
+        ws_free(ctx, ws, count);
         return spx_fail_nomem(ctx, numeric ? "spgemm numeric accumulators" : "spgemm symbolic accumulators");
     }
     *out = ws;
@@ -279,20 +286,20 @@ static void count_chunk(gus_state *S, int t, const gus_ws *w)
     S->chunk[t].hash_num = longest ? hash_slots(longest) : 0;
 }
 
-static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, spx_csr *C);
+static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *colind, double *val, int64_t base);
 
 /* One pass over the chunks in parallel, with their accumulators: symbolic (C NULL: the row
  * counts) or numeric (C's rows). */
 static spx_status chunk_pass(spx_ctx *ctx, gus_state *S, spx_csr *C)
 {
     gus_ws *ws = NULL;
-    spx_status s = ws_alloc(ctx, S, C != NULL, &ws);
+    spx_status s = ws_alloc(ctx, S, C != NULL, S->chunks, S->chunk, 1, &ws);
     if (s) return s;
 #pragma omp parallel for schedule(static, 1) num_threads(S->chunks)
     for (int t = 0; t < S->chunks; t++) {
         if (!C) count_chunk(S, t, &ws[t]);
         else
-            for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) fill_row(S, i, &ws[t], C);
+            for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) fill_row(S, i, &ws[t], C->colind, C->val, 0);
     }
     ws_free(ctx, ws, S->chunks);
     return SPX_OK;
@@ -473,12 +480,13 @@ static void fill_dense(const gus_state *S, int32_t i, const gus_ws *w, int64_t l
     for (int64_t t = 0; t < c; t++) ov[t] = dv[oc[t]];
 }
 
-/* Writes C's row i into its slice. */
-static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, spx_csr *C)
+/* Writes C's row i into its slice of colind and val, which hold C's entries from entry `base`
+ * on (0: all of C). */
+static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *colind, double *val, int64_t base)
 {
     const int64_t at = S->crow[i], len = S->crow[i + 1] - at;
-    int32_t *oc = C->colind + at;
-    double *ov = C->val + at;
+    int32_t *oc = colind + (at - base);
+    double *ov = val + (at - base);
     switch (row_kind(S, i)) {
     case ROW_SINGLE: fill_single(S, i, oc, ov); break;
     case ROW_HASH:
@@ -501,6 +509,40 @@ static spx_status gus_numeric(spx_ctx *ctx, void *state, spx_phase_log *log, spx
     spx_status s = chunk_pass(ctx, S, C);
     spx_phase_add(log, "numeric", spx_now() - t0);
     return s;
+}
+
+/* Rows [r0, r1) of C into colind and val (C's entries from row r0's first on), split by
+ * work over `threads` threads, each with accumulators sized for the largest row of C. */
+static spx_status gus_numeric_rows(spx_ctx *ctx, void *state, int32_t r0, int32_t r1, int threads, int32_t *colind,
+                                   double *val)
+{
+    gus_state *S = state;
+    if (r1 <= r0) return SPX_OK;
+    const int parts = threads > 0 ? threads : 1;
+    gus_chunk most = {0, 0, 0};
+    for (int t = 0; t < S->chunks; t++) {
+        if (S->chunk[t].hash_num > most.hash_num) most.hash_num = S->chunk[t].hash_num;
+        most.dense |= S->chunk[t].dense;
+    }
+    int32_t *bounds = spx_malloc_array(ctx, (size_t)parts + 1, sizeof *bounds);
+    gus_ws *ws = NULL;
+    spx_status s = bounds ? ws_alloc(ctx, S, 1, parts, &most, 0, &ws) : spx_fail_nomem(ctx, "spgemm row-range split");
+    if (!s) {
+        split_range(S, r0, r1, parts, bounds);
+        const int64_t base = S->crow[r0];
+#pragma omp parallel for schedule(static, 1) num_threads(parts)
+        for (int t = 0; t < parts; t++)
+            for (int32_t i = bounds[t]; i < bounds[t + 1]; i++) fill_row(S, i, &ws[t], colind, val, base);
+        ws_free(ctx, ws, parts);
+    }
+    spx_free(ctx, bounds);
+    return s;
+}
+
+static void gus_row_pointers(const void *state, int64_t *rowptr)
+{
+    const gus_state *S = state;
+    memcpy(rowptr, S->crow, ((size_t)S->A->m + 1) * sizeof *rowptr);
 }
 
 static void gus_destroy(spx_ctx *ctx, void *state)
@@ -530,6 +572,8 @@ static const spx_spgemm_impl gustavson_impl = {
     gus_numeric,
     gus_destroy,
     gus_kernel,
+    gus_numeric_rows,
+    gus_row_pointers,
 };
 
 const spx_spgemm_impl *spx_spgemm_gustavson(void) { return &gustavson_impl; }

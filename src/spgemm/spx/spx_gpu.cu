@@ -222,7 +222,9 @@ static spx_status launch_fallback(spx_ctx *ctx, const gpu_state *S, const gpu_bi
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     const size_t per_row = (size_t)S->n * (sizeof(int32_t) + (NUMERIC ? sizeof(V) : 0));
-    int64_t slots = per_row ? (int64_t)(SPX_GPU_FALLBACK_POOL_BYTES / per_row) : 1;
+    size_t pool = SPX_GPU_FALLBACK_POOL_BYTES, room = spx_device_budget_room(ctx);
+    if (room < pool) pool = room; /* under a device budget (out-of-core panels): what is left of it */
+    int64_t slots = per_row ? (int64_t)(pool / per_row) : 1;
     if (slots < 1) slots = 1;
     if (slots > b->count) slots = b->count;
     int32_t *marker = NULL;
@@ -518,6 +520,8 @@ static const spx_spgemm_impl spx_gpu_impl = {
     gpu_numeric,
     gpu_destroy,
     gpu_kernel,
+    NULL, /* numeric_rows */
+    NULL, /* row_pointers */
 };
 
 extern "C" const spx_spgemm_impl *spx_spgemm_spx(void) { return &spx_gpu_impl; }

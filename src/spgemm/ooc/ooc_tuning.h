@@ -1,0 +1,51 @@
+/* src/spgemm/ooc/ooc_tuning.h: the out-of-core SpGEMM's constants, each with its source. None
+ * is measured on the GPU machine yet: the first GPU run should check them (docs/spgemm.md,
+ * "Beyond GPU memory"). */
+#ifndef SPX_SPGEMM_OOC_TUNING_H
+#define SPX_SPGEMM_OOC_TUNING_H
+
+/* Device bytes of the spx GPU SpGEMM per row of a panel beside A's and C's arrays: A's int32
+ * row pointer (4) and its int64 upload staging (8), C's int64 row counts / pointers (8), the
+ * products per row (8), the symbolic and numeric row lists (4 + 4): src/spgemm/spx/spx_gpu.cu
+ * and src/cuda/dev_csr.cu, counted as if all were held at once (they are not: an upper bound). */
+#define SPX_OOC_DEV_BYTES_PER_ROW 36
+/* Device bytes per row of the chunked fallback's per-(row, chunk) counts (SPX_GPU_CHUNK_MAX
+ * chunks of 4 bytes), counted for every row of a panel that has a row too long for shared
+ * memory (below). */
+#define SPX_OOC_DEV_BYTES_PER_FALLBACK_ROW (16 * 4)
+/* Device bytes a panel's computation holds beside its arrays: the binning statistics (40 bins
+ * of counts, sums, maxima and cursors) and CUB's scan scratch: both a few kB; 1 MiB leaves
+ * room (an upper bound, not measured). */
+#define SPX_OOC_DEV_FIXED_BYTES (1u << 20)
+/* A row of A*B with more products than this may not fit a shared-memory hash table (H100/H200:
+ * 227 kB a block, 2 slots of 4 + 8 bytes a key in fp64: ~9.6k keys; 8192 is the power of two
+ * below; the products bound both the symbolic table and C's row), so the GPU may take its
+ * global fallback: one n-wide accumulator (column marks and values) is then reserved for
+ * every lane, and the chunked fallback's counts for every row. */
+#define SPX_OOC_SHARED_ROW_MAX 8192
+/* Without a device budget (none set, no device) the panels still split the work: at least
+ * this many panels of about equal products, so that the two sides can share and steal (the
+ * paper's panels are its 4.2 splitting's; 16 is a guess: a wrong K costs at most a panel). */
+#define SPX_OOC_MIN_PANELS 16
+/* When neither the options nor the context give a device budget: the device's free memory
+ * less this share, left for the CUDA runtime's own allocations and fragmentation (a guess). */
+#define SPX_OOC_FREE_RESERVE 0.05
+/* K's plan-time sample: the first rows of the median-affinity panel, up to this fraction of
+ * its products (at least one row): the GPU runs it twice (the first warms it up), the CPU
+ * once. Smaller samples time launch latency more than work. A guess. */
+#define SPX_OOC_SAMPLE_FRACTION 0.25
+/* The GPU share R when K cannot be measured (a sample without products): ApSpGEMM §6.4 found
+ * R = 0.60-0.65 best on its two machines. */
+#define SPX_OOC_DEFAULT_GPU_SHARE 0.6
+/* GPU lanes: host threads each driving a context and stream of its own, each with a panel in
+ * flight, so that one lane's upload or download runs while another's kernels do (ApSpGEMM
+ * Fig. 9's overlap of the upload of panel i+1, the compute of panel i and the download of
+ * panel i-1, by panels in flight rather than by phases). Every panel is sized to its lane's
+ * share of the budget beside B, whatever the split, so that hetero, GPU-only and CPU-only runs
+ * compute the same panels. 2: a panel's transfers beside another's compute (the copy engines,
+ * one per direction, would allow 3). Not measured. */
+#define SPX_OOC_GPU_LANES 2
+/* In hetero runs the CPU side's OpenMP team has the context's threads less one per GPU lane:
+ * a lane's thread mostly waits on its stream, but CUDA's synchronisation spins a core. */
+
+#endif

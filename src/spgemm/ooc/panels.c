@@ -1,0 +1,208 @@
+/* src/spgemm/ooc/panels.c: the out-of-core SpGEMM's panels (panels.h): device bytes of the
+ * spx GPU SpGEMM, A's rows split to fit a budget, affinity and the order by it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spgemm/ooc/ooc_tuning.h"
+#include "spgemm/ooc/panels.h"
+
+size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p)
+{
+    const size_t vb = spx_precision_bytes(p);
+    const size_t stage = p == SPX_FP32 ? (size_t)nnz * sizeof(double) : 0; /* fp64 values narrowed on the device */
+    return ((size_t)rows + 1) * (sizeof(int32_t) + sizeof(int64_t)) + (size_t)nnz * (sizeof(int32_t) + vb) + stage;
+}
+
+/* Device bytes of C's entries (columns and values). */
+static size_t c_bytes(int64_t nnz_c, spx_precision p) { return (size_t)nnz_c * (sizeof(int32_t) + spx_precision_bytes(p)); }
+
+/* Device bytes a product needs beside A's rows and C: the fixed workspace, A's column counts
+ * (the pre-analysis, k of them) and, when some row of C may take the global fallback, one
+ * n-wide accumulator. */
+static size_t fixed_bytes(const spx_csr *A, const spx_csr *B, int long_rows, spx_precision p)
+{
+    size_t b = SPX_OOC_DEV_FIXED_BYTES + (size_t)A->n * sizeof(int32_t);
+    if (long_rows) b += (size_t)B->n * (sizeof(int32_t) + spx_precision_bytes(p));
+    return b;
+}
+
+/* Device bytes of a panel of `rows` rows, nnz_a entries of A and nnz_c of C, beside B and the
+ * fixed workspace; long_rows: it has a row of C past SPX_OOC_SHARED_ROW_MAX. */
+static size_t panel_bytes(int64_t rows, int64_t nnz_a, int64_t nnz_c, int long_rows, spx_precision p)
+{
+    size_t b = spx_ooc_dev_csr_bytes(rows, nnz_a, p) + c_bytes(nnz_c, p) + (size_t)rows * SPX_OOC_DEV_BYTES_PER_ROW;
+    if (long_rows) b += (size_t)rows * SPX_OOC_DEV_BYTES_PER_FALLBACK_ROW;
+    return b;
+}
+
+size_t spx_ooc_incore_bytes(const spx_csr *A, const spx_csr *B, int64_t nnz_c, int long_rows, spx_precision p)
+{
+    return spx_ooc_dev_csr_bytes(B->m, B->nnz, p) + fixed_bytes(A, B, long_rows, p) +
+           panel_bytes(A->m, A->nnz, nnz_c, long_rows, p);
+}
+
+int64_t spx_ooc_row_products(const spx_csr *A, const spx_csr *B, int64_t *prod, int threads)
+{
+    int64_t total = 0;
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) reduction(+ : total)
+    for (int32_t i = 0; i < A->m; i++) {
+        int64_t p = 0;
+        for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) p += B->rowptr[A->colind[q] + 1] - B->rowptr[A->colind[q]];
+        if (prod) prod[i] = p;
+        total += p;
+    }
+    return total;
+}
+
+/* Sparsity of the panel's A part and of its B part (B's rows it reads, weighted by use: the
+ * products over its A entries, over n), averaged: ApSpGEMM §5.2's affinity. */
+static double affinity(const spx_ooc_panel *pn, int32_t k, int32_t n)
+{
+    const double rows = pn->row1 - pn->row0;
+    const double dA = rows > 0 && k > 0 ? (double)pn->nnz_a / (rows * k) : 0.0;
+    const double dB = pn->nnz_a > 0 && n > 0 ? (double)pn->products / ((double)pn->nnz_a * n) : 0.0;
+    return ((1.0 - dA) + (1.0 - dB)) / 2.0;
+}
+
+/* The budget error: what did not fit, its bytes, and the bytes held beside it (`beside`
+ * names them). */
+static spx_status too_small(spx_ctx *ctx, const spx_ooc_split_in *in, const char *what, size_t need,
+                            const char *beside, size_t held)
+{
+    char nb[32], bb[32], hb[32];
+    spx_bytes_str((double)need, nb, sizeof nb);
+    spx_bytes_str((double)in->budget, bb, sizeof bb);
+    spx_bytes_str((double)held, hb, sizeof hb);
+    return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC,
+                    "spgemm: device budget %s too small for out-of-core panels: %s needs %s beside %s (%s)%s", bb,
+                    what, nb, beside, hb, strncmp(what, "B ", 2) ? "" : "; B split by columns is not done");
+}
+
+/* Whether some row of A*B has more than SPX_OOC_SHARED_ROW_MAX products (prod: m of them). */
+static int has_long_row(const int64_t *prod, int32_t m)
+{
+    for (int32_t i = 0; i < m; i++)
+        if (prod[i] > SPX_OOC_SHARED_ROW_MAX) return 1;
+    return 0;
+}
+
+/* The panels, greedily in row order, into pn (room for m entries); returns their count or -1
+ * (error set) when a row does not fit `room` bytes. */
+static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *prod, int64_t cap, int long_rows,
+                      size_t room, size_t fixed, spx_ooc_panel *pn)
+{
+    const spx_csr *A = in->A;
+    int n = 0;
+    for (int32_t r0 = 0; r0 < A->m;) {
+        spx_ooc_panel c = {r0, r0, 0, 0, 0, 0.0};
+        while (c.row1 < A->m) {
+            const int32_t i = c.row1;
+            const int64_t na = c.nnz_a + (A->rowptr[i + 1] - A->rowptr[i]), nc = in->crow[i + 1] - in->crow[c.row0];
+            const int64_t pr = c.products + prod[i];
+            const int fits = panel_bytes(i + 1 - c.row0, na, nc, long_rows, in->precision) <= room;
+            if (c.row1 > c.row0 && (!fits || pr > cap)) break;
+            if (!fits) {
+                char what[96];
+                snprintf(what, sizeof what, "row %d of A (%lld nonzeros of C)", i, (long long)(in->crow[i + 1] - in->crow[i]));
+                too_small(ctx, in, what, panel_bytes(1, na, nc, long_rows, in->precision) * (size_t)in->lanes,
+                          "B resident and the GPU lanes' fixed workspace", fixed);
+                return -1;
+            }
+            c.row1 = i + 1, c.nnz_a = na, c.nnz_c = nc, c.products = pr;
+        }
+        c.affinity = affinity(&c, A->n, in->B->n);
+        pn[n++] = c;
+        r0 = c.row1;
+    }
+    return n;
+}
+
+size_t spx_ooc_lane_budget(const spx_ooc_split_in *in)
+{
+    const size_t b_bytes = spx_ooc_dev_csr_bytes(in->B->m, in->B->nnz, in->precision);
+    if (in->budget == SPX_BUDGET_NONE) return SPX_BUDGET_NONE;
+    return in->budget > b_bytes ? (in->budget - b_bytes) / (size_t)in->lanes : 0;
+}
+
+/* The split's bytes: *fixed (B and every lane's fixed workspace) and *room (one panel's, beside
+ * its lane's workspace); SPX_ERR_DEVICE_ALLOC when B and the workspace do not fit. */
+static spx_status split_limits(spx_ctx *ctx, const spx_ooc_split_in *in, int long_rows, size_t *fixed, size_t *room)
+{
+    const spx_csr *A = in->A, *B = in->B;
+    const size_t b_bytes = spx_ooc_dev_csr_bytes(B->m, B->nnz, in->precision);
+    const size_t ws = fixed_bytes(A, B, long_rows, in->precision), lane = spx_ooc_lane_budget(in);
+    *fixed = b_bytes + ws * (size_t)in->lanes;
+    *room = in->budget == SPX_BUDGET_NONE ? SIZE_MAX : lane > ws ? lane - ws : 0;
+    if (in->budget == SPX_BUDGET_NONE || (b_bytes <= in->budget && lane >= ws)) return SPX_OK;
+    char what[96];
+    snprintf(what, sizeof what, "B (%d x %d, %lld nonzeros) resident", B->m, B->n, (long long)B->nnz);
+    return too_small(ctx, in, what, b_bytes, "the fixed workspace of each GPU lane", ws * (size_t)in->lanes);
+}
+
+spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out)
+{
+    const spx_csr *A = in->A;
+    int64_t *prod = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *prod);
+    spx_ooc_panel *pn = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *pn);
+    spx_status s = prod && pn ? SPX_OK : spx_fail_nomem(ctx, "spgemm panels");
+    int n = 0;
+    if (!s) {
+        const int64_t total = spx_ooc_row_products(A, in->B, prod, spx_ctx_threads(ctx));
+        const int64_t cap = (total + SPX_OOC_MIN_PANELS - 1) / SPX_OOC_MIN_PANELS;
+        const int long_rows = has_long_row(prod, A->m);
+        size_t fixed = 0, room = 0;
+        s = split_limits(ctx, in, long_rows, &fixed, &room);
+        if (!s) n = split_rows(ctx, in, prod, cap > 0 ? cap : 1, long_rows, room, fixed, pn);
+        if (n < 0) s = SPX_ERR_DEVICE_ALLOC;
+    }
+    spx_free(ctx, prod);
+    if (s) {
+        spx_free(ctx, pn);
+        return s;
+    }
+    *out = pn;
+    *n_out = n;
+    return SPX_OK;
+}
+
+/* A panel's sort key. */
+typedef struct order_key {
+    double affinity;
+    int32_t row0;
+    int index;
+} order_key;
+
+/* qsort's comparison: affinity descending, then row. */
+static int by_affinity(const void *x, const void *y)
+{
+    const order_key *a = x, *b = y;
+    if (a->affinity != b->affinity) return a->affinity > b->affinity ? -1 : 1;
+    return (a->row0 > b->row0) - (a->row0 < b->row0);
+}
+
+spx_status spx_ooc_order(spx_ctx *ctx, const spx_ooc_panel *panels, int n, int *order)
+{
+    order_key *key = spx_malloc_array(ctx, (size_t)n + 1, sizeof *key);
+    if (!key) return spx_fail_nomem(ctx, "spgemm panel order");
+    for (int i = 0; i < n; i++) key[i] = (order_key){panels[i].affinity, panels[i].row0, i};
+    qsort(key, (size_t)n, sizeof *key, by_affinity);
+    for (int i = 0; i < n; i++) order[i] = key[i].index;
+    spx_free(ctx, key);
+    return SPX_OK;
+}
+
+void spx_ooc_panel_view(const spx_csr *A, int32_t r0, int32_t r1, int64_t *rowptr, spx_csr *view)
+{
+    const int64_t base = A->rowptr[r0];
+    for (int32_t i = r0; i <= r1; i++) rowptr[i - r0] = A->rowptr[i] - base;
+    memset(view, 0, sizeof *view);
+    view->m = r1 - r0;
+    view->n = A->n;
+    view->nnz = A->rowptr[r1] - base;
+    view->rowptr = rowptr;
+    view->colind = A->colind + base;
+    view->val = A->val + base;
+    view->ctx = A->ctx;
+    view->owns = 0;
+}

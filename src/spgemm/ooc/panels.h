@@ -1,0 +1,56 @@
+/* src/spgemm/ooc/panels.h: the out-of-core SpGEMM's panels: the device bytes the spx GPU
+ * SpGEMM needs (in-core, and per panel beside a resident B), A's rows split into panels that
+ * fit a device budget, each panel's affinity (ApSpGEMM §5.2) and the panels' order by it. */
+#ifndef SPX_SPGEMM_OOC_PANELS_H
+#define SPX_SPGEMM_OOC_PANELS_H
+
+#include "core/ctx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A panel: A's rows [row0, row1), their share of A, C and the products. */
+typedef struct spx_ooc_panel {
+    int32_t row0, row1;
+    int64_t nnz_a, nnz_c, products;
+    double affinity; /* (sparsity of the A part + sparsity of the B part) / 2 */
+} spx_ooc_panel;
+
+/* What the split reads: the operands, C's row pointers (exact, from a symbolic phase), the
+ * precision, the device budget (SPX_BUDGET_NONE: none) and the panels on the device at once
+ * (the GPU lanes, >= 1: each panel fits its share of the budget beside B). */
+typedef struct spx_ooc_split_in {
+    const spx_csr *A, *B;
+    const int64_t *crow;
+    spx_precision precision;
+    size_t budget;
+    int lanes;
+} spx_ooc_split_in;
+
+/* Device bytes of a CSR of `rows` rows and nnz entries as the GPU holds it (int32 row
+ * pointers, values in p) with its upload staging. */
+size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p);
+/* Device bytes of the in-core spx product of A and B with nnz_c entries in C (an upper
+ * bound of its peak); long_rows: some row of C may exceed SPX_OOC_SHARED_ROW_MAX. */
+size_t spx_ooc_incore_bytes(const spx_csr *A, const spx_csr *B, int64_t nnz_c, int long_rows, spx_precision p);
+/* Products of each row of A*B into prod[0..m) (NULL: not kept) on `threads` threads; returns
+ * their total. */
+int64_t spx_ooc_row_products(const spx_csr *A, const spx_csr *B, int64_t *prod, int threads);
+/* The device bytes of one lane: its share of the budget beside B (SPX_BUDGET_NONE: none). */
+size_t spx_ooc_lane_budget(const spx_ooc_split_in *in);
+/* Splits A's rows into panels in row order, each fitting a lane's budget with the fixed
+ * workspace, and none over 1/SPX_OOC_MIN_PANELS of the products (unless one row is):
+ * *out (n_out entries, the caller frees it with spx_free). SPX_ERR_DEVICE_ALLOC naming the sizes
+ * when B alone, or one row's panel beside it, does not fit the budget. */
+spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out);
+/* order[0..n): the panels by affinity, highest (sparsest: the GPU's) first, ties by row. */
+spx_status spx_ooc_order(spx_ctx *ctx, const spx_ooc_panel *panels, int n, int *order);
+/* view = A's rows [r0, r1) as a CSR sharing A's columns and values; rowptr (r1 - r0 + 1
+ * entries, the caller's) receives the row pointers rebased to 0. */
+void spx_ooc_panel_view(const spx_csr *A, int32_t r0, int32_t r1, int64_t *rowptr, spx_csr *view);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

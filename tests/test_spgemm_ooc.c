@@ -1,0 +1,255 @@
+/* tests/test_spgemm_ooc.c: the out-of-core SpGEMM on the CPU (CI has no GPU): CPU-only panels
+ * under budgets tight enough for dozens of panels give C bit for bit as the in-core CPU
+ * product (fp64 and fp32, A*A and A*A^T, 1 to 3 threads, generated matrices and the edge
+ * cases); the smallest budget's neighbour is a clear error (B, or one row's panel, too big);
+ * value updates and a reused C; the timeline; auto mode staying in-core on the CPU; argument
+ * errors; and the two-sided (hetero) schedule with a CPU stand-in for the GPU side (its own
+ * thread, gustavson per panel), K measured or forced, so CI runs the stealing. */
+#include <string.h>
+
+#include "spgemm/ooc/ooc.h"
+#include "spgemm_ooc_check.h"
+
+static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
+
+/* The in-core CPU product (the reference the panels must match bit for bit). */
+static spx_csr *in_core(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int tr, spx_precision p)
+{
+    spx_csr *R = NULL;
+    CHECK_OK(ctx, oc_product(ctx, A, B, tr, p, SPX_PANELS_OFF, 0, 0, &R, NULL, NULL, 0, NULL));
+    return R;
+}
+
+/* One product in CPU panels at a budget just above the smallest, with room for about 40
+ * panels of C: bit for bit the in-core result, at least `want` panels, the timeline
+ * consistent; the smallest budget less one byte is a clear error naming one row's panel. */
+static void check_tight(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int tr, spx_precision p, int want,
+                        const char *what)
+{
+    char msg[OC_MSG_LEN] = "", label[160];
+    snprintf(label, sizeof label, "%s [%s%s]", what, spx_precision_str(p), tr ? " B^T" : "");
+    spx_csr *R = in_core(ctx, A, B, tr, p), *C = NULL;
+    const size_t min = oc_min_budget(ctx, A, B, tr, p, msg, sizeof msg);
+    CHECK_MSG(min > 0 && strstr(msg, "SPX_ERR_DEVICE_ALLOC") && strstr(msg, "device budget") && strstr(msg, "row "),
+              "%s: smallest budget %zu, below it: %s", label, min, msg);
+    const size_t room = R ? (size_t)R->nnz * (sizeof(int32_t) + spx_precision_bytes(p)) / 40 : 0;
+    spx_spgemm_info info;
+    spx_spgemm_panel_event ev[4096];
+    int n_ev = 0;
+    CHECK_OK(ctx, oc_product(ctx, A, B, tr, p, SPX_PANELS_CPU, min + room, 0, &C, &info, ev, 4096, &n_ev));
+    CHECK_MSG(oc_identical(C, R), "%s: panels differ from the in-core product", label);
+    if (C) {
+        CHECK_MSG(!strcmp(info.panel_mode, "panels") && !strcmp(info.panel_split, "cpu") &&
+                      info.panels >= want && info.panels_cpu == info.panels &&
+                      info.device_mem_limit == min + room && info.device_peak_bytes == 0,
+                  "%s: mode %s/%s, %d panels (%d CPU), limit %zu", label, info.panel_mode, info.panel_split,
+                  info.panels, info.panels_cpu, info.device_mem_limit);
+        oc_check_timeline(ev, n_ev, &info, A->m, label);
+    }
+    spx_csr_destroy(&C);
+    spx_csr_destroy(&R);
+}
+
+static void test_generated(spx_ctx *ctx)
+{
+    /* powerlaw: its longest row alone takes much of the smallest budget, hence fewer panels */
+    static const struct {
+        const char *spec;
+        int want;
+    } cases[] = {{"gen:poisson2d:n=60", 32}, {"gen:poisson3d:n=12", 32}, {"gen:rmat:scale=10,ef=8", 32},
+                 {"gen:uniform:m=3000,k=8", 32}, {"gen:powerlaw:m=2000,k=6", 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        spx_csr *A = NULL;
+        CHECK_OK(ctx, spx_gen(ctx, cases[i].spec, &A));
+        for (int p = 0; A && p < 2; p++)
+            for (int tr = 0; tr < 2; tr++) check_tight(ctx, A, A, tr, precisions[p], cases[i].want, cases[i].spec);
+        spx_csr_destroy(&A);
+    }
+}
+
+/* The edge cases (empty, rectangular, dense rows and columns) in CPU panels: the reference's
+ * structure and values. */
+static void test_edge_cases(spx_ctx *ctx)
+{
+    for (int c = 0; c < SC_N_CASES; c++) {
+        spx_csr *A = NULL, *B = NULL;
+        if (!sc_case_make(ctx, c, &A, &B)) continue;
+        for (int tr = 0; tr < 2; tr++) {
+            const spx_csr *R = tr ? A : B;
+            if ((tr ? R->n : R->m) != A->n) continue;
+            sc_ref ref;
+            sc_ref_make(A, R, tr, &ref);
+            spx_csr *C = NULL;
+            spx_status s = oc_product(ctx, A, R, tr, SPX_FP64, SPX_PANELS_CPU, 0, 0, &C, NULL, NULL, 0, NULL);
+            CHECK_MSG(s == SPX_OK && sc_matches(C, &ref, SPX_FP64, sc_cases[c].name), "%s%s: %s: %s", sc_cases[c].name,
+                      tr ? " B^T" : "", spx_status_str(s), spx_ctx_last_error(ctx));
+            spx_csr_destroy(&C);
+            sc_ref_free(&ref);
+        }
+        spx_csr_destroy(&A);
+        spx_csr_destroy(&B);
+    }
+}
+
+/* 1 to 3 threads: the same bits. */
+static void test_threads(void)
+{
+    for (int t = 1; t <= 3; t++) {
+        spx_ctx *ctx = NULL;
+        spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = t};
+        if (spx_ctx_create(&ctx, &co)) continue;
+        spx_csr *A = NULL;
+        CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=11,ef=8", &A));
+        char what[64];
+        snprintf(what, sizeof what, "rmat 11, %d threads", t);
+        if (A) check_tight(ctx, A, A, 0, SPX_FP64, 32, what);
+        spx_csr_destroy(&A);
+        spx_ctx_destroy(&ctx);
+    }
+}
+
+/* B alone over the budget: the message names B and the budget. */
+static void test_budget_errors(spx_ctx *ctx)
+{
+    spx_csr *A = NULL, *C = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=40", &A));
+    if (!A) return;
+    spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_CPU, 1000, 0, &C, NULL, NULL, 0, NULL);
+    const char *msg = spx_ctx_last_error(ctx);
+    CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && strstr(msg, "device budget 1.0 kB") && strstr(msg, "B (1600 x 1600"),
+              "%s: %s", spx_status_str(s), msg);
+    CHECK(C == NULL);
+    spx_csr_destroy(&A);
+}
+
+/* New values of A, then a run into the same C: the reference of the new values. */
+static void test_update_and_reuse(spx_ctx *ctx)
+{
+    spx_csr *A = NULL, *C = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=1500,k=6", &A));
+    if (!A) return;
+    char msg[OC_MSG_LEN];
+    const size_t min = oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg);
+    spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU, .device_mem_limit = min + 20000, .panels = SPX_PANELS_CPU};
+    spx_spgemm_plan *plan = NULL;
+    CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+    if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+    for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 13) - 1.0;
+    spx_csr *keep = C;
+    if (plan) CHECK_OK(ctx, spx_spgemm_plan_update_values(plan));
+    if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+    sc_ref ref;
+    sc_ref_make(A, A, 0, &ref);
+    CHECK(C == keep && sc_matches(C, &ref, SPX_FP64, "updated values in panels"));
+    spx_spgemm_info info;
+    if (plan && !spx_spgemm_plan_get_info(plan, &info)) CHECK(info.runs == 2 && info.panels > 1);
+    sc_ref_free(&ref);
+    spx_csr_destroy(&C);
+    spx_spgemm_plan_destroy(&plan);
+    spx_csr_destroy(&A);
+}
+
+/* Auto on the CPU backend stays in-core whatever the limit; the options' errors. */
+static void test_modes_and_errors(spx_ctx *ctx)
+{
+    spx_csr *A = NULL, *C = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=30", &A));
+    if (!A) return;
+    spx_spgemm_info info;
+    CHECK_OK(ctx, oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_AUTO, 1000, 0, &C, &info, NULL, 0, NULL));
+    CHECK(C && !strcmp(info.panel_mode, "in-core") && info.panels == 0);
+    spx_csr_destroy(&C);
+    sc_check(ctx, A, A, 0, SPX_BACKEND_CPU, "gustavson", NULL, SPX_FP64, "the in-core reference itself");
+    spx_spgemm_plan *plan = NULL;
+    spx_spgemm_opts bad[] = {{.method = "cusparse", .panels = SPX_PANELS_CPU},
+                             {.backend = SPX_BACKEND_CPU, .panels = (spx_spgemm_panels)99},
+                             {.backend = SPX_BACKEND_CPU, .panels = SPX_PANELS_CPU, .gpu_share = 1.5}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        spx_status s = spx_spgemm_plan_create(ctx, A, A, &bad[i], &plan);
+        CHECK_MSG(s == SPX_ERR_ARG && plan == NULL, "bad options %zu: %s", i, spx_status_str(s));
+        spx_spgemm_plan_destroy(&plan);
+    }
+    spx_backend b;
+    if (spx_ctx_resolve_backend(ctx, SPX_BACKEND_CUDA, &b) != SPX_OK) { /* no GPU here */
+        spx_spgemm_opts gpu = {.panels = SPX_PANELS_HETERO};
+        spx_status s = spx_spgemm_plan_create(ctx, A, A, &gpu, &plan);
+        CHECK_MSG(s != SPX_OK && plan == NULL, "hetero panels without a GPU: %s", spx_status_str(s));
+        spx_spgemm_plan_destroy(&plan);
+    }
+    spx_csr_destroy(&A);
+}
+
+/* The two-sided schedule with gustavson standing in for the GPU side (a thread of its own):
+ * C bit for bit the in-core one, every panel computed once, by one side or the other; K
+ * measured (share in (0, 1)) or forced. */
+static void check_hetero(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_spgemm_panels split, double share,
+                         size_t budget)
+{
+    const spx_spgemm_input in = {A, A, p, NULL, NULL};
+    const spx_ooc_opts oo = {split, budget, share, spx_spgemm_gustavson()};
+    spx_phase_log log;
+    memset(&log, 0, sizeof log);
+    spx_ooc *o = NULL;
+    int64_t products = 0, nnz_c = 0;
+    spx_csr *C = NULL, *R = in_core(ctx, A, A, 0, p);
+    CHECK_OK(ctx, spx_ooc_create(ctx, &in, &oo, &log, &o, &products, &nnz_c));
+    if (o) CHECK_OK(ctx, spx_csr_alloc(ctx, A->m, A->n, nnz_c, &C));
+    for (int run = 0; o && C && run < 2; run++) {
+        CHECK_OK(ctx, spx_ooc_run(ctx, o, &log, C));
+        CHECK_MSG(oc_identical(C, R), "hetero stand-in (split %d, share %.2f) run %d differs", (int)split, share, run);
+        spx_spgemm_info info;
+        memset(&info, 0, sizeof info);
+        spx_ooc_info(o, &info);
+        spx_spgemm_panel_event ev[4096];
+        const int n = spx_ooc_timeline(o, ev, 4096);
+        oc_check_timeline(ev, n, &info, A->m, "hetero stand-in");
+        const int share_ok = split == SPX_PANELS_GPU ? info.gpu_share == 1 && info.panels_cpu == 0
+                             : share > 0           ? info.gpu_share == share
+                                                   : info.gpu_share > 0 && info.gpu_share < 1 && info.k_ratio > 0;
+        if (getenv("SPX_TEST_VERBOSE"))
+            printf("stand-in split %d share %.2f: %d panels, GPU %d, CPU %d, stolen %d, K %.3f, R %.3f, run %.3f\n",
+                   (int)split, share, info.panels, info.panels_gpu, info.panels_cpu, info.panels_stolen, info.k_ratio,
+                   info.gpu_share, info.gpu_share_run);
+        CHECK_MSG(info.panels >= 8 && share_ok,
+                  "split %d: %d panels (GPU %d, CPU %d), share %.3f, K %.3f", (int)split, info.panels, info.panels_gpu,
+                  info.panels_cpu, info.gpu_share, info.k_ratio);
+    }
+    spx_csr_destroy(&C);
+    spx_csr_destroy(&R);
+    spx_ooc_destroy(ctx, o);
+}
+
+static void test_hetero_standin(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = 3};
+    if (spx_ctx_create(&ctx, &co)) return;
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=12,ef=8", &A));
+    char msg[OC_MSG_LEN];
+    for (int p = 0; A && p < 2; p++) {
+        const size_t min = oc_min_budget(ctx, A, A, 0, precisions[p], msg, sizeof msg);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 0, min + 50000);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 0.5, min + 50000);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 1.0, SPX_BUDGET_NONE);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_GPU, 0, min + 50000);
+    }
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+}
+
+int main(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU};
+    if (spx_ctx_create(&ctx, &co)) return 1;
+    test_generated(ctx);
+    test_edge_cases(ctx);
+    test_budget_errors(ctx);
+    test_update_and_reuse(ctx);
+    test_modes_and_errors(ctx);
+    spx_ctx_destroy(&ctx);
+    test_threads();
+    test_hetero_standin();
+    return check_report();
+}
