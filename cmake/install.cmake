@@ -8,8 +8,9 @@ if(NOT spx_h_version STREQUAL "#define SPX_VERSION \"${PROJECT_VERSION}\"")
   message(FATAL_ERROR "include/spx/spx.h has '${spx_h_version}', project() says ${PROJECT_VERSION}")
 endif()
 
+# (include/spx/dist/ is the optional MPI module's, whose libspx_dist is not installed yet.)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/spx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "dist" EXCLUDE)
 install(TARGETS spx spx_shared EXPORT spxTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -10,9 +10,11 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 # `spx spgemm`; it re-runs under /usr/bin/python3 when another python3 comes first on PATH);
 # pkgconf: pkg-config, with which tests/test_install.sh builds against the installed spx.pc;
 # python3-dev, python3-pytest, python3-venv: the Python module (python/: its headers, its pytest
-# suite, and the `pip install .` check in a venv)
+# suite, and the `pip install .` check in a venv); libopenmpi-dev, openmpi-bin: MPI for the
+# optional distributed module (src/dist; its tests run under mpiexec; without them it is
+# listed as not built and its tests skip)
 for p in cmake make gcc zlib1g-dev python3 python3-scipy python3-dev python3-pytest python3-venv clang libomp-14-dev \
-         libclang-rt-14-dev libmetis-dev pkgconf; do
+         libclang-rt-14-dev libmetis-dev pkgconf libopenmpi-dev openmpi-bin; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

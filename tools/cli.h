@@ -47,6 +47,10 @@ typedef struct cli_opts {
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
     int select;             /* info: --select (what "auto" picks, and why) */
+    int distributed;        /* spmv, solve: --distributed (run under mpirun; tools/dist) */
+    int no_model;           /* spmv --distributed: --no-model (no bandwidth or link measurement) */
+    const char *transport;  /* spmv, solve --distributed: --transport mpi|nccl (NULL: mpi) */
+    int device;             /* the context's CUDA device (the distributed commands: one per rank) */
     int64_t expected_spmvs; /* --expected-spmvs (0: not given, the library's default) */
     size_t mem_limit; /* --mem-limit in bytes; 0: the default (half the available memory) */
     const char *positional[256];
@@ -67,7 +71,14 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
  * a comment), or `defaults` (NULL-terminated) when there are neither. Prints the error. */
 int cli_sources(const cli_opts *o, const char *const *defaults, char **srcs, int *n);
 
-/* A context for the command (threads, backend), or NULL after printing the error. */
+/* The solver options with their defaults: --method (cg, bicgstab; default cg) and --precond
+ * (none, jacobi; default none); prints the error for another value. */
+int cli_solve_choice(const cli_opts *o, const char **method, const char **precond);
+
+/* Whether argv[first..argc) holds the flag `flag` (e.g. "--distributed"). */
+int cli_has_flag(int argc, char **argv, int first, const char *flag);
+
+/* A context for the command (threads, backend, device), or NULL after printing the error. */
 spx_ctx *cli_ctx(const cli_opts *o);
 
 /* A progress line on stderr for long reads, generations and writes (tools/cli_progress.c):

@@ -125,6 +125,7 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--x")) o->x_path = val;
     else if (!strcmp(opt, "--y-out")) o->y_out_path = val;
     else if (!strcmp(opt, "--method")) o->method = val;
+    else if (!strcmp(opt, "--transport")) o->transport = val;
     else if (!strcmp(opt, "--methods")) o->methods = val;
     else if (!strcmp(opt, "--op")) o->op = val;
     else if (!strcmp(opt, "--rhs")) o->rhs_path = val;
@@ -194,6 +195,8 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
             else if (!strcmp(a, "--cpu-scaling")) o->cpu_scaling = 1;
             else if (!strcmp(a, "--select")) o->select = 1;
             else if (!strcmp(a, "--no-verify")) o->no_verify = 1;
+            else if (!strcmp(a, "--distributed")) o->distributed = 1;
+            else if (!strcmp(a, "--no-model")) o->no_model = 1;
             continue;
         }
         if (i + 1 >= argc) return cli_error("option '%s' needs a value", a);
@@ -210,12 +213,29 @@ spx_ctx *cli_ctx(const cli_opts *o)
         budget = spx_host_available_bytes() / CLI_DEFAULT_MEM_FRACTION;
         if (budget == 0) budget = SPX_BUDGET_NONE;
     }
-    spx_ctx_opts co = {.backend = o->backend, .threads = o->threads, .host_budget = budget};
+    spx_ctx_opts co = {.backend = o->backend, .threads = o->threads, .device = o->device, .host_budget = budget};
     if (spx_ctx_create(&ctx, &co) != SPX_OK) {
         cli_error("cannot create the spx context");
         return NULL;
     }
     return ctx;
+}
+
+int cli_solve_choice(const cli_opts *o, const char **method, const char **precond)
+{
+    *method = o->method ? o->method : "cg";
+    *precond = o->precond ? o->precond : "none";
+    if (strcmp(*method, "cg") && strcmp(*method, "bicgstab")) return cli_error("--method must be cg or bicgstab, not '%s'", *method);
+    if (strcmp(*precond, "none") && strcmp(*precond, "jacobi"))
+        return cli_error("--precond must be none or jacobi, not '%s'", *precond);
+    return CLI_OK;
+}
+
+int cli_has_flag(int argc, char **argv, int first, const char *flag)
+{
+    for (int i = first; i < argc; i++)
+        if (!strcmp(argv[i], flag)) return 1;
+    return 0;
 }
 
 int cli_load_timed(spx_ctx *ctx, const char *src, const cli_opts *o, cli_progress *pg, spx_csr **out)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dist/cli_dist.h"
 #include "svg.h"
 
 /* The residual history, grown by the solver's callback. */
@@ -63,12 +64,7 @@ static int record_history(void *user, int k, double rel)
 /* Checks the solve options (method, preconditioner) and fills their report fields. */
 static int check_options(const cli_opts *o, solve_report *rep)
 {
-    rep->method = o->method ? o->method : "cg";
-    rep->precond = o->precond ? o->precond : "none";
-    if (strcmp(rep->method, "cg") && strcmp(rep->method, "bicgstab"))
-        return cli_error("--method must be cg or bicgstab, not '%s'", rep->method);
-    if (strcmp(rep->precond, "none") && strcmp(rep->precond, "jacobi"))
-        return cli_error("--precond must be none or jacobi, not '%s'", rep->precond);
+    if (cli_solve_choice(o, &rep->method, &rep->precond)) return CLI_ERROR;
     rep->tol = o->tol > 0 ? o->tol : SPX_SOLVE_DEFAULT_TOL;
     rep->maxit = o->maxit > 0 ? o->maxit : SPX_SOLVE_DEFAULT_MAX_ITER;
     return CLI_OK;
@@ -445,6 +441,7 @@ static int print_help(void)
 int cmd_solve(int argc, char **argv)
 {
     if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) return print_help();
+    if (cli_has_flag(argc, argv, 2, "--distributed")) return cli_dist_solve(argc, argv);
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
                   "--rhs: --x0: --method: --precond: --tol: --maxit: --format: --algo: --backend: --precision: --threads: "

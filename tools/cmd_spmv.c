@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_signal.h"
+#include "dist/cli_dist.h"
 
 /* Prints one result as the readable block of `spx spmv`. */
 static void print_text(const cli_result *res, const cli_result *base)
@@ -87,6 +88,7 @@ static int write_y(spx_ctx *ctx, const char *path, int64_t m, const double *y)
 
 int cmd_spmv(int argc, char **argv)
 {
+    if (cli_has_flag(argc, argv, 2, "--distributed")) return cli_dist_spmv(argc, argv);
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
                   "--format: --algo: --backend: --precision: --reps: --warmup: --threads: --cold --json --strict "

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dist/cli_dist.h"
 
 static const char usage[] =
     "usage: spx <command> [options]\n"
@@ -29,6 +30,9 @@ static const char usage[] =
     "       [--json FILE] [--history FILE.json] [--threads N]\n"
     "                                       solve A x = b (b = A*ones without --rhs): iterations,\n"
     "                                       true residual, time per iteration, break-even vs cuSPARSE\n"
+    "  spmv|solve SRC --distributed [their options]  (under mpirun -np P) each rank holds a block of\n"
+    "                                       rows; the usual report plus a per-rank table, verified\n"
+    "                                       against the serial result (docs/distributed.md)\n"
     "  bench [--op spmv] [SRC...] [--suite FILE] [--formats all|LIST] [--backend ...] [--precision ...]\n"
     "       [--reps N] [--cold] [--json FILE] [--csv FILE] [--plot FILE.svg]\n"
     "                                       every format on every matrix, as a table (--plot:\n"
@@ -66,7 +70,8 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("spx %s (CUDA backend %s)\n", SPX_VERSION, spx_cuda_compiled() ? "built" : "not built");
+        printf("spx %s (CUDA backend %s; distributed module %s)\n", SPX_VERSION, spx_cuda_compiled() ? "built" : "not built",
+               cli_dist_status());
         return CLI_OK;
     }
     if (!strcmp(cmd, "formats")) return cmd_formats(argc, argv);

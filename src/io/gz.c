@@ -138,6 +138,114 @@ done:
     return st;
 }
 
+enum { GZR_IN_CHUNK = 1 << 20 }; /* compressed bytes per fread of the streaming reader */
+
+struct spx_io_gzr {
+    spx_ctx *ctx;
+    FILE *f;
+    const char *path;
+    z_stream zs;
+    int inited;
+    int eof;        /* f has no more bytes */
+    int member_end; /* the last inflate ended a gzip member */
+    int done;       /* the data is over */
+    size_t in_total; /* compressed bytes read so far */
+    unsigned char *in;
+};
+
+spx_status spx_io_gzr_open(spx_ctx *ctx, FILE *f, const char *path, spx_io_gzr **out)
+{
+    spx_io_gzr *r = spx_calloc_array(ctx, 1, sizeof *r);
+    if (!r)
+        return spx_fail_nomem(ctx, "gzip reader");
+    r->ctx = ctx;
+    r->f = f;
+    r->path = path;
+    r->in = spx_malloc(ctx, GZR_IN_CHUNK);
+    r->zs.zalloc = gz_alloc;
+    r->zs.zfree = gz_free;
+    r->zs.opaque = ctx;
+    if (!r->in || inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK) {
+        spx_io_gzr_free(&r);
+        return spx_fail_nomem(ctx, "gzip reader");
+    }
+    r->inited = 1;
+    *out = r;
+    return SPX_OK;
+}
+
+/* Refills the reader's input from its file when it is empty; sets eof at the file's end. */
+static spx_status gzr_fill(spx_io_gzr *r)
+{
+    if (r->zs.avail_in || r->eof)
+        return SPX_OK;
+    size_t n = fread(r->in, 1, GZR_IN_CHUNK, r->f);
+    if (n == 0 && ferror(r->f))
+        return spx_fail(r->ctx, SPX_ERR_IO, "%s: read error", r->path);
+    r->eof = n == 0;
+    r->in_total += n;
+    r->zs.next_in = r->in;
+    r->zs.avail_in = (uInt)n;
+    return SPX_OK;
+}
+
+spx_status spx_io_gzr_read(spx_io_gzr *r, char *buf, size_t cap, size_t *got)
+{
+    spx_status st = SPX_OK;
+    r->zs.next_out = (Bytef *)buf;
+    r->zs.avail_out = cap > UINT_MAX ? UINT_MAX : (uInt)cap;
+    const uInt want = r->zs.avail_out;
+    while (r->zs.avail_out > 0 && !r->done) {
+        if ((st = gzr_fill(r)))
+            break;
+        if (r->member_end) { /* the data ends here, or another member follows */
+            if (r->zs.avail_in == 0) {
+                r->done = r->eof;
+                continue;
+            }
+            if (inflateReset(&r->zs) != Z_OK) {
+                st = spx_fail(r->ctx, SPX_ERR_PARSE, "%s: corrupt gzip data", r->path);
+                break;
+            }
+            r->member_end = 0;
+        }
+        uInt ai = r->zs.avail_in, ao = r->zs.avail_out;
+        int zr = inflate(&r->zs, Z_NO_FLUSH);
+        if (zr == Z_STREAM_END) {
+            r->member_end = 1;
+            continue;
+        }
+        if (zr == Z_MEM_ERROR) {
+            st = spx_fail_nomem(r->ctx, "zlib inflate");
+            break;
+        }
+        if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            st = spx_fail(r->ctx, SPX_ERR_PARSE, "%s: corrupt gzip data (%s)", r->path, r->zs.msg ? r->zs.msg : "inflate failed");
+            break;
+        }
+        if (ai == r->zs.avail_in && ao == r->zs.avail_out && (r->eof || ai != 0)) { /* no progress: never loop */
+            if (r->eof)
+                st = spx_fail(r->ctx, SPX_ERR_PARSE, "%s: truncated gzip data (ends after %zu bytes)", r->path, r->in_total);
+            else
+                st = spx_fail(r->ctx, SPX_ERR_PARSE, "%s: corrupt gzip data", r->path);
+            break;
+        }
+    }
+    *got = want - r->zs.avail_out;
+    return st;
+}
+
+void spx_io_gzr_free(spx_io_gzr **r)
+{
+    if (!r || !*r)
+        return;
+    if ((*r)->inited)
+        inflateEnd(&(*r)->zs);
+    spx_free((*r)->ctx, (*r)->in);
+    spx_free((*r)->ctx, *r);
+    *r = NULL;
+}
+
 struct spx_io_gzw {
     spx_ctx *ctx;
     FILE *f;
@@ -255,6 +363,30 @@ spx_status spx_io_gunzip(spx_ctx *ctx, const char *path, const unsigned char *in
 {
     return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
                     "%s: gzip-compressed input, but this build has no zlib", path);
+}
+
+struct spx_io_gzr {
+    int unused;
+};
+
+/* Refuses: no zlib in this build. */
+spx_status spx_io_gzr_open(spx_ctx *ctx, FILE *f, const char *path, spx_io_gzr **out)
+{
+    return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "%s: gzip-compressed input, but this build has no zlib", path);
+}
+
+/* Unreachable without a reader. */
+spx_status spx_io_gzr_read(spx_io_gzr *r, char *buf, size_t cap, size_t *got)
+{
+    *got = 0;
+    return SPX_ERR_UNSUPPORTED;
+}
+
+/* Nothing to free. */
+void spx_io_gzr_free(spx_io_gzr **r)
+{
+    if (r)
+        *r = NULL;
 }
 
 /* Refuses: no zlib in this build. */

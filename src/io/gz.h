@@ -19,6 +19,18 @@ int spx_io_is_gzip(const unsigned char *p, size_t n);
 spx_status spx_io_gunzip(spx_ctx *ctx, const char *path, const unsigned char *in, size_t n,
                          const spx_progress *pr, char **out, size_t *out_len);
 
+/* A streaming gzip reader from an open FILE (which it does not close): the distributed reader
+ * inflates from the start and keeps only its rank's range. */
+typedef struct spx_io_gzr spx_io_gzr;
+
+/* Starts inflating f (members concatenated); errors name path. */
+spx_status spx_io_gzr_open(spx_ctx *ctx, FILE *f, const char *path, spx_io_gzr **out);
+/* Inflates the next bytes into buf[0..cap): *got of them, 0 only at the end of the data;
+ * truncated or corrupt data is SPX_ERR_PARSE naming path. */
+spx_status spx_io_gzr_read(spx_io_gzr *r, char *buf, size_t cap, size_t *got);
+/* Frees the reader (NULL accepted) and sets *r to NULL. */
+void spx_io_gzr_free(spx_io_gzr **r);
+
 /* A gzip writer onto an open FILE (which it does not close). */
 typedef struct spx_io_gzw spx_io_gzw;
 

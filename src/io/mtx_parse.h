@@ -53,6 +53,8 @@ typedef struct mtx_parse {
     const mtx_header *h;
     int strict;
     int64_t limit;  /* entries to parse: min(declared, present) */
+    int64_t base;   /* the global entry number stored at index 0 of the arrays (0 but for the
+                       distributed reader, whose rank holds only its range of the entries) */
     int zero_based; /* the file's indices start at 0 (settled after pass 2) */
     int32_t *row, *col; /* NULL for array files when only the values are wanted */
     double *val;
@@ -77,5 +79,23 @@ spx_status spx_mtx_parse_entries(spx_ctx *ctx, const char *path, mtx_split *sp, 
  * the last line, "more entries than ..." naming the first extra entry's line). */
 spx_status spx_mtx_check_count(spx_ctx *ctx, const char *path, const mtx_header *h, const mtx_split *sp,
                                const char *end);
+/* The message of spx_mtx_check_count from the totals: total entry lines in the whole text, the
+ * line the file ends on (eof_line) and that of entry number h->entries (extra_line, read only
+ * when total > h->entries). */
+spx_status spx_mtx_count_error(spx_ctx *ctx, const char *path, const mtx_header *h, int64_t total, int64_t eof_line,
+                               int64_t extra_line);
+/* The line number of entry number idx (chunks' first_entry numbering), -1 outside sp's chunks. */
+int64_t spx_mtx_entry_line(const mtx_split *sp, int64_t idx);
+/* What pass 2 saw of index 0 in sp's chunks: the first line with a 0 (0: none; kept when
+ * already set), and whether some row index reached m or column index reached n (or-ed in). */
+void spx_mtx_zero_flags(const mtx_split *sp, int64_t *zero_line, int *hit_m, int *hit_n);
+/* Settles a file with index 0 (from the flags of the whole text): fails under strict or when
+ * indices also reach m or n; else shifts the count stored entries of P by one and sets
+ * P->zero_based. */
+spx_status spx_mtx_settle_zero(spx_ctx *ctx, const char *path, mtx_parse *P, int64_t count, int64_t zero_line, int hit_m,
+                               int hit_n, int strict);
+/* Pass 3: appends the mirror of every off-diagonal entry sp parsed (negated for skew), in file
+ * order, at index start of P's arrays onwards; returns how many. */
+int64_t spx_mtx_append_mirrors(const mtx_parse *P, mtx_split *sp, int64_t start);
 
 #endif

@@ -450,10 +450,10 @@ static void chunk_parse(const mtx_parse *P, mtx_chunk *c)
                 break;
             }
             if (P->row) {
-                P->row[idx] = (int32_t)(i - 1);
-                P->col[idx] = (int32_t)(j - 1);
+                P->row[idx - P->base] = (int32_t)(i - 1);
+                P->col[idx - P->base] = (int32_t)(j - 1);
             }
-            P->val[idx] = v;
+            P->val[idx - P->base] = v;
             idx++;
         }
         const char *e = memchr(q, '\n', (size_t)(end - q));
@@ -470,26 +470,28 @@ static void chunk_parse(const mtx_parse *P, mtx_chunk *c)
  * shared here) are written 0-based. Such a file is accepted, and shifted, only when that is
  * unambiguous: no row index reaches m and no column index reaches n. Otherwise, or under
  * strict, the first 0 is an error. */
-static spx_status settle_zero_based(spx_ctx *ctx, const char *path, const mtx_header *h, mtx_parse *P,
-                                   const mtx_chunk *ch, int nchunks, int strict)
+void spx_mtx_zero_flags(const mtx_split *sp, int64_t *zero_line, int *hit_m, int *hit_n)
 {
-    int64_t zero_line = 0;
-    int hit_m = 0, hit_n = 0;
-    for (int k = 0; k < nchunks; k++) {
-        if (!zero_line)
-            zero_line = ch[k].zero_line;
-        hit_m |= ch[k].hit_m;
-        hit_n |= ch[k].hit_n;
+    for (int k = 0; k < sp->nchunks; k++) {
+        if (!*zero_line)
+            *zero_line = sp->ch[k].zero_line;
+        *hit_m |= sp->ch[k].hit_m;
+        *hit_n |= sp->ch[k].hit_n;
     }
+}
+
+spx_status spx_mtx_settle_zero(spx_ctx *ctx, const char *path, mtx_parse *P, int64_t count, int64_t zero_line, int hit_m,
+                               int hit_n, int strict)
+{
     if (!zero_line)
         return SPX_OK;
     if (strict || hit_m || hit_n)
         return spx_fail(ctx, SPX_ERR_PARSE,
                         "%s:%lld: index 0 out of range 1..%lld (%s)", path, (long long)zero_line,
-                        (long long)(hit_m ? h->m : h->n),
+                        (long long)(hit_m ? P->h->m : P->h->n),
                         strict ? "strict: zero-based files rejected"
                                : "other entries reach the upper bound, so the file is not zero-based");
-    for (int64_t k = 0; k < P->limit; k++) {
+    for (int64_t k = 0; k < count; k++) {
         P->row[k]++;
         P->col[k]++;
     }
@@ -497,13 +499,13 @@ static spx_status settle_zero_based(spx_ctx *ctx, const char *path, const mtx_he
     return SPX_OK;
 }
 
-/* Pass 3: appends the mirror of each of the chunk's off-diagonal entries (negated for
- * skew) at base + first_mirror onwards, in file order. */
-static void chunk_mirror(const mtx_parse *P, const mtx_chunk *c, int64_t base)
+/* Pass 3 for one chunk: appends the mirror of each of its off-diagonal entries (negated for
+ * skew) at index start + first_mirror onwards, in file order. */
+static void chunk_mirror(const mtx_parse *P, const mtx_chunk *c, int64_t start)
 {
     double sign = P->h->symmetry == SPX_SYM_SKEW ? -1.0 : 1.0;
-    int64_t o = base + c->first_mirror;
-    for (int64_t k = c->first_entry; k < c->first_entry + c->parsed; k++) {
+    int64_t o = start + c->first_mirror;
+    for (int64_t k = c->first_entry - P->base; k < c->first_entry - P->base + c->parsed; k++) {
         if (P->row[k] != P->col[k]) {
             P->row[o] = P->col[k];
             P->col[o] = P->row[k];
@@ -513,9 +515,27 @@ static void chunk_mirror(const mtx_parse *P, const mtx_chunk *c, int64_t base)
     }
 }
 
+int64_t spx_mtx_append_mirrors(const mtx_parse *P, mtx_split *sp, int64_t start)
+{
+    int64_t mirrors = 0;
+    for (int k = 0; k < sp->nchunks; k++) {
+        sp->ch[k].first_mirror = mirrors;
+        mirrors += sp->ch[k].mirrors;
+    }
+    if (mirrors) {
+        mtx_chunk *ch = sp->ch;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sp->threads) if (sp->threads > 1)
+        for (int k = 0; k < sp->nchunks; k++)
+            chunk_mirror(P, &ch[k], start);
+    }
+    return mirrors;
+}
+
 /* The line number of the idx-th entry line (0-based), from the pass-1 counts; -1 if none. */
 static int64_t entry_line(const mtx_chunk *ch, int nchunks, int64_t idx)
 {
+    if (nchunks > 0 && idx < ch[0].first_entry)
+        return -1;
     for (int k = 0; k < nchunks; k++) {
         const mtx_chunk *c = &ch[k];
         if (idx >= c->first_entry + c->entries)
@@ -648,18 +668,31 @@ spx_status spx_mtx_parse_entries(spx_ctx *ctx, const char *path, mtx_split *sp, 
     return SPX_OK;
 }
 
+int64_t spx_mtx_entry_line(const mtx_split *sp, int64_t idx)
+{
+    return entry_line(sp->ch, sp->nchunks, idx);
+}
+
+spx_status spx_mtx_count_error(spx_ctx *ctx, const char *path, const mtx_header *h, int64_t total, int64_t eof_line,
+                               int64_t extra_line)
+{
+    if (total < h->entries)
+        return spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: file ends after %lld of %lld entries", path,
+                        (long long)eof_line, (long long)total, (long long)h->entries);
+    if (total > h->entries)
+        return spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: more entries than the %lld declared", path,
+                        (long long)extra_line, (long long)h->entries);
+    return SPX_OK;
+}
+
 spx_status spx_mtx_check_count(spx_ctx *ctx, const char *path, const mtx_header *h, const mtx_split *sp,
                                const char *end)
 {
-    if (sp->total < h->entries) {
-        int64_t eof_line = h->data == end ? h->data_line - 1 : sp->end_line - (end[-1] == '\n' ? 1 : 0);
-        return spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: file ends after %lld of %lld entries", path,
-                        (long long)eof_line, (long long)sp->total, (long long)h->entries);
-    }
-    if (sp->total > h->entries)
-        return spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: more entries than the %lld declared", path,
-                        (long long)entry_line(sp->ch, sp->nchunks, h->entries), (long long)h->entries);
-    return SPX_OK;
+    if (sp->total == h->entries)
+        return SPX_OK;
+    int64_t eof_line = h->data == end ? h->data_line - 1 : sp->end_line - (end[-1] == '\n' ? 1 : 0);
+    int64_t extra_line = sp->total > h->entries ? entry_line(sp->ch, sp->nchunks, h->entries) : -1;
+    return spx_mtx_count_error(ctx, path, h, sp->total, eof_line, extra_line);
 }
 
 /* Fails (SPX_ERR_NOMEM, naming the sizes and the budget) unless the largest read the header
@@ -742,24 +775,17 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
     st = spx_mtx_parse_entries(ctx, path, &sp, &P);
     if (st)
         goto done;
-    st = settle_zero_based(ctx, path, &h, &P, sp.ch, sp.nchunks, strict);
+    int64_t zero_line = 0;
+    int hit_m = 0, hit_n = 0;
+    spx_mtx_zero_flags(&sp, &zero_line, &hit_m, &hit_n);
+    st = spx_mtx_settle_zero(ctx, path, &P, P.limit, zero_line, hit_m, hit_n, strict);
     if (st)
         goto done;
     st = spx_mtx_check_count(ctx, path, &h, &sp, end);
     if (st)
         goto done;
 
-    int64_t mirrors = 0;
-    for (int k = 0; k < sp.nchunks; k++) {
-        sp.ch[k].first_mirror = mirrors;
-        mirrors += sp.ch[k].mirrors;
-    }
-    if (mirrors) {
-        mtx_chunk *ch = sp.ch;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sp.threads) if (sp.threads > 1)
-        for (int k = 0; k < sp.nchunks; k++)
-            chunk_mirror(&P, &ch[k], P.limit);
-    }
+    int64_t mirrors = spx_mtx_append_mirrors(&P, &sp, P.limit);
     double parse_seconds = spx_now() - tp;
     if (!strict) { /* the text is needed only to name a duplicate's line */
         spx_free(ctx, text);

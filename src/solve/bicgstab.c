@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "solve/solve_common.h"
+#include "vec/vec_internal.h"
 
 /* The work vectors: residual (s in place at the half step; first: solve_drive's w[0]), the
  * shadow residual r0^, the direction, A*p^, A*s^, and with Jacobi (so last) the
@@ -64,12 +65,12 @@ static spx_status bicgstab_iterate(solve_run *s, spx_vec **w, int *hit_cap)
     for (int k = 1; k <= s->o.max_iter; k++) {
         double rho = 0.0, rv = 0.0, norm = 0.0, tt = 0.0, ts = 0.0;
         int ended = 0;
-        SOLVE_TRY(spx_vec_dot(rhat, r, &rho));
+        SOLVE_TRY(solve_dot(s, rhat, r, &rho));
         SOLVE_TRY(new_direction(s, w, k, rho, &c, &ended));
         if (ended) break;
         SOLVE_TRY(solve_precond(s, w[BI_P], phat));
         SOLVE_TRY(solve_apply(s, phat, v));
-        SOLVE_TRY(spx_vec_dot(rhat, v, &rv));
+        SOLVE_TRY(solve_dot(s, rhat, v, &rv));
         if (solve_nonfinite(s, rv, "(r0^, v)", k)) break;
         if (rv == 0.0) {
             solve_breakdown(s, SPX_SOLVE_BREAKDOWN_RV, "(r0^, v) = 0 at iteration %d: alpha is undefined", k);
@@ -77,7 +78,7 @@ static spx_status bicgstab_iterate(solve_run *s, spx_vec **w, int *hit_cap)
         }
         c.alpha = rho / rv;
         SOLVE_TRY(spx_vec_axpby(-c.alpha, v, 1.0, r)); /* r = s = r - alpha v */
-        SOLVE_TRY(spx_vec_nrm2(r, &norm));
+        SOLVE_TRY(solve_nrm2(s, r, &norm));
         if (solve_nonfinite(s, norm, "||s||", k)) break;
         if (norm / s->bnorm <= s->o.tol) { /* converged at the half step: x + alpha p^ */
             SOLVE_TRY(spx_vec_axpby(c.alpha, phat, 1.0, s->x));
@@ -86,13 +87,13 @@ static spx_status bicgstab_iterate(solve_run *s, spx_vec **w, int *hit_cap)
         }
         SOLVE_TRY(solve_precond(s, r, shat));
         SOLVE_TRY(solve_apply(s, shat, t));
-        SOLVE_TRY(spx_vec_dot(t, t, &tt));
-        SOLVE_TRY(spx_vec_dot(t, r, &ts));
+        SOLVE_TRY(solve_dot(s, t, t, &tt));
+        SOLVE_TRY(solve_dot(s, t, r, &ts));
         if (omega_breaks(s, tt, ts, k, &c.omega)) break;
         SOLVE_TRY(spx_vec_axpby(c.alpha, phat, 1.0, s->x));
         SOLVE_TRY(spx_vec_axpby(c.omega, shat, 1.0, s->x));
         SOLVE_TRY(spx_vec_axpby(-c.omega, t, 1.0, r)); /* r = s - omega t */
-        SOLVE_TRY(spx_vec_nrm2(r, &norm));
+        SOLVE_TRY(solve_nrm2(s, r, &norm));
         if (solve_record(s, k, norm / s->bnorm)) break;
         if (k == s->o.max_iter) {
             *hit_cap = 1;
@@ -104,7 +105,15 @@ done:
     return st;
 }
 
+spx_status solve_bicgstab_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x,
+                                const spx_solve_opts *opts, spx_solve_result *res)
+{
+    return solve_drive(fn, bicgstab_iterate, BI_PHAT, BI_WORK, sp, b, x, opts, res);
+}
+
 spx_status spx_solve_bicgstab(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res)
 {
-    return solve_drive("spx_solve_bicgstab", bicgstab_iterate, BI_PHAT, BI_WORK, A, b, x, opts, res);
+    solve_space sp;
+    spx_status st = solve_plan_space(spx_vec_ctx(b ? b : x), "spx_solve_bicgstab", A, &sp);
+    return st ? st : solve_bicgstab_space("spx_solve_bicgstab", &sp, b, x, opts, res);
 }

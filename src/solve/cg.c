@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "solve/solve_common.h"
+#include "vec/vec_internal.h"
 
 /* The work vectors: residual (first: solve_drive's w[0]), direction, A*direction, the
  * preconditioned residual (Jacobi only, so last). */
@@ -29,12 +30,12 @@ static spx_status cg_iterate(solve_run *s, spx_vec **w, int *hit_cap)
     spx_status st = SPX_OK;
     double rz = 0.0, pq = 0.0;
     SOLVE_TRY(solve_precond(s, r, z));
-    SOLVE_TRY(spx_vec_dot(r, z, &rz));
+    SOLVE_TRY(solve_dot(s, r, z, &rz));
     if (rz_breaks(s, rz, 0)) goto done;
     SOLVE_TRY(spx_vec_copy(p, z));
     for (int k = 1; k <= s->o.max_iter; k++) {
         SOLVE_TRY(solve_apply(s, p, q));
-        SOLVE_TRY(spx_vec_dot(p, q, &pq));
+        SOLVE_TRY(solve_dot(s, p, q, &pq));
         if (solve_nonfinite(s, pq, "p'Ap", k)) break;
         if (pq <= 0.0) {
             solve_breakdown(s, SPX_SOLVE_BREAKDOWN_PAP, "p'Ap = %.3e <= 0 at iteration %d: A is not symmetric positive definite",
@@ -47,10 +48,10 @@ static spx_status cg_iterate(solve_run *s, spx_vec **w, int *hit_cap)
         double rz_new = 0.0, rnorm = 0.0;
         if (pre) {
             SOLVE_TRY(solve_precond(s, r, z));
-            SOLVE_TRY(spx_vec_dot(r, z, &rz_new));
-            SOLVE_TRY(spx_vec_nrm2(r, &rnorm));
+            SOLVE_TRY(solve_dot(s, r, z, &rz_new));
+            SOLVE_TRY(solve_nrm2(s, r, &rnorm));
         } else { /* (r, r) serves both: one reduction, one synchronisation on the GPU */
-            SOLVE_TRY(spx_vec_dot(r, r, &rz_new));
+            SOLVE_TRY(solve_dot(s, r, r, &rz_new));
             rnorm = sqrt(rz_new);
         }
         if (solve_record(s, k, rnorm / s->bnorm) || rz_breaks(s, rz_new, k)) break;
@@ -65,7 +66,15 @@ done:
     return st;
 }
 
+spx_status solve_cg_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts,
+                          spx_solve_result *res)
+{
+    return solve_drive(fn, cg_iterate, CG_Z, CG_WORK, sp, b, x, opts, res);
+}
+
 spx_status spx_solve_cg(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res)
 {
-    return solve_drive("spx_solve_cg", cg_iterate, CG_Z, CG_WORK, A, b, x, opts, res);
+    solve_space sp;
+    spx_status st = solve_plan_space(spx_vec_ctx(b ? b : x), "spx_solve_cg", A, &sp);
+    return st ? st : solve_cg_space("spx_solve_cg", &sp, b, x, opts, res);
 }

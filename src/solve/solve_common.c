@@ -63,29 +63,57 @@ static spx_status resolve_opts(solve_run *s, const spx_solve_opts *opts)
     return check_vec(s, o->inv_diag, "inv_diag");
 }
 
+/* spx_plan_apply as a space's operator; user is the plan. */
+static spx_status plan_apply(void *user, double a, const spx_vec *x, double b, spx_vec *y)
+{
+    return spx_plan_apply(user, a, x, b, y);
+}
+
+/* spx_vec_dot as a space's inner product. */
+static spx_status plan_dot(void *user, const spx_vec *x, const spx_vec *y, double *out)
+{
+    return spx_vec_dot(x, y, out);
+}
+
+/* spx_vec_nrm2 as a space's norm. */
+static spx_status plan_nrm2(void *user, const spx_vec *x, double *out)
+{
+    return spx_vec_nrm2(x, out);
+}
+
+spx_status solve_plan_space(spx_ctx *ctx, const char *fn, spx_plan *A, solve_space *out)
+{
+    if (!A) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "%s: NULL argument", fn) : SPX_ERR_ARG;
+    spx_plan_info info;
+    spx_status st = spx_plan_get_info(A, &info);
+    if (st) return ctx ? spx_fail(ctx, st, "%s: the plan cannot be read", fn) : st;
+    if (info.m != info.n)
+        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "%s: a solve needs a square matrix, the plan is %d x %d", fn, info.m, info.n)
+                   : SPX_ERR_ARG;
+    *out = (solve_space){.apply = plan_apply, .dot = plan_dot, .nrm2 = plan_nrm2, .user = A, .n = info.n,
+                         .backend = info.backend, .precision = info.precision};
+    return SPX_OK;
+}
+
 /* Checks the arguments of fn and fills *s (defaults resolved, *res zeroed); SPX_ERR_ARG with
  * a message in the vectors' context otherwise. */
-static spx_status solve_begin(solve_run *s, const char *fn, spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts,
-                              spx_solve_result *res)
+static spx_status solve_begin(solve_run *s, const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x,
+                              const spx_solve_opts *opts, spx_solve_result *res)
 {
     memset(s, 0, sizeof *s);
     s->fn = fn;
     s->t_start = spx_now();
     s->ctx = spx_vec_ctx(b ? b : x);
-    if (!A || !b || !x || !res) return s->ctx ? spx_fail(s->ctx, SPX_ERR_ARG, "%s: NULL argument", fn) : SPX_ERR_ARG;
+    if (!sp || !b || !x || !res) return s->ctx ? spx_fail(s->ctx, SPX_ERR_ARG, "%s: NULL argument", fn) : SPX_ERR_ARG;
     memset(res, 0, sizeof *res);
-    s->A = A;
+    s->sp = sp;
     s->b = b;
     s->x = x;
     s->res = res;
-    spx_plan_info info;
-    spx_status st = spx_plan_get_info(A, &info);
-    if (st) return spx_fail(s->ctx, st, "%s: the plan cannot be read", fn);
-    if (info.m != info.n)
-        return spx_fail(s->ctx, SPX_ERR_ARG, "%s: a solve needs a square matrix, the plan is %d x %d", fn, info.m, info.n);
-    s->backend = info.backend;
-    s->precision = info.precision;
-    s->n = info.n;
+    s->backend = sp->backend;
+    s->precision = sp->precision;
+    s->n = sp->n;
+    spx_status st;
     if ((st = check_vec(s, b, "b")) || (st = check_vec(s, x, "x"))) return st;
     if (b == x) return spx_fail(s->ctx, SPX_ERR_ARG, "%s: x and b must be different vectors", fn);
     return resolve_opts(s, opts);
@@ -155,7 +183,7 @@ static spx_status solve_initial(solve_run *s, spx_vec *r, int *done)
     spx_status st = SPX_OK;
     *done = 1;
     s->t_iter = spx_now();
-    SOLVE_TRY(spx_vec_nrm2(s->b, &s->bnorm));
+    SOLVE_TRY(solve_nrm2(s, s->b, &s->bnorm));
     if (solve_nonfinite(s, s->bnorm, "||b||", 0)) return SPX_OK;
     if (s->bnorm == 0.0) { /* the exact solution, whatever x0 was */
         SOLVE_TRY(spx_vec_fill(s->x, 0.0));
@@ -166,9 +194,9 @@ static spx_status solve_initial(solve_run *s, spx_vec *r, int *done)
         return SPX_OK;
     }
     SOLVE_TRY(spx_vec_copy(r, s->b));
-    SOLVE_TRY(spx_plan_apply(s->A, -1.0, s->x, 1.0, r)); /* r = b - A x0 */
+    SOLVE_TRY(s->sp->apply(s->sp->user, -1.0, s->x, 1.0, r)); /* r = b - A x0 */
     s->res->spmvs = 1;
-    SOLVE_TRY(spx_vec_nrm2(r, &s->r0norm));
+    SOLVE_TRY(solve_nrm2(s, r, &s->r0norm));
     *done = solve_record(s, 0, s->r0norm / s->bnorm);
 done:
     return st;
@@ -177,7 +205,17 @@ done:
 spx_status solve_apply(solve_run *s, const spx_vec *in, spx_vec *out)
 {
     s->res->spmvs++;
-    return spx_plan_apply(s->A, 1.0, in, 0.0, out);
+    return s->sp->apply(s->sp->user, 1.0, in, 0.0, out);
+}
+
+spx_status solve_dot(solve_run *s, const spx_vec *x, const spx_vec *y, double *out)
+{
+    return s->sp->dot(s->sp->user, x, y, out);
+}
+
+spx_status solve_nrm2(solve_run *s, const spx_vec *x, double *out)
+{
+    return s->sp->nrm2(s->sp->user, x, out);
 }
 
 spx_status solve_precond(solve_run *s, const spx_vec *r, spx_vec *z)
@@ -203,15 +241,19 @@ static spx_status solve_end(solve_run *s, spx_status st, int hit_cap)
     return st;
 }
 
-spx_status solve_drive(const char *fn, solve_iterate_fn iterate, int work_plain, int work_jacobi, spx_plan *A, const spx_vec *b,
-                       spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res)
+spx_status solve_drive(const char *fn, solve_iterate_fn iterate, int work_plain, int work_jacobi, const solve_space *sp,
+                       const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res)
 {
     solve_run s;
-    spx_status st = solve_begin(&s, fn, A, b, x, opts, res);
-    if (st) return st;
     spx_vec *w[SOLVE_MAX_WORK] = {NULL};
+    spx_status st = solve_begin(&s, fn, sp, b, x, opts, res);
     const int nwork = s.o.precond == SPX_PRECOND_NONE ? work_plain : work_jacobi;
-    if ((st = solve_work_create(&s, w, nwork))) return st;
+    if (!st) st = solve_work_create(&s, w, nwork);
+    if (sp && sp->agree) st = sp->agree(sp->user, st);
+    if (st) {
+        solve_work_destroy(w, nwork);
+        return st;
+    }
     int done = 0, hit_cap = 0;
     st = solve_initial(&s, w[0], &done);
     if (!st && !done) st = iterate(&s, w, &hit_cap);

@@ -25,6 +25,11 @@ spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n, const void
     return not_compiled(ctx);
 }
 
+spx_status spx_vec_cuda_gather(spx_ctx *ctx, spx_precision p, int64_t n, const int32_t *idx, const void *x, double *out)
+{
+    return not_compiled(ctx);
+}
+
 spx_status spx_vec_cuda_dot(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y,
                             double *scratch, double out[SPX_N_SUMS])
 {

@@ -1,0 +1,70 @@
+/* src/dist/dist_internal.h: the distributed matrix's layout and what the module's files share:
+ * error agreement across ranks, the row partition, moving entries to their owners, the build
+ * of the two blocks and the halo plan. */
+#ifndef SPX_DIST_DIST_INTERNAL_H
+#define SPX_DIST_DIST_INTERNAL_H
+
+#include "core/ctx.h"
+#include "dist/dist_nccl.h"
+#include "spx/dist/dist.h"
+
+/* One stored entry in global indices, as it travels between ranks. */
+typedef struct dist_entry {
+    int32_t row, col;
+    double val;
+} dist_entry;
+
+struct spx_dist_matrix {
+    MPI_Comm comm; /* a duplicate of the caller's: our messages never meet theirs */
+    int rank, size;
+    spx_ctx *ctx;
+    int64_t m, n;
+    int64_t *row_start, *col_start; /* size + 1 each: rank r owns rows/columns [start[r], start[r+1]) */
+    int64_t nrows, ncols, nghost;
+    int64_t *ghost_col;  /* nghost global columns, ascending (so grouped by owner) */
+    spx_csr *diag, *offd; /* nrows x ncols (local columns), nrows x nghost (ghost numbers) */
+    spx_plan *plan_diag, *plan_offd; /* NULL for a block without entries */
+    /* the halo: values received from recv_rank[i] land at ghost[recv_off[i] .. recv_off[i+1]);
+       those sent to send_rank[i] are x[send_idx[send_off[i] .. send_off[i+1])] */
+    int nrecv, nsend;
+    int *recv_rank, *send_rank;
+    int64_t *recv_off, *send_off;
+    int32_t *send_idx;
+    double *send_buf, *ghost_host; /* host: the packed values sent, the ghost values received */
+    int32_t *send_idx_dev;          /* CUDA: send_idx on the device, */
+    double *send_dev;               /* and the values packed there before the copy to send_buf */
+    spx_vec *ghost;    /* the ghost values as the off-diagonal plan's x */
+    dist_nccl *nccl;   /* the NCCL transport when chosen (spx_dist_set_transport), else NULL:
+                          MPI point-to-point through host buffers */
+    MPI_Request *req;  /* nrecv + nsend */
+    spx_backend backend;
+    spx_dist_times times;
+};
+
+/* This process's rank in comm and comm's size. */
+void dist_where(MPI_Comm comm, int *rank, int *size);
+/* Every rank's status becomes that of the lowest rank that failed, with its message put in
+ * every rank's context; SPX_OK when none failed. Collective: call it wherever ranks may have
+ * failed apart, before they next communicate. */
+spx_status dist_agree(MPI_Comm comm, spx_ctx *ctx, spx_status st);
+/* The rank owning global index i under start[0..size] (non-decreasing, start[size] > i). */
+int dist_owner(const int64_t *start, int size, int64_t i);
+/* start[0..size] cutting rows 0..m into blocks of about equal nonzeros (rank t starts at the
+ * first row whose nonzero prefix reaches t*nnz/size), from the rows [lo, lo + nloc) this rank
+ * knows, rowptr[0..nloc] their offsets (any base); ranks know consecutive ranges in rank order
+ * covering 0..m. Collective. */
+spx_status dist_balance(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t lo, int64_t nloc, const int64_t *rowptr,
+                        int64_t *start);
+/* Sends each of in[0..n) to the owner of its row under row_start; *out (context-allocated,
+ * *out_n entries) receives, in source rank order, the first n_first of every source (class
+ * one), then the rest of every source (class two), each source's entries in their order;
+ * *out_first counts class one. Collective. */
+spx_status dist_exchange(MPI_Comm comm, spx_ctx *ctx, const int64_t *row_start, const dist_entry *in, int64_t n,
+                         int64_t n_first, dist_entry **out, int64_t *out_n, int64_t *out_first);
+/* The matrix from this rank's rows [row_start[rank], row_start[rank+1]) of an m x n matrix in
+ * local (CSR with global columns, taken over: freed here whatever happens): the blocks, the
+ * halo's neighbour lists, the plans. Collective. */
+spx_status dist_build(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, const int64_t *row_start, spx_csr *local,
+                      const spx_plan_opts *po, spx_dist_matrix **out);
+
+#endif
