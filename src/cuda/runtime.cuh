@@ -54,6 +54,27 @@ static inline unsigned spx_cuda_grid_stride_blocks(const spx_ctx *ctx, long long
     return (unsigned)(need < cap ? need : cap);
 }
 
+/* Lets kernel launch with up to all the dynamic shared memory the device allows beside its
+ * static part. The attribute is per function and process-wide: setting it to one launch's or
+ * one plan's own size lowers it under another thread's launch or another live plan (the
+ * out-of-core SpGEMM's GPU lanes raced on exactly that), so every caller sets this maximum. */
+template <typename K>
+static inline spx_status spx_cuda_allow_max_smem(spx_ctx *ctx, K kernel)
+{
+    const spx_cuda_state *st = spx_cuda_state_of(ctx);
+    int optin = st ? st->smem_per_block_optin : 0;
+    if (optin <= 0) {
+        int dev = 0;
+        SPX_CUDA_RET(ctx, cudaGetDevice(&dev));
+        SPX_CUDA_RET(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    }
+    cudaFuncAttributes fa;
+    SPX_CUDA_RET(ctx, cudaFuncGetAttributes(&fa, kernel));
+    const int cap = optin > (int)fa.sharedSizeBytes ? optin - (int)fa.sharedSizeBytes : 0;
+    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cap));
+    return SPX_OK;
+}
+
 /* y[0..m) = b*y, or 0 when b == 0 (y not read), in the given precision; on the context's stream,
  * not synchronised. Used for matrices with no entries. */
 spx_status spx_cuda_scale_y(spx_ctx *ctx, spx_precision prec, int64_t m, double b, void *y);

@@ -822,6 +822,38 @@ static spx_status analyse(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d, spx_ph
 
 static void csr_free(spx_ctx *ctx, void *dev);
 
+/* A GPU state with layout F's shape, precision and algorithm, no arrays yet; NULL (message
+ * set) when out of memory. */
+static csr_dev *dev_new(spx_ctx *ctx, const spx_csr_fmt *F)
+{
+    csr_dev *d = (csr_dev *)spx_calloc_array(ctx, 1, sizeof *d);
+    if (!d) {
+        spx_fail_nomem(ctx, "csr GPU state");
+        return NULL;
+    }
+    d->m = F->m;
+    d->n = F->n;
+    d->nnz = (int32_t)F->nnz;
+    d->prec = F->precision;
+    d->algo = F->algo;
+    return d;
+}
+
+/* After d's arrays are on the device (status s): runs F's analysis and hands d out as *dev,
+ * or frees it on any failure. */
+static spx_status dev_finish(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d, spx_status s, spx_phase_log *log,
+                             void **dev)
+{
+    if (!s) s = analyse(ctx, F, d, log);
+    if (s) {
+        csr_free(ctx, d);
+        return s;
+    }
+    set_kernel_name(d);
+    *dev = d;
+    return SPX_OK;
+}
+
 /* Uploads the host layout and runs the algorithm's GPU preprocessing. */
 static spx_status csr_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
 {
@@ -833,24 +865,12 @@ static spx_status csr_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log,
         return spx_fail(ctx, SPX_ERR_ARG, "csr upload: algorithm %d not resolved", (int)F->algo);
     spx_status s = spx_cuda_init(ctx);
     if (s) return s;
-    csr_dev *d = (csr_dev *)spx_calloc_array(ctx, 1, sizeof *d);
-    if (!d) return spx_fail_nomem(ctx, "csr GPU state");
-    d->m = F->m;
-    d->n = F->n;
-    d->nnz = (int32_t)F->nnz;
-    d->prec = F->precision;
-    d->algo = F->algo;
+    csr_dev *d = dev_new(ctx, F);
+    if (!d) return SPX_ERR_NOMEM;
     const double t0 = spx_now();
     s = spx_csr_fmt_upload(ctx, F, &d->rowptr, &d->colind, &d->val);
     spx_phase_add(log, "upload", spx_now() - t0);
-    if (!s) s = analyse(ctx, F, d, log);
-    if (s) {
-        csr_free(ctx, d);
-        return s;
-    }
-    set_kernel_name(d);
-    *dev = d;
-    return SPX_OK;
+    return dev_finish(ctx, F, d, s, log, dev);
 }
 
 /* Builds on the device from the uploaded CSR: takes its arrays as they are, resolves the
@@ -876,13 +896,8 @@ static spx_status csr_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *fe
     H.row_max = feat->row_max;
     H.row_mean = feat->row_mean;
     H.row_cv = feat->row_cv;
-    csr_dev *d = (csr_dev *)spx_calloc_array(ctx, 1, sizeof *d);
-    if (!d) return spx_fail_nomem(ctx, "csr GPU state");
-    d->m = A->m;
-    d->n = A->n;
-    d->nnz = (int32_t)A->nnz;
-    d->prec = A->precision;
-    d->algo = H.algo;
+    csr_dev *d = dev_new(ctx, &H);
+    if (!d) return SPX_ERR_NOMEM;
     d->rowptr = A->rowptr;
     d->colind = A->colind;
     d->val = A->val;
@@ -894,15 +909,9 @@ static spx_status csr_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *fe
         s = H.rowptr ? spx_cuda_d2h(ctx, H.rowptr, d->rowptr, ((size_t)H.m + 1) * sizeof *H.rowptr)
                      : spx_fail_nomem(ctx, "csr build: host row pointers");
     }
-    if (!s) s = analyse(ctx, &H, d, log);
+    s = dev_finish(ctx, &H, d, s, log, dev);
     spx_free(ctx, H.rowptr);
-    if (s) {
-        csr_free(ctx, d);
-        return s;
-    }
-    set_kernel_name(d);
-    *dev = d;
-    return SPX_OK;
+    return s;
 }
 
 /* The resolved algorithm of a plan built on the device. */

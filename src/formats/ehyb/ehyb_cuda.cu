@@ -129,15 +129,12 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ER_BLOCK) ehyb_er_kernel(er_view
 } // namespace
 
 /* Lets the ELL kernel of value type VT take all the opt-in shared memory of the device
- * (a per-function attribute: set to the device maximum so that plans never lower it under
- * one another) and prefer the shared-memory carveout. */
+ * (spx_cuda_allow_max_smem) and prefer the shared-memory carveout. */
 template <typename VT>
-static spx_status allow_smem(spx_ctx *ctx, int optin)
+static spx_status allow_smem(spx_ctx *ctx)
 {
-    cudaFuncAttributes fa;
-    SPX_CUDA_RET(ctx, cudaFuncGetAttributes(&fa, ehyb_ell_kernel<VT>));
-    const int dyn = optin - (int)fa.sharedSizeBytes;
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_ell_kernel<VT>, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn));
+    spx_status s = spx_cuda_allow_max_smem(ctx, ehyb_ell_kernel<VT>);
+    if (s) return s;
     SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_ell_kernel<VT>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                            (int)cudaSharedmemCarveoutMaxShared));
     return SPX_OK;
@@ -193,8 +190,7 @@ static spx_status ehyb_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log
         return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
                         "ehyb upload: a segment of %d values needs %zu bytes of shared memory, the device has %d",
                         F->seg_max, smem, st->smem_per_block_optin);
-    s = F->precision == SPX_FP32 ? allow_smem<float>(ctx, st->smem_per_block_optin)
-                                 : allow_smem<double>(ctx, st->smem_per_block_optin);
+    s = F->precision == SPX_FP32 ? allow_smem<float>(ctx) : allow_smem<double>(ctx);
     if (s) return s;
     ehyb_dev *d = (ehyb_dev *)spx_calloc_array(ctx, 1, sizeof *d);
     if (!d) return spx_fail_nomem(ctx, "ehyb GPU state");

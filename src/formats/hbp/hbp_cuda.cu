@@ -314,19 +314,13 @@ spx_status launch_atomic(spx_ctx *ctx, const hbp_dev *d, const spx_spmv_args *ar
     return SPX_OK;
 }
 
-/* Raises a kernel's dynamic shared-memory limit to all the device allows beside its static
- * part (process-wide: a plan's own size would lower it under a live plan that needs more) and
- * returns its resident CTAs per SM for block threads and smem bytes. */
+/* Raises a kernel's dynamic shared-memory limit (spx_cuda_allow_max_smem) and returns its
+ * resident CTAs per SM for block threads and smem bytes. */
 template <typename K>
 spx_status occupancy(spx_ctx *ctx, K kernel, int block, size_t smem, int *per_sm)
 {
-    cudaFuncAttributes fa;
-    int dev = 0, optin = 0;
-    SPX_CUDA_RET(ctx, cudaFuncGetAttributes(&fa, kernel));
-    SPX_CUDA_RET(ctx, cudaGetDevice(&dev));
-    SPX_CUDA_RET(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    const int cap = optin > (int)fa.sharedSizeBytes ? optin - (int)fa.sharedSizeBytes : 0;
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cap > (int)smem ? cap : (int)smem));
+    spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
+    if (s) return s;
     SPX_CUDA_RET(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, block, smem));
     if (*per_sm < 1) *per_sm = 1;
     if (*per_sm > SPX_HBP_MAX_BLOCKS_PER_SM) *per_sm = SPX_HBP_MAX_BLOCKS_PER_SM;

@@ -200,20 +200,6 @@ done:
     return s;
 }
 
-/* Lets kernel take all the dynamic shared memory the device allows beside its static part:
- * the attribute is process-wide, so every thread sets the same value (setting each launch's
- * own size raced between the out-of-core path's GPU lanes: a lane launched with more than the
- * other had just set, cudaErrorInvalidValue). */
-template <typename K>
-static spx_status allow_max_smem(spx_ctx *ctx, const gpu_state *S, K kernel)
-{
-    cudaFuncAttributes fa;
-    SPX_CUDA_RET(ctx, cudaFuncGetAttributes(&fa, kernel));
-    const size_t cap = S->smem_limit > fa.sharedSizeBytes ? S->smem_limit - fa.sharedSizeBytes : 0;
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cap));
-    return SPX_OK;
-}
-
 /* Launches one shared-memory bin. */
 template <bool NUMERIC, typename V>
 static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b, int64_t *counts,
@@ -221,7 +207,7 @@ static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     auto kernel = spx_spgemm_rows_kernel<NUMERIC, V>;
-    spx_status s = allow_max_smem(ctx, S, kernel);
+    spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
     kernel<<<b->grid, b->groups * b->group, b->smem, spx_cuda_stream(ctx)>>>(
         A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
@@ -302,13 +288,13 @@ static spx_status launch_chunked(spx_ctx *ctx, const gpu_state *S, const gpu_bin
     int32_t *chunk_cnt = NULL;
     spx_status s = SPX_OK;
     if (NUMERIC && (s = spx_cuda_malloc(ctx, (void **)&chunk_cnt, (size_t)pairs * sizeof *chunk_cnt))) return s;
-    if ((s = allow_max_smem(ctx, S, spx_spgemm_chunk_count_kernel))) goto done;
+    if ((s = spx_cuda_allow_max_smem(ctx, spx_spgemm_chunk_count_kernel))) goto done;
     spx_spgemm_chunk_count_kernel<<<grid_count, SPX_GPU_CHUNK_BLOCK, bits, spx_cuda_stream(ctx)>>>(
         A->rowptr, A->colind, B->rowptr, B->colind, L->d_rows + b->first, b->count, S->n, W, nch, sub,
         NUMERIC ? nullptr : counts, chunk_cnt);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_chunk_count_kernel");
     if (NUMERIC) {
-        if ((s = allow_max_smem(ctx, S, numeric_kernel))) goto done;
+        if ((s = spx_cuda_allow_max_smem(ctx, numeric_kernel))) goto done;
         numeric_kernel<<<grid_num, SPX_GPU_CHUNK_BLOCK, bits + vals, spx_cuda_stream(ctx)>>>(
             A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
             b->count, S->n, W, nch, sub, chunk_cnt, S->d_crow, cci, cv);
