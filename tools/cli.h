@@ -111,6 +111,9 @@ const char *cli_progress_times(const cli_progress *p, char *buf, size_t len);
 int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out);
 /* cli_load into the caller's pg (started here, ended on return): its stage times. */
 int cli_load_timed(spx_ctx *ctx, const char *src, const cli_opts *o, cli_progress *pg, spx_csr **out);
+/* Writes the n values of v to path as a Matrix Market array, through a temporary the signal
+ * handler removes, with the progress line; prints the error. */
+int cli_write_vector(spx_ctx *ctx, const char *path, int64_t n, const double *v);
 
 /* Minimal JSON writer: keys and values with commas handled by the caller's first flag. */
 void json_str(FILE *f, const char *s);

@@ -247,6 +247,16 @@ int cli_load_timed(spx_ctx *ctx, const char *src, const cli_opts *o, cli_progres
     return s ? cli_fail(ctx, src, s) : CLI_OK;
 }
 
+int cli_write_vector(spx_ctx *ctx, const char *path, int64_t n, const double *v)
+{
+    cli_progress pg;
+    cli_progress_start(&pg, path);
+    spx_write_opts wo = {.on_temp = cli_signal_on_temp, .progress = cli_progress_fn, .progress_user = &pg};
+    spx_status s = spx_vec_write_mtx_opts(ctx, path, n, v, &wo);
+    cli_progress_end(&pg);
+    return s ? cli_fail(ctx, path, s) : CLI_OK;
+}
+
 int cli_load(spx_ctx *ctx, const char *src, const cli_opts *o, spx_csr **out)
 {
     cli_progress pg;

@@ -374,7 +374,7 @@ static int write_plot(const char *path, const solve_report *rep)
 static int write_outputs(spx_ctx *ctx, const cli_opts *o, const double *x, const solve_report *rep)
 {
     if (o->plot_path && write_plot(o->plot_path, rep)) return CLI_ERROR;
-    if (o->out_path && spx_vec_write_mtx(ctx, o->out_path, rep->m, x)) return cli_fail(ctx, o->out_path, SPX_ERR_IO);
+    if (o->out_path && cli_write_vector(ctx, o->out_path, rep->m, x)) return CLI_ERROR;
     if (o->json_path && write_json(ctx, o->json_path, rep)) return CLI_ERROR;
     if (o->history_path && write_history(o->history_path, rep)) return CLI_ERROR;
     if (rep->hist.failed) fprintf(stderr, "warning: out of memory for the residual history: it is incomplete\n");

@@ -75,17 +75,6 @@ static int read_x(spx_ctx *ctx, const char *path, const spx_csr *A, double **x)
     return cli_error("%s: x has %lld entries, but the matrix has %d columns", path, (long long)n, A->n);
 }
 
-/* Writes y (m values) to path through a temporary the signal handler removes; prints the error. */
-static int write_y(spx_ctx *ctx, const char *path, int64_t m, const double *y)
-{
-    cli_progress pg;
-    cli_progress_start(&pg, path);
-    spx_write_opts wo = {.on_temp = cli_signal_on_temp, .progress = cli_progress_fn, .progress_user = &pg};
-    spx_status s = spx_vec_write_mtx_opts(ctx, path, m, y, &wo);
-    cli_progress_end(&pg);
-    return s ? cli_fail(ctx, path, s) : CLI_OK;
-}
-
 int cmd_spmv(int argc, char **argv)
 {
     if (cli_has_flag(argc, argv, 2, "--distributed")) return cli_dist_spmv(argc, argv);
@@ -134,7 +123,7 @@ int cmd_spmv(int argc, char **argv)
     if (b == SPX_BACKEND_CUDA && !o.no_baseline) have_base = measure_baseline(ctx, c, &o, &res, &base);
     cli_compare(&res, have_base ? &base.r : NULL);
     int wrote_y = o.y_out_path && res.r.verified;
-    if (wrote_y && (rc = write_y(ctx, o.y_out_path, A->m, y))) goto done;
+    if (wrote_y && (rc = cli_write_vector(ctx, o.y_out_path, A->m, y))) goto done;
     if (o.json) {
         printf("{\"env\":");
         json_env(stdout, ctx, b, b == SPX_BACKEND_CPU ? res.bw : 0, b == SPX_BACKEND_CUDA ? res.bw : 0);

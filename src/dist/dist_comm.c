@@ -61,7 +61,7 @@ spx_status dist_balance(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t lo, int6
     int64_t r = 0; /* the first row this rank holds whose nonzero prefix reaches t*total/size; the targets
                       and the prefixes are non-decreasing, so r only moves on */
     for (int t = 0; t <= size; t++) {
-        const int64_t target = (int64_t)((__int128)t * total / size);
+        const int64_t target = dist_block_start(total, t, size);
         while (r < nloc && before + (rowptr[r] - rowptr[0]) < target) r++;
         cand[t] = r < nloc ? lo + r : m;
     }

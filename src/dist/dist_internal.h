@@ -47,6 +47,12 @@ void dist_where(MPI_Comm comm, int *rank, int *size);
  * every rank's context; SPX_OK when none failed. Collective: call it wherever ranks may have
  * failed apart, before they next communicate. */
 spx_status dist_agree(MPI_Comm comm, spx_ctx *ctx, spx_status st);
+/* Where part r of size equal parts of 0..total starts: total * r / size, exactly (128-bit
+ * product). */
+static inline int64_t dist_block_start(int64_t total, int64_t r, int size)
+{
+    return (int64_t)((__int128)total * r / size);
+}
 /* The rank owning global index i under start[0..size] (non-decreasing, start[size] > i). */
 int dist_owner(const int64_t *start, int size, int64_t i);
 /* start[0..size] cutting rows 0..m into blocks of about equal nonzeros (rank t starts at the

@@ -199,7 +199,7 @@ static spx_status dist_shell(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, 
     if (!A->row_start || !A->col_start) return spx_fail_nomem(ctx, "distributed matrix");
     for (int r = 0; r <= A->size; r++) {
         A->row_start[r] = row_start[r];
-        A->col_start[r] = m == n ? row_start[r] : (int64_t)((__int128)n * r / A->size);
+        A->col_start[r] = m == n ? row_start[r] : dist_block_start(n, r, A->size);
     }
     A->nrows = row_start[A->rank + 1] - row_start[A->rank];
     A->ncols = A->col_start[A->rank + 1] - A->col_start[A->rank];

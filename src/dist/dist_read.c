@@ -53,7 +53,7 @@ static spx_status read_lines(MPI_Comm comm, spx_ctx *ctx, const char *path, dist
     int rank = 0, size = 1;
     dist_where(comm, &rank, &size);
     const int64_t D = t->text_len - t->data_off;
-    const int64_t lo = t->data_off + (int64_t)((__int128)D * rank / size), hi = t->data_off + (int64_t)((__int128)D * (rank + 1) / size);
+    const int64_t lo = t->data_off + dist_block_start(D, rank, size), hi = t->data_off + dist_block_start(D, rank + 1, size);
     spx_status st = SPX_OK;
     const char *begin = NULL, *end = NULL;
     if (lo < hi && !(st = spx_io_read_window(ctx, path, lo - 1, hi - 1, &t->win, &t->win_len))) {
@@ -209,7 +209,7 @@ static spx_status dist_read(MPI_Comm comm, spx_ctx *ctx, const char *path, int64
         goto done;
     spx_free(ctx, t.win); /* the text is done with */
     t.win = NULL;
-    for (int r = 0; r <= size; r++) start1[r] = (int64_t)((__int128)t.h.m * r / size); /* equal rows first */
+    for (int r = 0; r <= size; r++) start1[r] = dist_block_start(t.h.m, r, size); /* equal rows first */
     if ((st = dist_exchange(comm, ctx, start1, e, ne, nfirst, &got, &ngot, &gfirst))) goto done;
     spx_free(ctx, e);
     e = NULL;
@@ -256,7 +256,7 @@ static spx_status dist_generate(MPI_Comm comm, spx_ctx *ctx, const char *spec, i
         spx_csr_destroy(&A);
         return st;
     }
-    const int64_t lo = (int64_t)A->m * rank / size, hi = (int64_t)A->m * (rank + 1) / size; /* a share of the rows each */
+    const int64_t lo = dist_block_start(A->m, rank, size), hi = dist_block_start(A->m, rank + 1, size); /* a share of the rows each */
     if (!(st = dist_balance(comm, ctx, A->m, lo, hi - lo, A->rowptr + lo, start))) {
         const int64_t r0 = start[rank], r1 = start[rank + 1], base = A->rowptr[r0];
         if (!(st = spx_csr_alloc(ctx, r1 - r0, A->n, A->rowptr[r1] - base, local))) {

@@ -10,10 +10,12 @@
 #include "dist/dist_internal.h"
 #include "solve/solve_common.h"
 
-/* The space's state: the matrix and an operator error not yet shared with the other ranks. */
+/* The space's state: the matrix, an operator error not yet shared with the other ranks, and
+ * the reductions' buffer (every rank's (value, failed) pair: 2 * size doubles). */
 typedef struct dist_space {
     spx_dist_matrix *A;
     spx_status pending;
+    double *parts;
 } dist_space;
 
 /* spx_dist_spmv as the space's operator; an error waits for the next reduction (every apply is
@@ -43,16 +45,13 @@ static spx_status gather_parts(dist_space *d, double value, spx_status st, doubl
 static spx_status space_dot(void *user, const spx_vec *x, const spx_vec *y, double *out)
 {
     dist_space *d = user;
-    double local = 0.0, all[2 * 1024], *parts = d->A->size <= 1024 ? all : NULL;
+    double local = 0.0;
     spx_status st = spx_vec_dot(x, y, &local);
-    if (!parts && !(parts = spx_malloc_array(d->A->ctx, 2 * (size_t)d->A->size, sizeof *parts)))
-        return spx_fail_nomem(d->A->ctx, "reduction"); /* never beyond 1024 ranks' stack room */
-    if (!(st = gather_parts(d, local, st, parts))) {
+    if (!(st = gather_parts(d, local, st, d->parts))) {
         double s = 0.0;
-        for (int r = 0; r < d->A->size; r++) s += parts[2 * r];
+        for (int r = 0; r < d->A->size; r++) s += d->parts[2 * r];
         *out = s;
     }
-    if (parts != all) spx_free(d->A->ctx, parts);
     return st;
 }
 
@@ -61,17 +60,15 @@ static spx_status space_dot(void *user, const spx_vec *x, const spx_vec *y, doub
 static spx_status space_nrm2(void *user, const spx_vec *x, double *out)
 {
     dist_space *d = user;
-    double local = 0.0, all[2 * 1024], *parts = d->A->size <= 1024 ? all : NULL;
+    const double *parts = d->parts;
+    double local = 0.0;
     spx_status st = spx_vec_nrm2(x, &local);
-    if (!parts && !(parts = spx_malloc_array(d->A->ctx, 2 * (size_t)d->A->size, sizeof *parts)))
-        return spx_fail_nomem(d->A->ctx, "reduction");
-    if (!(st = gather_parts(d, local, st, parts))) {
+    if (!(st = gather_parts(d, local, st, d->parts))) {
         double mx = 0.0, s = 0.0;
         for (int r = 0; r < d->A->size; r++) mx = isnan(parts[2 * r]) || parts[2 * r] > mx ? parts[2 * r] : mx;
         for (int r = 0; isfinite(mx) && mx > 0.0 && r < d->A->size; r++) s += (parts[2 * r] / mx) * (parts[2 * r] / mx);
         *out = isfinite(mx) && mx > 0.0 ? mx * sqrt(s) : mx;
     }
-    if (parts != all) spx_free(d->A->ctx, parts);
     return st;
 }
 
@@ -82,16 +79,22 @@ static spx_status space_agree(void *user, spx_status st)
     return dist_agree(d->A->comm, d->A->ctx, st);
 }
 
-/* The space of A (square); SPX_ERR_ARG, agreed, when it is not. */
+/* The space of A (square) with its reductions' buffer (d->parts, the caller frees it); the
+ * status agreed across ranks: SPX_ERR_ARG when A is not square, out of memory on any rank. */
 static spx_status dist_space_of(spx_dist_matrix *A, const char *fn, dist_space *d, solve_space *sp)
 {
     d->A = A;
     d->pending = SPX_OK;
+    d->parts = spx_malloc_array(A->ctx, 2 * (size_t)A->size, sizeof *d->parts);
     *sp = (solve_space){.apply = space_apply, .dot = space_dot, .nrm2 = space_nrm2, .agree = space_agree, .user = d, .n = A->nrows,
                         .backend = A->backend, .precision = SPX_FP64};
-    if (A->m == A->n) return SPX_OK;
-    return spx_fail(A->ctx, SPX_ERR_ARG, "%s: a solve needs a square matrix, this one is %lld x %lld", fn, (long long)A->m,
-                    (long long)A->n);
+    spx_status st = SPX_OK;
+    if (A->m != A->n)
+        st = spx_fail(A->ctx, SPX_ERR_ARG, "%s: a solve needs a square matrix, this one is %lld x %lld", fn,
+                      (long long)A->m, (long long)A->n);
+    else if (!d->parts)
+        st = spx_fail_nomem(A->ctx, "reduction buffer");
+    return dist_agree(A->comm, A->ctx, st);
 }
 
 /* Runs solver over A's space; the status agreed across ranks. */
@@ -106,6 +109,7 @@ static spx_status dist_solve(const char *fn,
     spx_status st = dist_space_of(A, fn, &d, &sp); /* the same on every rank */
     if (!st) st = solver(fn, &sp, b, x, opts, res);  /* agreed before it iterates; then in step */
     if (!st) st = d.pending;
+    spx_free(A->ctx, d.parts);
     return dist_agree(A->comm, A->ctx, st);
 }
 

@@ -77,6 +77,16 @@ done:
 }
 
 /* Reads path whole, gunzipping gzip data. */
+spx_status spx_io_open_read(spx_ctx *ctx, const char *path, FILE **f)
+{
+    struct stat sb;
+    *f = NULL;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) return spx_fail(ctx, SPX_ERR_IO, "%s: is a directory", path);
+    *f = fopen(path, "rb");
+    if (!*f) return spx_fail(ctx, SPX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return SPX_OK;
+}
+
 spx_status spx_io_read_text(spx_ctx *ctx, const char *path, const spx_progress *pr, char **text,
                             size_t *len, int *was_gz)
 {
@@ -84,17 +94,8 @@ spx_status spx_io_read_text(spx_ctx *ctx, const char *path, const spx_progress *
     char *raw = NULL, *plain = NULL;
     size_t raw_len = 0, plain_len = 0;
     int gz = 0;
-    struct stat sb;
     FILE *f = NULL;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        st = spx_fail(ctx, SPX_ERR_IO, "%s: is a directory", path);
-        goto done;
-    }
-    f = fopen(path, "rb");
-    if (!f) {
-        st = spx_fail(ctx, SPX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        goto done;
-    }
+    if ((st = spx_io_open_read(ctx, path, &f))) goto done;
     st = text_slurp(ctx, f, path, pr, &raw, &raw_len);
     if (st)
         goto done;

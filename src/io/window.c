@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "io/gz.h"
+#include "io/text.h"
 
 enum { WINDOW_BLOCK = 1 << 20 }; /* bytes per read or inflate step */
 
@@ -24,12 +25,8 @@ typedef struct text_stream {
 static spx_status stream_open(spx_ctx *ctx, const char *path, text_stream *s)
 {
     memset(s, 0, sizeof *s);
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return spx_fail(ctx, SPX_ERR_IO, "%s: is a directory", path);
-    s->f = fopen(path, "rb");
-    if (!s->f)
-        return spx_fail(ctx, SPX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    spx_status st = spx_io_open_read(ctx, path, &s->f);
+    if (st) return st;
     unsigned char magic[2] = {0, 0};
     size_t n = fread(magic, 1, 2, s->f);
     rewind(s->f);

@@ -446,12 +446,8 @@ int cli_dist_solve(int argc, char **argv)
     gather_rows(&r, xh, xall);
     if ((rc = serial_matrix(&r, &S)) || (rc = agree_rc(r.rank == 0 ? serial_solve(r.ctx, S, &r.o, &s, xs, &sres) : CLI_OK)))
         goto done;
-    double diff = 0.0, ref = 0.0;
-    for (int64_t i = 0; r.rank == 0 && i < r.info.m; i++) {
-        diff += (xall[i] - xs[i]) * (xall[i] - xs[i]);
-        ref += xs[i] * xs[i];
-    }
-    const double xdiff = ref > 0 ? sqrt(diff / ref) : sqrt(diff), tol = res.status == SPX_SOLVE_CONVERGED ? s.so.tol : 0.0;
+    const double xdiff = r.rank == 0 ? spx_rel_error(xall, SPX_FP64, xs, r.info.m) : 0.0;
+    const double tol = res.status == SPX_SOLVE_CONVERGED ? s.so.tol : 0.0;
     const int slack = sres.iterations / 20 > 2 ? sres.iterations / 20 : 2;
     int verified = res.status == SPX_SOLVE_CONVERGED && sres.status == SPX_SOLVE_CONVERGED &&
                    true_rel <= 10.0 * (tol > 0 ? tol : SPX_SOLVE_DEFAULT_TOL) && abs(res.iterations - sres.iterations) <= slack;
