@@ -10,6 +10,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "cuda/gateway.h"
+#include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "matrix/features.h"
 
@@ -65,18 +66,6 @@ __global__ void __launch_bounds__(FEAT_BLOCK) row_stats_kernel(const int32_t *ro
     block_reduce_to<double>(sumsq, sum_op(), &p->sumsq);
 }
 
-/* The last row whose entries start at or before entry k (rowptr non-decreasing, rowptr[0] = 0). */
-__device__ int32_t row_of(const int32_t *rowptr, int32_t m, long long k)
-{
-    int32_t lo = 0, hi = m - 1;
-    while (lo < hi) {
-        const int32_t mid = lo + (hi - lo + 1) / 2;
-        if (rowptr[mid] <= k) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
 /* Column measures: bandwidth, summed |j - i|, consecutive entries of a row within near_cols;
  * thread t takes entries [t*nnz/T, (t+1)*nnz/T), tracking the row as it goes. */
 __global__ void __launch_bounds__(FEAT_BLOCK) col_stats_kernel(const int32_t *rowptr, const int32_t *colind, int32_t m,
@@ -87,7 +76,7 @@ __global__ void __launch_bounds__(FEAT_BLOCK) col_stats_kernel(const int32_t *ro
     int64_t bw = 0, near = 0;
     double dist = 0;
     if (k0 < k1) {
-        int32_t i = row_of(rowptr, m, k0);
+        int32_t i = spx_row_of(rowptr, 0, m - 1, k0);
         long long row_start = rowptr[i], row_end = rowptr[i + 1];
         for (long long k = k0; k < k1; k++) {
             while (k >= row_end) {

@@ -59,8 +59,8 @@ static spx_status choose_site(spx_plan *p, const spx_plan_opts *o, int *on_devic
     return SPX_OK;
 }
 
-/* Lets the format build its GPU state from A on the device: *D as uploaded for the features
- * (taken or freed here), else A uploaded now. */
+/* Lets the format build its GPU state from A on the device: from *D as uploaded for the
+ * features, else A uploaded into *D now (the format may take its arrays). */
 static spx_status build_on_device(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
                                   spx_dev_csr *D)
 {
@@ -70,13 +70,12 @@ static spx_status build_on_device(spx_plan *p, const spx_csr *A, const spx_featu
         s = spx_cuda_dev_csr_upload(p->ctx, A, p->precision, D);
         spx_phase_add(&p->log, "upload", spx_now() - t0);
     }
-    if (!s) s = p->cuda->build(p->ctx, D, feat, o, &p->log, &p->dev);
-    spx_cuda_dev_csr_free(p->ctx, D);
-    return s;
+    return s ? s : p->cuda->build(p->ctx, D, feat, o, &p->log, &p->dev);
 }
 
 /* Builds the layout where it belongs: host (then uploaded for CUDA plans) or device; *D is the
- * CSR already on the device (rowptr NULL: none), used or freed. */
+ * CSR already on the device (rowptr NULL: none), freed before a host build (a lower device
+ * peak); spx_plan_create frees what is left of it. */
 static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
                              spx_dev_csr *D)
 {
@@ -85,10 +84,21 @@ static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *
     if (p->backend == SPX_BACKEND_CUDA && ((s = spx_cuda_init(p->ctx)) || (s = choose_site(p, o, &on_device))))
         return s;
     if (on_device) return build_on_device(p, A, feat, o, D);
-    if (p->backend == SPX_BACKEND_CUDA) spx_cuda_dev_csr_free(p->ctx, D); /* the host builds its own layout */
+    spx_cuda_dev_csr_free(p->ctx, D); /* the host builds its own layout */
     s = p->ops->build(p->ctx, A, feat, o, &p->log, &p->impl);
     if (!s && p->backend == SPX_BACKEND_CUDA) s = p->cuda->upload(p->ctx, p->impl, &p->log, &p->dev);
     return s;
+}
+
+/* Whether opts ask for the format `auto` (or name none). */
+static int format_is_auto(const spx_plan_opts *o) { return !o->format || !strcmp(o->format, "auto"); }
+
+/* The checks spx_plan_create and spx_plan_select share: precision and expected_spmvs. */
+static spx_status check_opts(spx_ctx *ctx, const spx_plan_opts *o)
+{
+    if (o->precision != SPX_FP64 && o->precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "unknown precision");
+    if (o->expected_spmvs < 0) return spx_fail(ctx, SPX_ERR_ARG, "expected_spmvs must be >= 0 (0: the default)");
+    return SPX_OK;
 }
 
 /* Whether a CUDA plan computes the features on the device: when its layout will (likely) be
@@ -97,7 +107,7 @@ static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *
 static int features_on_device(const spx_plan_opts *o)
 {
     if (o->build == SPX_BUILD_HOST) return 0;
-    if (!o->format || !strcmp(o->format, "auto")) return 1;
+    if (format_is_auto(o)) return 1;
     const spx_format_ops *ops = spx_format_find(o->format);
     const spx_format_cuda *cu = ops ? spx_format_cuda_of(ops) : NULL;
     return cu && cu->build;
@@ -116,8 +126,7 @@ static spx_status plan_features(spx_ctx *ctx, const spx_csr *A, const spx_plan_o
         t0 = spx_now();
         s = spx_cuda_features(ctx, D, feat);
         *tf = spx_now() - t0;
-        if (s) spx_cuda_dev_csr_free(ctx, D);
-        return s;
+        return s; /* *D freed by the caller */
     }
     double t0 = spx_now();
     s = spx_features_compute_threads(A, spx_ctx_threads(ctx), feat);
@@ -131,11 +140,10 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     double t0 = spx_now();
     spx_plan_opts o = {0};
     if (opts) o = *opts;
-    if (o.precision != SPX_FP64 && o.precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "unknown precision");
-    if (o.build < SPX_BUILD_AUTO || o.build > SPX_BUILD_DEVICE) return spx_fail(ctx, SPX_ERR_ARG, "unknown build site");
-    if (o.expected_spmvs < 0) return spx_fail(ctx, SPX_ERR_ARG, "expected_spmvs must be >= 0 (0: the default)");
-    spx_status s = spx_csr_check(ctx, A);
+    spx_status s = check_opts(ctx, &o);
     if (s) return s;
+    if (o.build < SPX_BUILD_AUTO || o.build > SPX_BUILD_DEVICE) return spx_fail(ctx, SPX_ERR_ARG, "unknown build site");
+    if ((s = spx_csr_check(ctx, A))) return s;
     spx_backend b = SPX_BACKEND_CPU;
     const spx_format_ops *ops = NULL;
     spx_features feat;
@@ -145,18 +153,21 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_mem_stats before, after;
     spx_ctx_mem_stats(ctx, &before); /* the device CSR of the features may become the layout's */
     if ((s = spx_ctx_resolve_backend(ctx, o.backend, &b))) return s;
-    if ((s = plan_features(ctx, A, &o, b, &feat, &D, &tu, &tf))) return s;
+    if ((s = plan_features(ctx, A, &o, b, &feat, &D, &tu, &tf))) {
+        spx_cuda_dev_csr_free(ctx, &D);
+        return s;
+    }
     spx_selection sel;
-    if ((!o.format || !strcmp(o.format, "auto")) && o.expected_spmvs == 0) {
-        o.format = "csr"; /* the table decides only when asked for a count: not yet checked on a GPU */
-    } else if (!o.format || !strcmp(o.format, "auto")) {
+    if (format_is_auto(&o) && o.expected_spmvs == 0) {
+        o.format = "csr"; /* the table decides only when asked for a count */
+    } else if (format_is_auto(&o)) {
         spx_select_choose(&feat, b, o.precision, o.expected_spmvs, &sel);
         o.format = sel.format;
         if (!o.algo || !strcmp(o.algo, "auto")) o.algo = sel.algo;
     }
     spx_plan *p = NULL;
     if ((s = resolve_format(ctx, &o, b, &ops)) || !(p = spx_malloc(ctx, sizeof *p))) {
-        if (b == SPX_BACKEND_CUDA) spx_cuda_dev_csr_free(ctx, &D);
+        spx_cuda_dev_csr_free(ctx, &D);
         return s ? s : spx_fail_nomem(ctx, "plan");
     }
     memset(p, 0, sizeof *p);
@@ -170,7 +181,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     if (tu >= 0) spx_phase_add(&p->log, "upload", tu);
     spx_phase_add(&p->log, "features", tf);
     s = plan_build(p, A, &feat, &o, &D);
-    if (b == SPX_BACKEND_CUDA) spx_cuda_dev_csr_free(ctx, &D); /* what the build did not take */
+    spx_cuda_dev_csr_free(ctx, &D); /* what the build did not take */
     if (!s && b == SPX_BACKEND_CUDA) s = spx_cuda_sync(ctx);
     if (s) {
         spx_plan_destroy(&p);
@@ -186,11 +197,11 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
 spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_selection *out)
 {
     if (!ctx || !A || !opts || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_plan_select: NULL argument") : SPX_ERR_ARG;
-    if (opts->precision != SPX_FP64 && opts->precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "unknown precision");
-    if (opts->expected_spmvs < 0) return spx_fail(ctx, SPX_ERR_ARG, "expected_spmvs must be >= 0 (0: the default)");
+    spx_status s = check_opts(ctx, opts);
+    if (s) return s;
     spx_features feat;
     spx_backend b = opts->backend;
-    spx_status s = spx_csr_check(ctx, A);
+    s = spx_csr_check(ctx, A);
     if (!s) s = spx_features_compute_threads(A, spx_ctx_threads(ctx), &feat);
     if (!s && b == SPX_BACKEND_AUTO) s = spx_ctx_resolve_backend(ctx, b, &b);
     if (s) return s;

@@ -11,11 +11,11 @@ const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive"
 
 int spx_csr_algo_resolve(const char *name, int64_t nnz, const spx_features *feat)
 {
-    int a = -1;
-    if (!name) a = SPX_CSR_AUTO;
-    for (int i = 0; name && spx_csr_algo_names[i]; i++)
-        if (!strcmp(spx_csr_algo_names[i], name)) a = i;
-    if (a != SPX_CSR_AUTO) return a;
+    if (name && strcmp(name, "auto")) {
+        for (int i = 0; spx_csr_algo_names[i]; i++)
+            if (!strcmp(spx_csr_algo_names[i], name)) return i;
+        return -1;
+    }
     return (int)spx_csr_auto_algo(nnz, feat->row_mean, feat->row_max, feat->row_cv);
 }
 

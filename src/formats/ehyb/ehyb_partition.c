@@ -233,26 +233,37 @@ static void bfs_component(const ehyb_graph *g, int32_t start, unsigned char *mar
     *tail += qt;
 }
 
-/* Breadth-first order of g (component by component) cut into nparts equal blocks. */
-static spx_status bfs_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part, int64_t *cut)
+/* The breadth-first sweep of g, component by component: *order the vertices in sweep order,
+ * *pos each vertex's place in it (both context-allocated, the caller frees them). */
+static spx_status bfs_sweep(spx_ctx *ctx, const ehyb_graph *g, int32_t **pos, int32_t **order)
 {
     const int32_t nv = g->nv;
     unsigned char *mark = spx_calloc_array(ctx, (size_t)nv, 1);
-    int32_t *pos = spx_malloc_array(ctx, (size_t)nv, sizeof *pos);
-    int32_t *order = spx_malloc_array(ctx, (size_t)nv, sizeof *order);
-    if (!mark || !pos || !order) {
+    *pos = spx_malloc_array(ctx, (size_t)nv, sizeof **pos);
+    *order = spx_malloc_array(ctx, (size_t)nv, sizeof **order);
+    if (!mark || !*pos || !*order) {
         spx_free(ctx, mark);
-        spx_free(ctx, pos);
-        spx_free(ctx, order);
+        spx_free(ctx, *pos);
+        spx_free(ctx, *order);
+        *pos = *order = NULL;
         return spx_fail_nomem(ctx, "ehyb: breadth-first order");
     }
-    for (int32_t v = 0; v < nv; v++) pos[v] = -1;
+    for (int32_t v = 0; v < nv; v++) (*pos)[v] = -1;
     int32_t tail = 0;
     for (int32_t v = 0; v < nv; v++)
-        if (pos[v] < 0) bfs_component(g, v, mark, pos, order, &tail);
-    for (int32_t v = 0; v < nv; v++) part[v] = (int32_t)((int64_t)pos[v] * nparts / nv);
-    *cut = edge_cut(g, part);
+        if ((*pos)[v] < 0) bfs_component(g, v, mark, *pos, *order, &tail);
     spx_free(ctx, mark);
+    return SPX_OK;
+}
+
+/* Breadth-first order of g (component by component) cut into nparts equal blocks. */
+static spx_status bfs_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part, int64_t *cut)
+{
+    int32_t *pos = NULL, *order = NULL;
+    spx_status s = bfs_sweep(ctx, g, &pos, &order);
+    if (s) return s;
+    for (int32_t v = 0; v < g->nv; v++) part[v] = (int32_t)((int64_t)pos[v] * nparts / g->nv);
+    *cut = edge_cut(g, part);
     spx_free(ctx, pos);
     spx_free(ctx, order);
     return SPX_OK;
@@ -286,21 +297,11 @@ static int32_t grow_ball(const ehyb_graph *g, int32_t seed, int32_t p, int32_t s
 static spx_status grow_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part, int64_t *cut)
 {
     const int32_t nv = g->nv;
-    unsigned char *mark = spx_calloc_array(ctx, (size_t)nv, 1);
-    int32_t *pos = spx_malloc_array(ctx, (size_t)nv, sizeof *pos);
-    int32_t *order = spx_malloc_array(ctx, (size_t)nv, sizeof *order);
-    int32_t *q = spx_malloc_array(ctx, (size_t)nv, sizeof *q);
-    if (!mark || !pos || !order || !q) {
-        spx_free(ctx, mark);
-        spx_free(ctx, pos);
-        spx_free(ctx, order);
-        spx_free(ctx, q);
-        return spx_fail_nomem(ctx, "ehyb: graph growing");
-    }
-    for (int32_t v = 0; v < nv; v++) pos[v] = part[v] = -1;
-    int32_t tail = 0;
-    for (int32_t v = 0; v < nv; v++)
-        if (pos[v] < 0) bfs_component(g, v, mark, pos, order, &tail);
+    int32_t *pos = NULL, *order = NULL;
+    spx_status s = bfs_sweep(ctx, g, &pos, &order);
+    if (s) return s;
+    int32_t *q = pos; /* the sweep's places are not needed again: the balls' queue */
+    for (int32_t v = 0; v < nv; v++) part[v] = -1;
     int32_t next = 0; /* the sweep's first vertex not yet in a part */
     for (int32_t p = 0; p < nparts; p++) {
         const int32_t size = (int32_t)((int64_t)(p + 1) * nv / nparts - (int64_t)p * nv / nparts);
@@ -312,10 +313,8 @@ static spx_status grow_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, 
         }
     }
     *cut = edge_cut(g, part);
-    spx_free(ctx, mark);
     spx_free(ctx, pos);
     spx_free(ctx, order);
-    spx_free(ctx, q);
     return SPX_OK;
 }
 
