@@ -28,6 +28,19 @@ static inline spx_status oc_product(spx_ctx *ctx, const spx_csr *A, const spx_cs
     return s;
 }
 
+/* The in-core product on the CPU (Gustavson, panels off) into *R: the bit-for-bit reference of
+ * CPU panels on any context. */
+static inline spx_status oc_cpu_product(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b,
+                                        spx_precision p, spx_csr **R)
+{
+    spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU, .precision = p, .transpose_b = transpose_b, .panels = SPX_PANELS_OFF};
+    spx_spgemm_plan *plan = NULL;
+    spx_status s = spx_spgemm_plan_create(ctx, A, B, &o, &plan);
+    if (!s) s = spx_spgemm_run(plan, R);
+    spx_spgemm_plan_destroy(&plan);
+    return s;
+}
+
 /* Whether a plan with this limit can be made (panels CPU, the sizing is the same for every
  * split); when not, its message into msg. */
 static inline int oc_plan_fits(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b, spx_precision p,

@@ -16,7 +16,7 @@ static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
 static spx_csr *in_core(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int tr, spx_precision p)
 {
     spx_csr *R = NULL;
-    CHECK_OK(ctx, oc_product(ctx, A, B, tr, p, SPX_PANELS_OFF, 0, 0, &R, NULL, NULL, 0, NULL));
+    CHECK_OK(ctx, oc_cpu_product(ctx, A, B, tr, p, &R));
     return R;
 }
 

@@ -54,23 +54,12 @@ static void check_split(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision p,
     spx_csr_destroy(&C);
 }
 
-/* The in-core product on the CPU (Gustavson), the panels' bit-for-bit reference. */
-static spx_status cpu_product(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision p, spx_csr **R)
-{
-    spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU, .precision = p, .transpose_b = tr, .panels = SPX_PANELS_OFF};
-    spx_spgemm_plan *plan = NULL;
-    spx_status s = spx_spgemm_plan_create(ctx, A, A, &o, &plan);
-    if (!s) s = spx_spgemm_run(plan, R);
-    spx_spgemm_plan_destroy(&plan);
-    return s;
-}
-
 /* Every split of one product at a budget just above the smallest, with room for ~40 panels. */
 static void check_product(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision p, const char *what)
 {
     char msg[OC_MSG_LEN];
     spx_csr *R = NULL;
-    CHECK_OK(ctx, cpu_product(ctx, A, tr, p, &R));
+    CHECK_OK(ctx, oc_cpu_product(ctx, A, A, tr, p, &R));
     const size_t min = oc_min_budget(ctx, A, A, tr, p, msg, sizeof msg);
     if (!R || !min) {
         spx_csr_destroy(&R);

@@ -81,11 +81,7 @@ static const select_node *walk(int t, const spx_features *feat, char *why, size_
 static int usable(const char *format, const char *algo, spx_backend b)
 {
     const spx_format_ops *ops = spx_format_find(format);
-    const char *a = strcmp(algo, "auto") ? algo : NULL;
-    if (!ops || (a && !spx_format_has_algo(ops, a)) || !spx_format_available(ops, a, NULL)) return 0;
-    if (b == SPX_BACKEND_CPU) return ops->spmv_cpu != NULL;
-    const spx_format_cuda *cu = spx_format_cuda_of(ops);
-    return cu && cu->spmv;
+    return ops && spx_format_fits(ops, algo, b, NULL) == SPX_FORMAT_RUNS;
 }
 
 /* Sets out's choice to format/algo. */

@@ -194,7 +194,7 @@ static spx_status sizing_budget(spx_spgemm_plan *p, size_t *out)
  * row taken as long (the fallback's accumulator counted). */
 static int surely_fits(const spx_spgemm_plan *p)
 {
-    const int64_t bound = spx_ooc_row_products(p->in.A, p->in.B, NULL, spx_ctx_threads(p->ctx));
+    const int64_t bound = spx_spgemm_row_products(p->in.A, p->in.B, NULL, spx_ctx_threads(p->ctx));
     return spx_ooc_incore_bytes(p->in.A, p->in.B, bound, 1, p->precision) <= p->dev_budget;
 }
 
@@ -211,8 +211,7 @@ static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
     memset(&log, 0, sizeof log);
     spx_status s = p->impl->analyse(ctx, &p->in, &log, &p->state, &p->products);
     if (!s) s = p->impl->symbolic(ctx, p->state, &log, &p->nnz_c);
-    const size_t c_bytes = (size_t)p->nnz_c * (sizeof(int32_t) + spx_precision_bytes(p->precision));
-    *fits = !s && ctx->dev.bytes - held0 + c_bytes + SPX_OOC_DEV_FIXED_BYTES <= p->dev_budget;
+    *fits = !s && ctx->dev.bytes - held0 + spx_ooc_c_bytes(p->nnz_c, p->precision) + SPX_OOC_DEV_FIXED_BYTES <= p->dev_budget;
     if (*fits) {
         for (int i = 0; i < log.n; i++) spx_phase_add(&p->plan_log, log.phases[i].name, log.phases[i].seconds);
         return SPX_OK;

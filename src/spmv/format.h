@@ -110,6 +110,16 @@ int spx_format_has_algo(const spx_format_ops *ops, const char *name);
 const spx_format_cuda *spx_format_cuda_of(const spx_format_ops *ops);
 /* Whether the format can run algo (NULL: any) in this build; *why when not. */
 int spx_format_available(const spx_format_ops *ops, const char *algo, const char **why);
+/* What keeps format ops from running algo (NULL or "auto": the format's own) on backend b in
+ * this build: SPX_FORMAT_RUNS when nothing does; *why names a missing dependency. */
+typedef enum spx_format_fit {
+    SPX_FORMAT_RUNS = 0,
+    SPX_FORMAT_NO_ALGO,   /* the format has no such algorithm */
+    SPX_FORMAT_NOT_BUILT, /* a dependency is missing (*why) */
+    SPX_FORMAT_NO_CPU,    /* no CPU path */
+    SPX_FORMAT_NO_CUDA    /* no CUDA path */
+} spx_format_fit;
+spx_format_fit spx_format_fits(const spx_format_ops *ops, const char *algo, spx_backend b, const char **why);
 
 #ifdef __cplusplus
 }

@@ -33,17 +33,14 @@ static spx_status resolve_format(spx_ctx *ctx, const spx_plan_opts *o, spx_backe
     const spx_format_ops *ops = spx_format_find(name);
     const char *why = NULL;
     if (!ops) return spx_fail(ctx, SPX_ERR_ARG, "unknown format '%s' (see `spx formats`)", name);
-    if (o->algo && strcmp(o->algo, "auto") && !spx_format_has_algo(ops, o->algo))
+    switch (spx_format_fits(ops, o->algo, b, &why)) {
+    case SPX_FORMAT_RUNS: *out = ops; return SPX_OK;
+    case SPX_FORMAT_NO_ALGO:
         return spx_fail(ctx, SPX_ERR_ARG, "format '%s' has no algorithm '%s' (see `spx formats`)", name, o->algo);
-    if (!spx_format_available(ops, o->algo, &why))
-        return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' is not built: %s", name, why);
-    if (b == SPX_BACKEND_CPU && !ops->spmv_cpu)
-        return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no CPU path", name);
-    const spx_format_cuda *cu = spx_format_cuda_of(ops);
-    if (b == SPX_BACKEND_CUDA && (!cu || !cu->spmv))
-        return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no CUDA path", name);
-    *out = ops;
-    return SPX_OK;
+    case SPX_FORMAT_NOT_BUILT: return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' is not built: %s", name, why);
+    case SPX_FORMAT_NO_CPU: return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no CPU path", name);
+    default: return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no CUDA path", name);
+    }
 }
 
 /* Whether the CUDA plan builds on the device, per the option and what the format offers. */

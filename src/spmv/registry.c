@@ -46,6 +46,17 @@ int spx_format_available(const spx_format_ops *ops, const char *algo, const char
     return 0;
 }
 
+spx_format_fit spx_format_fits(const spx_format_ops *ops, const char *algo, spx_backend b, const char **why)
+{
+    const char *a = algo && strcmp(algo, "auto") ? algo : NULL;
+    if (a && !spx_format_has_algo(ops, a)) return SPX_FORMAT_NO_ALGO;
+    if (!spx_format_available(ops, a, why)) return SPX_FORMAT_NOT_BUILT;
+    if (b == SPX_BACKEND_CPU && !ops->spmv_cpu) return SPX_FORMAT_NO_CPU;
+    const spx_format_cuda *cu = spx_format_cuda_of(ops);
+    if (b == SPX_BACKEND_CUDA && (!cu || !cu->spmv)) return SPX_FORMAT_NO_CUDA;
+    return SPX_FORMAT_RUNS;
+}
+
 int spx_format_count(void) { return N_FORMATS; }
 
 spx_status spx_format_describe(int i, spx_format_desc *out)

@@ -11,6 +11,7 @@
 
 #include "spgemm/gustavson/gustavson_tuning.h"
 #include "spgemm/impl.h"
+#include "spgemm/spgemm_internal.h"
 
 /* How a row of C is accumulated. */
 enum { ROW_EMPTY, ROW_SINGLE, ROW_HASH, ROW_DENSE };
@@ -119,17 +120,8 @@ static void round_values(gus_state *S)
 /* Per-row products and their prefix, the chunks, and each chunk's symbolic workspace. */
 static void count_products(gus_state *S)
 {
-    const spx_csr *A = S->A, *B = S->B;
-    const int32_t m = A->m;
-#pragma omp parallel for schedule(static) num_threads(S->chunks)
-    for (int32_t i = 0; i < m; i++) {
-        int64_t p = 0;
-        for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-            const int32_t k = A->colind[q];
-            p += B->rowptr[k + 1] - B->rowptr[k];
-        }
-        S->prod[i + 1] = p;
-    }
+    const int32_t m = S->A->m;
+    spx_spgemm_row_products(S->A, S->B, S->prod + 1, S->chunks);
     S->prod[0] = 0;
     for (int32_t i = 0; i < m; i++) S->prod[i + 1] += S->prod[i];
     split_rows(S);

@@ -6,6 +6,7 @@
 
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
+#include "spgemm/spgemm_internal.h"
 
 size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p)
 {
@@ -14,8 +15,7 @@ size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p)
     return ((size_t)rows + 1) * (sizeof(int32_t) + sizeof(int64_t)) + (size_t)nnz * (sizeof(int32_t) + vb) + stage;
 }
 
-/* Device bytes of C's entries (columns and values). */
-static size_t c_bytes(int64_t nnz_c, spx_precision p) { return (size_t)nnz_c * (sizeof(int32_t) + spx_precision_bytes(p)); }
+size_t spx_ooc_c_bytes(int64_t nnz_c, spx_precision p) { return (size_t)nnz_c * (sizeof(int32_t) + spx_precision_bytes(p)); }
 
 /* Device bytes a product needs beside A's rows and C: the fixed workspace, A's column counts
  * (the pre-analysis, k of them) and, when some row of C may take the global fallback, one
@@ -31,7 +31,7 @@ static size_t fixed_bytes(const spx_csr *A, const spx_csr *B, int long_rows, spx
  * fixed workspace; long_rows: it has a row of C past SPX_OOC_SHARED_ROW_MAX. */
 static size_t panel_bytes(int64_t rows, int64_t nnz_a, int64_t nnz_c, int long_rows, spx_precision p)
 {
-    size_t b = spx_ooc_dev_csr_bytes(rows, nnz_a, p) + c_bytes(nnz_c, p) + (size_t)rows * SPX_OOC_DEV_BYTES_PER_ROW;
+    size_t b = spx_ooc_dev_csr_bytes(rows, nnz_a, p) + spx_ooc_c_bytes(nnz_c, p) + (size_t)rows * SPX_OOC_DEV_BYTES_PER_ROW;
     if (long_rows) b += (size_t)rows * SPX_OOC_DEV_BYTES_PER_FALLBACK_ROW;
     return b;
 }
@@ -40,19 +40,6 @@ size_t spx_ooc_incore_bytes(const spx_csr *A, const spx_csr *B, int64_t nnz_c, i
 {
     return spx_ooc_dev_csr_bytes(B->m, B->nnz, p) + fixed_bytes(A, B, long_rows, p) +
            panel_bytes(A->m, A->nnz, nnz_c, long_rows, p);
-}
-
-int64_t spx_ooc_row_products(const spx_csr *A, const spx_csr *B, int64_t *prod, int threads)
-{
-    int64_t total = 0;
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) reduction(+ : total)
-    for (int32_t i = 0; i < A->m; i++) {
-        int64_t p = 0;
-        for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) p += B->rowptr[A->colind[q] + 1] - B->rowptr[A->colind[q]];
-        if (prod) prod[i] = p;
-        total += p;
-    }
-    return total;
 }
 
 /* Sparsity of the panel's A part and of its B part (B's rows it reads, weighted by use: the
@@ -148,7 +135,7 @@ spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel
     spx_status s = prod && pn ? SPX_OK : spx_fail_nomem(ctx, "spgemm panels");
     int n = 0;
     if (!s) {
-        const int64_t total = spx_ooc_row_products(A, in->B, prod, spx_ctx_threads(ctx));
+        const int64_t total = spx_spgemm_row_products(A, in->B, prod, spx_ctx_threads(ctx));
         const int64_t cap = (total + SPX_OOC_MIN_PANELS - 1) / SPX_OOC_MIN_PANELS;
         const int long_rows = has_long_row(prod, A->m);
         size_t fixed = 0, room = 0;

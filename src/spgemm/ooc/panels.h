@@ -31,12 +31,11 @@ typedef struct spx_ooc_split_in {
 /* Device bytes of a CSR of `rows` rows and nnz entries as the GPU holds it (int32 row
  * pointers, values in p) with its upload staging. */
 size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p);
+/* Device bytes of nnz_c entries of C (columns and values in p). */
+size_t spx_ooc_c_bytes(int64_t nnz_c, spx_precision p);
 /* Device bytes of the in-core spx product of A and B with nnz_c entries in C (an upper
  * bound of its peak); long_rows: some row of C may exceed SPX_OOC_SHARED_ROW_MAX. */
 size_t spx_ooc_incore_bytes(const spx_csr *A, const spx_csr *B, int64_t nnz_c, int long_rows, spx_precision p);
-/* Products of each row of A*B into prod[0..m) (NULL: not kept) on `threads` threads; returns
- * their total. */
-int64_t spx_ooc_row_products(const spx_csr *A, const spx_csr *B, int64_t *prod, int threads);
 /* The device bytes of one lane: its share of the budget beside B (SPX_BUDGET_NONE: none). */
 size_t spx_ooc_lane_budget(const spx_ooc_split_in *in);
 /* Splits A's rows into panels in row order, each fitting a lane's budget with the fixed
