@@ -40,6 +40,12 @@ spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t b
 /* Pinned (page-locked) host memory, counted against the host budget; free with its size. */
 spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes);
 void spx_cuda_pinned_free(spx_ctx *ctx, void *p, size_t bytes);
+/* Page-locks the caller's host range [p, p + bytes) in place (cudaHostRegister), so copies to
+ * and from it run at the link's speed (H100: 53 GB/s against 8-13 GB/s pageable, for ~38 GB/s
+ * of registration); 1 when done, 0 when not (no CUDA, nothing to lock, or the driver refused:
+ * the range stays pageable and still works). Undo with spx_cuda_host_unregister. */
+int spx_cuda_host_register(spx_ctx *ctx, void *p, size_t bytes);
+void spx_cuda_host_unregister(void *p);
 /* The device ordinal a device pointer belongs to; -1 for other pointers. */
 int spx_cuda_pointer_device(const void *p);
 /* Tests: occupies the context's stream for about `seconds` (one spinning thread). */

@@ -280,6 +280,19 @@ extern "C" void spx_cuda_pinned_free(spx_ctx *ctx, void *p, size_t bytes)
     if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
+extern "C" int spx_cuda_host_register(spx_ctx *ctx, void *p, size_t bytes)
+{
+    if (!ctx || !p || bytes == 0 || spx_cuda_init(ctx) != SPX_OK) return 0;
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) return 1;
+    (void)cudaGetLastError(); /* e.g. already registered: the range stays as it was */
+    return 0;
+}
+
+extern "C" void spx_cuda_host_unregister(void *p)
+{
+    if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
 extern "C" spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes)
 {
     if (!ctx) return SPX_ERR_ARG;
