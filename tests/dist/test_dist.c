@@ -447,8 +447,13 @@ int main(int argc, char **argv)
         check_solve_errors(ctx);
     }
     spx_mem_stats ms;
-    CHECK(spx_ctx_mem_stats(ctx, &ms) == SPX_OK && ms.host_bytes == 0); /* every block given back */
-    if (ms.host_bytes) fprintf(stderr, "rank %d: %zu bytes still held by the context\n", rank_, ms.host_bytes);
+    /* every block given back; on CUDA the context keeps its device state (properties and the
+     * table of live device blocks, which grows and is not shrunk) until spx_ctx_destroy */
+    const size_t cuda_state_max = be_ == SPX_BACKEND_CUDA ? 4096 : 0;
+    CHECK(spx_ctx_mem_stats(ctx, &ms) == SPX_OK && ms.host_bytes <= cuda_state_max && ms.device_bytes == 0);
+    if (ms.host_bytes > cuda_state_max || ms.device_bytes)
+        fprintf(stderr, "rank %d: %zu host and %zu device bytes still held by the context\n", rank_, ms.host_bytes,
+                ms.device_bytes);
     spx_ctx_destroy(&ctx);
     int failed = check_failed, any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
