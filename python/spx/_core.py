@@ -1,4 +1,4 @@
-# python/spx/_core.py: contexts, CSR matrices over scipy / CuPy arrays, SpMV plans and SpGEMM: argument handling and type dispatch over the C layer spx._spx.
+# python/spx/_core.py: contexts, CSR matrices over scipy / CuPy arrays, SpMV plans (with a fast path for CuPy arrays) and SpGEMM: argument handling and type dispatch over the C layer spx._spx.
 import operator
 import sys
 import threading
@@ -79,6 +79,29 @@ def current_stream(a=None):
         return cupy.cuda.get_current_stream().ptr
     stream = getattr(a, "__cuda_array_interface__", {}).get("stream") if a is not None else None
     return stream if isinstance(stream, int) else None
+
+
+# Plan.spmv's fast path for CuPy arrays: cupy.ndarray and cupy.cuda.get_current_stream, looked up
+# the first time the general path meets a CuPy array (so CuPy is never imported here); None
+# until then, or when this CuPy's arrays lack a field the fast path reads (_CUPY_FIELDS).
+_cupy_ndarray = None
+_cupy_stream = None
+_CUPY_FIELDS = ("data.ptr", "data.device_id", "dtype", "ndim", "size", "_c_contiguous")
+
+
+def _learn_cupy(a):
+    """Enables the CuPy fast path when a is a cupy.ndarray with every field the fast path reads."""
+    global _cupy_ndarray, _cupy_stream
+    cupy = sys.modules.get("cupy")
+    if _cupy_ndarray is not None or cupy is None or type(a) is not getattr(cupy, "ndarray", None):
+        return
+    try:
+        operator.attrgetter(*_CUPY_FIELDS)(a)
+        stream = cupy.cuda.get_current_stream
+    except AttributeError:
+        return
+    _cupy_stream = stream  # (set first: a thread that sees the type finds the getter)
+    _cupy_ndarray = cupy.ndarray
 
 
 def _check_device(context, a, name):
@@ -185,15 +208,17 @@ class Plan:
     """An SpMV plan: the matrix analysed, converted (and uploaded for CUDA) once; spmv many
     times. Make one with spx.plan(A, ...)."""
 
-    __slots__ = ("_plan", "matrix")
+    __slots__ = ("_plan", "matrix", "_dtype", "_device")
 
     def __init__(self, plan, matrix):
         self._plan = plan     # spx._spx.Plan
         self.matrix = matrix  # the spx.Matrix it was made from
+        self._dtype = _DTYPES[plan.precision == "fp32"]  # read by spmv's fast path, as is:
+        self._device = plan.context.device                # the context's CUDA device ordinal
 
     shape = property(lambda self: self._plan.shape, doc="(rows, columns)")
     backend = property(lambda self: self._plan.backend, doc="'cpu' or 'cuda'")
-    dtype = property(lambda self: _DTYPES[self._plan.precision == "fp32"], doc="float64 or float32")
+    dtype = property(lambda self: self._dtype, doc="float64 or float32")
     context = property(lambda self: self._plan.context, doc="the plan's Context")
     info = property(lambda self: self._plan.info(), doc="spx_plan_info as a dict")
     stats = property(lambda self: self._plan.stats,
@@ -204,25 +229,41 @@ class Plan:
         NumPy arrays on any plan (a CUDA plan copies them to the device and back, counted in
         .stats); device arrays (CuPy) on CUDA plans, in place, ordered on `stream` (default:
         CuPy's current stream). x and y have the plan's dtype, y is contiguous and writable."""
-        m, _ = self.shape
-        device = is_device_array(x)
         if y is None:
-            if beta != 0.0:
-                raise ValueError("beta != 0 reads y: pass y")
-            if device:
-                import cupy
-                y = cupy.zeros(m, dtype=self.dtype)
-            else:
-                y = np.zeros(m, dtype=self.dtype)
-        if device:
+            y = self._new_y(x, beta)
+        # The fast path: two cupy.ndarray that pass every check (else the general path below
+        # says what is wrong); their pointers go to C without any __cuda_array_interface__.
+        if type(x) is _cupy_ndarray is type(y):
+            xd, yd, dt, dev = x.data, y.data, self._dtype, self._device
+            if (x.dtype is dt is y.dtype and x.ndim == 1 == y.ndim and x._c_contiguous and y._c_contiguous
+                    and xd.device_id == dev == yd.device_id):
+                self._plan.spmv_device_ptr(xd.ptr, x.size, yd.ptr, y.size, float(alpha), float(beta),
+                                           _cupy_stream().ptr if stream is None else stream)
+                return y
+        self._spmv_checked(x, y, alpha, beta, stream)
+        return y
+
+    def _new_y(self, x, beta):
+        """A zero y of m entries of the plan's dtype, on the device when x is a device array."""
+        if beta != 0.0:
+            raise ValueError("beta != 0 reads y: pass y")
+        if is_device_array(x):
+            import cupy
+            return cupy.zeros(self.shape[0], dtype=self._dtype)
+        return np.zeros(self.shape[0], dtype=self._dtype)
+
+    def _spmv_checked(self, x, y, alpha, beta, stream):
+        """The general path of spmv: x a device array (__cuda_array_interface__), checked in C,
+        or a host array (or list)."""
+        if is_device_array(x):
+            _learn_cupy(x)
             _check_device(self.context, x, "x")
             _check_device(self.context, y, "y")
             self._plan.spmv_device(x, y, float(alpha), float(beta), current_stream(x) if stream is None else stream)
         else:
             if isinstance(x, (list, tuple)):
-                x = np.asarray(x, dtype=self.dtype)
+                x = np.asarray(x, dtype=self._dtype)
             self._plan.spmv_host(x, y, float(alpha), float(beta))
-        return y
 
     def __matmul__(self, x):
         return self.spmv(x)

@@ -138,13 +138,17 @@ static int check_cai(PyObject *d, const char *name, const char *typestr, int ite
         PyErr_Format(PyExc_ValueError, "%s is masked: spx takes plain arrays", name);
         return -1;
     }
-    if (len != n) {
-        PyErr_Format(PyExc_ValueError, "%s has %lld entries, expected %lld", name, len, (long long)n);
-        return -1;
-    }
+    if (spxpy_check_length(name, len, n)) return -1;
     *ptr = (void *)(uintptr_t)addr;
     *readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
     return *readonly < 0 ? -1 : 0;
+}
+
+int spxpy_check_length(const char *name, long long len, int64_t n)
+{
+    if (len == n) return 0;
+    PyErr_Format(PyExc_ValueError, "%s has %lld entries, expected %lld", name, len, (long long)n);
+    return -1;
 }
 
 int spxpy_device_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable, void **ptr)

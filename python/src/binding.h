@@ -94,6 +94,8 @@ int spxpy_host_precision(PyObject *obj, const char *name);
  * of precision p, writable when asked. Returns 0 or -1 (exception set). */
 int spxpy_device_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable,
                         void **ptr);
+/* ValueError "NAME has LEN entries, expected N" unless len == n; returns 0 or -1. */
+int spxpy_check_length(const char *name, long long len, int64_t n);
 /* Whether [a, a+na) and [b, b+nb) (bytes) overlap. */
 int spxpy_overlap(const void *a, size_t na, const void *b, size_t nb);
 

@@ -1,7 +1,7 @@
 /* python/src/plan.c: the Plan type over spx_plan: creation from a Csr, SpMV on host arrays
  * (CPU plans in place; CUDA plans through the plan's staging copies, counted in .stats) and
- * on device arrays (CUDA plans, zero-copy, on the caller's stream), and spx_plan_info as a
- * dict. */
+ * on device arrays (CUDA plans, zero-copy, on the caller's stream; spmv_device_ptr, the lean
+ * entry of the CuPy fast path, on raw pointers), and spx_plan_info as a dict. */
 #include <string.h>
 
 #include "binding.h"
@@ -134,33 +134,86 @@ static spx_status spmv_device_run(spxpy_plan *o, void *stream, double a, const v
     return s;
 }
 
+/* The operands of a device SpMV: x and y already checked (n and m entries of the plan's dtype). */
+typedef struct device_args {
+    void *x, *y, *stream;
+    double a, b;
+} device_args;
+
+/* TypeError unless o is a CUDA plan; returns 0 or -1. */
+static int need_cuda(const spxpy_plan *o)
+{
+    if (o->info.backend == SPX_BACKEND_CUDA) return 0;
+    PyErr_Format(PyExc_TypeError, "this plan runs on the CPU: pass NumPy arrays, or make the plan with a cuda "
+                 "context or backend='cuda' for device arrays");
+    return -1;
+}
+
+/* Reads `stream` (None: the default stream; else a cudaStream_t as an int) into *s; 0 or -1. */
+static int stream_arg(PyObject *so, void **s)
+{
+    *s = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* Runs d on o's plan with the GIL released (overlapping x and y refused) and counts the call;
+ * None, or NULL with the exception set. */
+static PyObject *device_spmv(PyObject *self, const device_args *d)
+{
+    spxpy_plan *o = (spxpy_plan *)self;
+    size_t vb = spx_precision_bytes(o->info.precision);
+    if (spxpy_overlap(d->x, vb * (size_t)o->info.n, d->y, vb * (size_t)o->info.m))
+        return PyErr_Format(PyExc_ValueError, "x and y overlap: y must be a separate array");
+    spx_status s;
+    spxpy_msg msg = {{0}};
+    SPXPY_RUN(o->context, s, &msg, spmv_device_run(o, d->stream, d->a, d->x, d->b, d->y));
+    if (s) return spxpy_raise(spxpy_state_of(self), s, &msg);
+    o->stats.spmv_calls++;
+    Py_RETURN_NONE;
+}
+
 /* spmv_device(x, y, alpha, beta, stream): y = alpha*A*x + beta*y on device arrays
  * (__cuda_array_interface__) of the plan's dtype, asynchronously on `stream` (a cudaStream_t
- * as an int; 0 the default stream). CUDA plans only. */
+ * as an int; None or 0 the default stream). CUDA plans only. */
 static PyObject *plan_spmv_device(PyObject *self, PyObject *args)
 {
     spxpy_plan *o = (spxpy_plan *)self;
     PyObject *xo, *yo, *so;
-    double a, b;
-    if (!PyArg_ParseTuple(args, "OOddO", &xo, &yo, &a, &b, &so)) return NULL;
-    if (o->info.backend != SPX_BACKEND_CUDA)
-        return PyErr_Format(PyExc_TypeError, "this plan runs on the CPU: pass NumPy arrays, or make the plan "
-                            "with a cuda context or backend='cuda' for device arrays");
-    void *stream = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
-    if (PyErr_Occurred()) return NULL;
+    device_args d;
+    if (!PyArg_ParseTuple(args, "OOddO", &xo, &yo, &d.a, &d.b, &so)) return NULL;
+    if (need_cuda(o) || stream_arg(so, &d.stream)) return NULL;
     spx_precision prec = o->info.precision;
-    void *x = NULL, *y = NULL;
-    if (spxpy_device_vector(xo, "x", prec, o->info.n, 0, &x) || spxpy_device_vector(yo, "y", prec, o->info.m, 1, &y))
+    if (spxpy_device_vector(xo, "x", prec, o->info.n, 0, &d.x) || spxpy_device_vector(yo, "y", prec, o->info.m, 1, &d.y))
         return NULL;
-    size_t vb = spx_precision_bytes(prec);
-    if (spxpy_overlap(x, vb * (size_t)o->info.n, y, vb * (size_t)o->info.m))
-        return PyErr_Format(PyExc_ValueError, "x and y overlap: y must be a separate array");
-    spx_status s;
-    spxpy_msg msg = {{0}};
-    SPXPY_RUN(o->context, s, &msg, spmv_device_run(o, stream, a, x, b, y));
-    if (s) return spxpy_raise(spxpy_state_of(self), s, &msg);
-    o->stats.spmv_calls++;
-    Py_RETURN_NONE;
+    return device_spmv(self, &d);
+}
+
+/* Reads spmv_device_ptr's x_ptr, x_size, y_ptr, y_size, alpha, beta (ints, then floats) into
+ * d, *nx and *ny; 0, or -1 with the conversion's exception. */
+static int ptr_args(PyObject *const *args, device_args *d, Py_ssize_t *nx, Py_ssize_t *ny)
+{
+    d->x = PyLong_AsVoidPtr(args[0]);
+    if (!PyErr_Occurred()) *nx = PyLong_AsSsize_t(args[1]);
+    if (!PyErr_Occurred()) d->y = PyLong_AsVoidPtr(args[2]);
+    if (!PyErr_Occurred()) *ny = PyLong_AsSsize_t(args[3]);
+    if (!PyErr_Occurred()) d->a = PyFloat_AsDouble(args[4]);
+    if (!PyErr_Occurred()) d->b = PyFloat_AsDouble(args[5]);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* spmv_device_ptr(x_ptr, x_size, y_ptr, y_size, alpha, beta, stream): spmv_device on raw
+ * device pointers (ints) of arrays whose dtype, 1-D contiguity, device and writability the
+ * caller has checked (Plan.spmv's CuPy fast path); the sizes are checked here. No
+ * __cuda_array_interface__ is read: the caller must keep the arrays alive for the call. */
+static PyObject *plan_spmv_device_ptr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    spxpy_plan *o = (spxpy_plan *)self;
+    device_args d;
+    Py_ssize_t nx = 0, ny = 0;
+    if (nargs != 7) return PyErr_Format(PyExc_TypeError, "spmv_device_ptr takes 7 arguments (%zd given)", nargs);
+    if (need_cuda(o) || stream_arg(args[6], &d.stream) || ptr_args(args, &d, &nx, &ny)) return NULL;
+    if (spxpy_check_length("x", nx, o->info.n) || spxpy_check_length("y", ny, o->info.m)) return NULL;
+    return device_spmv(self, &d);
 }
 
 /* The phases of an info as a list of (name, seconds). */
@@ -252,6 +305,8 @@ static PyGetSetDef plan_getset[] = {
 static PyMethodDef plan_methods[] = {
     {"spmv_host", plan_spmv_host, METH_VARARGS, "spmv_host(x, y, alpha, beta) on host arrays"},
     {"spmv_device", plan_spmv_device, METH_VARARGS, "spmv_device(x, y, alpha, beta, stream) on device arrays"},
+    {"spmv_device_ptr", (PyCFunction)(void (*)(void))plan_spmv_device_ptr, METH_FASTCALL,
+     "spmv_device_ptr(x_ptr, x_size, y_ptr, y_size, alpha, beta, stream) on checked device pointers"},
     {"info", plan_info, METH_NOARGS, "spx_plan_info as a dict"},
     {NULL, NULL, 0, NULL},
 };

@@ -1,4 +1,4 @@
-# python/tests/conftest.py: shared fixtures of the spx pytest suite: contexts per backend (CUDA only with a GPU), the DESIGN.md section 8 edge-case matrices built with scipy, the shared matrices, and reference checks against scipy.
+# python/tests/conftest.py: shared fixtures of the spx pytest suite: contexts per backend (CUDA only with a GPU), the DESIGN.md section 8 edge-case matrices built with scipy, the shared matrices, reference checks against scipy, a spy that records which C entry a Plan called, and refused calls as operations (the leak tests).
 import os
 
 import numpy as np
@@ -113,3 +113,32 @@ def assert_spmv(y, A, x, dtype, alpha=1.0, beta=0.0, y0=None):
     bound = TOL[dtype] * scale + np.finfo(dtype).tiny
     worst = int(np.argmax(err - bound)) if len(err) else 0
     assert np.all(err <= bound), f"row {worst}: {y[worst]} vs {ref[worst]} (bound {bound[worst]})"
+
+
+class Spy:
+    """Stands for a plan's C object: records each method called (name, arguments), then calls it;
+    other attributes are the object's."""
+
+    def __init__(self, plan):
+        self.plan, self.calls = plan, []
+
+    def __getattr__(self, name):
+        attr = getattr(self.plan, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args):
+            self.calls.append((name, args))
+            return attr(*args)
+        return call
+
+
+def refused(fn, exc):
+    """A call that must raise exc, as an operation."""
+    def op():
+        try:
+            fn()
+        except exc:
+            return
+        raise AssertionError("did not raise")
+    return op

@@ -1,4 +1,4 @@
-# python/tests/test_cupy.py: the device paths with CuPy (skipped without CuPy or without a GPU spx can use): SpMV on CuPy arrays in place and on CuPy's current stream, host arrays on CUDA plans (counted copies), cupyx CSR in and out, SpGEMM, the solvers on CuPy vectors, the CuPy LinearOperator, refusals and leaks.
+# python/tests/test_cupy.py: the device paths with CuPy (skipped without CuPy or without a GPU spx can use): SpMV on CuPy arrays in place and on CuPy's current stream, Plan.spmv's CuPy fast path (taken, against the general __cuda_array_interface__ path and scipy, its refusals, streams and devices), host arrays on CUDA plans (counted copies), cupyx CSR in and out, SpGEMM, the solvers on CuPy vectors, the CuPy LinearOperator, refusals and leaks.
 import gc
 import inspect
 import sys
@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 import spx
-from conftest import GPU, assert_spmv, edge_cases, random_csr, vector
+from conftest import GPU, Spy, assert_spmv, edge_cases, random_csr, refused, vector
 
 cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
 cpx_sparse = pytest.importorskip("cupyx.scipy.sparse")
@@ -18,6 +18,31 @@ pytestmark = pytest.mark.skipif(not GPU, reason="no GPU that spx can use")
 @pytest.fixture(scope="module")
 def cuda():
     return spx.Context("cuda")
+
+
+class Interface:
+    """A device array seen only through __cuda_array_interface__: Plan.spmv's general path."""
+
+    def __init__(self, a):
+        self.a = a
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.a.__cuda_array_interface__
+
+
+def spied(p):
+    """A Spy over p's C object, put in its place, after one call that lets Plan.spmv learn
+    cupy.ndarray (the first CuPy array meets the general path)."""
+    m, n = p.shape
+    p.spmv(cupy.zeros(n, dtype=p.dtype), cupy.zeros(m, dtype=p.dtype))
+    spy = p._plan = Spy(p._plan)
+    return spy
+
+
+def last_entry(spy):
+    """The name of the C entry the spied plan called last."""
+    return spy.calls[-1][0]
 
 
 def cuda_formats():
@@ -43,12 +68,18 @@ def test_spmv_on_cupy_arrays_every_format(cuda, fmt, dtype):
         assert p.stats["host_copies"] == 0, name
 
 
-def test_cupy_current_stream_is_used(cuda):
+def large_random_csr(seed, n=200_000, k=1_600_000):
+    """An n x n csr_array of about k random entries: SpMVs long enough that one racing a
+    kernel on another stream would show."""
     # (not sp.random: SciPy 1.18 samples its 4e10 positions through a dense index array, 320 GB)
-    rng = np.random.default_rng(71)
-    n, k = 200_000, 1_600_000
+    rng = np.random.default_rng(seed)
     A = sp.csr_array((rng.standard_normal(k), (rng.integers(0, n, k), rng.integers(0, n, k))), shape=(n, n))
     A.sum_duplicates()
+    return A
+
+
+def test_cupy_current_stream_is_used(cuda):
+    A = large_random_csr(71)
     p = spx.plan(A, context=cuda)
     x = vector(200_000)
     s = cupy.cuda.Stream(non_blocking=True)
@@ -60,6 +91,123 @@ def test_cupy_current_stream_is_used(cuda):
     s.synchronize()
     assert_spmv(cupy.asnumpy(zd), A, x, np.float64)
     assert spx.current_stream() == cupy.cuda.get_current_stream().ptr
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["fp64", "fp32"])
+def test_fast_path_against_the_general_path_and_scipy(cuda, dtype):
+    for name, A in edge_cases().items():
+        A = A.astype(dtype)
+        p = spx.plan(A, context=cuda)
+        spy = spied(p)
+        x, y0 = vector(A.shape[1], dtype), vector(A.shape[0], dtype, seed=4)
+        xd, fast, general = cupy.asarray(x), cupy.asarray(y0), cupy.asarray(y0)
+        assert p.spmv(xd, fast, alpha=-1.5, beta=2.0) is fast and last_entry(spy) == "spmv_device_ptr", name
+        p.spmv(Interface(xd), Interface(general), alpha=-1.5, beta=2.0)
+        assert last_entry(spy) == "spmv_device", name
+        assert_spmv(cupy.asnumpy(fast), A, x, dtype, -1.5, 2.0, y0)
+        assert_spmv(cupy.asnumpy(general), A, x, dtype, -1.5, 2.0, y0)
+        yd = p @ xd  # y made by cupy.zeros, then the fast path
+        assert last_entry(spy) == "spmv_device_ptr" and isinstance(yd, cupy.ndarray) and yd.dtype == dtype, name
+        assert_spmv(cupy.asnumpy(yd), A, x, dtype)
+        assert p.stats == {"spmv_calls": 4, "host_copies": 0, "host_copy_bytes": 0}, name
+
+
+def test_fast_path_taken_for_common_cupy_arrays(cuda):
+    A = random_csr(50, 40, 3)
+    p64, p32 = spx.plan(A, context=cuda), spx.plan(A, precision="fp32", context=cuda)
+    s64, s32 = spied(p64), spied(p32)
+    for x in (cupy.ones(40), cupy.asarray(np.ones(40)), cupy.arange(40, dtype=cupy.float64), cupy.ones((4, 10)).ravel(),
+              cupy.ones(80)[:40], cupy.ones(40, dtype=cupy.float32).astype(cupy.float64)):
+        p64.spmv(x, cupy.empty(50))
+        assert last_entry(s64) == "spmv_device_ptr", x
+    p32.spmv(cupy.ones(40, dtype=cupy.float32), cupy.empty(50, dtype=cupy.float32))
+    assert last_entry(s32) == "spmv_device_ptr"
+
+
+def test_fast_path_refusals(cuda):
+    A = random_csr(50, 40, 3)
+    p = spx.plan(A, context=cuda)
+    spy = spied(p)
+    x, y = cupy.ones(40), cupy.zeros(50)
+    refusals = [  # (x, y, error, message, the entry that refuses)
+        (cupy.ones(40, dtype=cupy.float32), y, TypeError, "x has typestr '<f4', expected '<f8'", "spmv_device"),
+        (x, cupy.zeros(50, dtype=cupy.float32), TypeError, "y has typestr '<f4', expected '<f8'", "spmv_device"),
+        (cupy.ones(39), y, ValueError, "x has 39 entries, expected 40", "spmv_device_ptr"),
+        (x, cupy.zeros(51), ValueError, "y has 51 entries, expected 50", "spmv_device_ptr"),
+        (cupy.ones(80)[::2], y, ValueError, "x is not contiguous", "spmv_device"),
+        (x, cupy.zeros(100)[::2], ValueError, "y is not contiguous", "spmv_device"),
+        (cupy.ones((40, 1)), y, ValueError, "x must be 1-D", "spmv_device"),
+        (x, cupy.zeros((1, 50)), ValueError, "y must be 1-D", "spmv_device"),
+    ]
+    for bad_x, bad_y, error, message, entry in refusals:
+        with pytest.raises(error, match=message):
+            p.spmv(bad_x, bad_y)
+        assert last_entry(spy) == entry, message
+    assert not y.any()  # nothing written by a refused call
+    S = spx.plan(sp.csr_array(np.eye(40)), context=cuda)
+    spied(S)
+    v = cupy.ones(40)
+    with pytest.raises(ValueError, match="x and y overlap"):
+        S.spmv(v, v)
+    with pytest.raises(ValueError, match="x and y overlap"):
+        S.spmv(v, v[:40])
+    with pytest.raises(TypeError, match="takes 7 arguments"):
+        p._plan.spmv_device_ptr(x.data.ptr, 40, y.data.ptr, 50, 1.0, 0.0)
+    with pytest.raises(TypeError):
+        p._plan.spmv_device_ptr("x", 40, y.data.ptr, 50, 1.0, 0.0, None)
+    with pytest.raises(TypeError):
+        p._plan.spmv_device_ptr(x.data.ptr, 40, y.data.ptr, 50, 1.0, 0.0, "stream")
+    with pytest.raises(TypeError):
+        p.spmv(x, y, stream="stream")
+    with pytest.raises(ValueError, match="could not convert"):
+        p.spmv(x, y, alpha="two")
+    cpu = spx.plan(A, context=spx.Context("cpu"))
+    with pytest.raises(TypeError, match="this plan runs on the CPU"):
+        cpu.spmv(x, y)  # the fast path (cupy.ndarray is known by now): refused in C
+    with pytest.raises(TypeError, match="this plan runs on the CPU"):
+        cpu._plan.spmv_device_ptr(x.data.ptr, 40, y.data.ptr, 50, 1.0, 0.0, None)
+
+
+@pytest.mark.skipif(not GPU or cupy.cuda.runtime.getDeviceCount() < 2, reason="needs two GPUs")
+def test_fast_path_refuses_another_device():
+    A = random_csr(50, 40, 3)
+    ctx0, ctx1 = spx.Context("cuda", device=0), spx.Context("cuda", device=1)
+    p0, p1 = spx.plan(A, context=ctx0), spx.plan(A, context=ctx1)
+    spy = spied(p0)
+    x0, y0 = cupy.ones(40), cupy.zeros(50)
+    with cupy.cuda.Device(1):
+        x1, y1 = cupy.ones(40), cupy.zeros(50)
+        p1.spmv(x1, y1)  # a plan of device 1 takes device 1's arrays on the fast path
+        cupy.cuda.get_current_stream().synchronize()
+        assert_spmv(cupy.asnumpy(y1), A, np.ones(40), np.float64)
+    with pytest.raises(ValueError, match="x is on device 1, the plan's context on device 0"):
+        p0.spmv(x1, y0)
+    with pytest.raises(ValueError, match="y is on device 1, the plan's context on device 0"):
+        p0.spmv(x0, y1)
+    assert spy.calls == [] and not y0.any()  # refused in Python, before either C entry
+
+
+def test_fast_path_explicit_stream(cuda):
+    A = large_random_csr(72)
+    n = A.shape[0]
+    p = spx.plan(A, context=cuda)
+    spy = spied(p)
+    x = vector(n)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        xd = cupy.asarray(x)
+        xd *= 2.0                      # on s
+        yd = cupy.zeros(n)
+    p.spmv(xd, yd, stream=s.ptr)       # outside `with`: on s only because it is named
+    assert spy.calls[-1] == ("spmv_device_ptr", (xd.data.ptr, n, yd.data.ptr, n, 1.0, 0.0, s.ptr))
+    with s:
+        zd = yd * 0.5                  # on s, after the SpMV
+    s.synchronize()
+    assert_spmv(cupy.asnumpy(zd), A, x, np.float64)
+    with s:
+        p.spmv(xd, yd)                 # the default: CuPy's current stream, s here
+    s.synchronize()
+    assert spy.calls[-1][1][-1] == s.ptr
 
 
 def test_host_arrays_on_a_cuda_plan_are_copied_and_counted(cuda):
@@ -151,16 +299,27 @@ def test_device_refusals(cuda):
 def test_no_leaks_on_device_calls(cuda):
     A = random_csr(100, 80, 4)
     p = spx.plan(A, context=cuda)
-    xd, yd = cupy.asarray(vector(80)), cupy.zeros(100)
-    for _ in range(100):
-        p.spmv(xd, yd)
-    cupy.cuda.get_current_stream().synchronize()
-    gc.collect()
-    refs = [sys.getrefcount(o) for o in (xd, yd, p)]
-    dev = cuda.mem_stats()["device_bytes"]
-    for _ in range(10_000):
-        p.spmv(xd, yd)
-    cupy.cuda.get_current_stream().synchronize()
-    gc.collect()
-    assert [sys.getrefcount(o) for o in (xd, yd, p)] == refs
-    assert cuda.mem_stats()["device_bytes"] == dev
+    xd, yd, short = cupy.asarray(vector(80)), cupy.zeros(100), cupy.ones(79)
+    alpha, beta, stream = 1.5, 0.5, cupy.cuda.get_current_stream().ptr
+    keep = (xd, yd, short, p, alpha, beta, stream, xd.data, yd.data)
+    ops = {
+        "fast": lambda: p.spmv(xd, yd, alpha, beta),
+        "fast_stream": lambda: p.spmv(xd, yd, alpha, beta, stream=stream),
+        "fast_new_y": lambda: p @ xd,
+        "general": lambda: p.spmv(Interface(xd), Interface(yd), alpha, beta),
+        "refused_in_c": refused(lambda: p.spmv(short, yd), ValueError),
+        "refused_dtype": refused(lambda: p.spmv(xd.astype(cupy.float32), yd), TypeError),
+    }
+    for name, op in ops.items():
+        for _ in range(100):
+            op()
+        cupy.cuda.get_current_stream().synchronize()
+        gc.collect()
+        refs = [sys.getrefcount(o) for o in keep]
+        dev = cuda.mem_stats()["device_bytes"]
+        for _ in range(10_000):
+            op()
+        cupy.cuda.get_current_stream().synchronize()
+        gc.collect()
+        assert [sys.getrefcount(o) for o in keep] == refs, name
+        assert cuda.mem_stats()["device_bytes"] == dev, name

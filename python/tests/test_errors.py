@@ -1,12 +1,14 @@
-# python/tests/test_errors.py: every bad argument of contexts, loading, plans and SpMV raises a Python exception that says what is wrong (spx's own message for what spx refuses).
+# python/tests/test_errors.py: every bad argument of contexts, loading, plans and SpMV raises a Python exception that says what is wrong (spx's own message for what spx refuses); Plan.spmv's CuPy fast path is taken only when every check passes (a stand-in CuPy module, no GPU needed).
 import os
+import sys
+import types
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import spx
-from conftest import GPU, TEST_DATA, random_csr
+from conftest import GPU, TEST_DATA, Spy, random_csr
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +139,49 @@ def test_device_arrays_on_a_cpu_plan(plan64):
         plan64.spmv(FakeDeviceArray(20), FakeDeviceArray(30))
     with pytest.raises(TypeError, match="this plan runs on the CPU"):
         spx.cg(plan64.matrix.to_scipy()[:20, :20], FakeDeviceArray(20), context=plan64.context)
+
+
+class StandInCupyArray(FakeDeviceArray):
+    """A stand-in cupy.ndarray (1-D): the fields Plan.spmv's CuPy fast path reads, and the
+    interface dict its general path reads."""
+
+    def __init__(self, n, dtype=np.float64, contiguous=True, device=0, ptr=4096):
+        dt = np.dtype(dtype)
+        super().__init__(n, dt.str, None if contiguous else (2 * dt.itemsize,), ptr)
+        self.data = types.SimpleNamespace(ptr=ptr, device_id=device)
+        self.dtype, self.ndim, self.size, self._c_contiguous = dt, 1, n, contiguous
+
+
+def test_cupy_fast_path_dispatch(plan64, monkeypatch):
+    # a stand-in CuPy module: the fast path is learnt from the first array the general path sees,
+    # then taken only when every check passes; the CPU plan refuses both entries (no device memory
+    # is touched), which is all the dispatch needs
+    cupy = types.ModuleType("cupy")
+    cupy.ndarray, cupy.zeros = StandInCupyArray, lambda n, dtype: StandInCupyArray(n, dtype, ptr=8192)
+    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: types.SimpleNamespace(ptr=77))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setattr(spx._core, "_cupy_ndarray", None)
+    monkeypatch.setattr(spx._core, "_cupy_stream", None)
+    spy = Spy(plan64._plan)
+    monkeypatch.setattr(plan64, "_plan", spy)
+    x, y = StandInCupyArray(20, ptr=1024), StandInCupyArray(30, ptr=2048)
+
+    def entry(*args, **kw):
+        with pytest.raises(TypeError, match="this plan runs on the CPU"):
+            plan64.spmv(*args, **kw)
+        return spy.calls[-1]
+
+    assert entry(x, y)[0] == "spmv_device" and spx._core._cupy_ndarray is StandInCupyArray
+    assert entry(x, y) == ("spmv_device_ptr", (1024, 20, 2048, 30, 1.0, 0.0, 77))
+    assert entry(x, y, 2, -1, stream=5) == ("spmv_device_ptr", (1024, 20, 2048, 30, 2.0, -1.0, 5))
+    assert entry(x) == ("spmv_device_ptr", (1024, 20, 8192, 30, 1.0, 0.0, 77))  # y made by cupy.zeros
+    assert entry(StandInCupyArray(19), y)[1][1] == 19  # sizes are checked in C
+    for bad_x, bad_y in [(StandInCupyArray(20, np.float32), y), (x, StandInCupyArray(30, np.float32)),
+                         (StandInCupyArray(20, contiguous=False), y), (x, StandInCupyArray(30, contiguous=False)),
+                         (StandInCupyArray(20, device=1), y), (x, StandInCupyArray(30, device=1))]:
+        assert entry(bad_x, bad_y)[0] == "spmv_device"  # the general path, which says what is wrong
+    flat = StandInCupyArray(20)
+    flat.ndim = 2
+    assert entry(flat, y)[0] == "spmv_device"
+    with pytest.raises(ValueError, match="could not convert"):
+        plan64.spmv(x, y, alpha="two")

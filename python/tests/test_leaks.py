@@ -8,20 +8,9 @@ import pytest
 import scipy.sparse as sp
 
 import spx
-from conftest import random_csr, vector
+from conftest import random_csr, refused, vector
 
 CALLS = 10_000
-
-
-def refused(fn, exc):
-    """A call that must raise exc, as an operation."""
-    def op():
-        try:
-            fn()
-        except exc:
-            return
-        raise AssertionError("did not raise")
-    return op
 
 
 def operations(cpu):
@@ -49,6 +38,7 @@ def operations(cpu):
         "bad_format": refused(lambda: spx.plan(A, format="nope", context=cpu), spx.ArgumentError),
         "bad_csr": refused(lambda: spx._spx.wrap(cpu, 2, 2, np.array([0, 2, 1], np.int32), np.zeros(2, np.int32),
                                                 np.ones(2)), spx.ArgumentError),
+        "bad_device_ptr": refused(lambda: p._plan.spmv_device_ptr(0, 50, 0, 60, 1.0, 0.0, None), TypeError),
         "bad_load": refused(lambda: spx.load("/nonexistent.mtx", context=cpu), spx.IOError),
     }
     return ops, keep
