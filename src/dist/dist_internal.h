@@ -24,6 +24,12 @@ struct spx_dist_matrix {
     int64_t *ghost_col;  /* nghost global columns, ascending (so grouped by owner) */
     spx_csr *diag, *offd; /* nrows x ncols (local columns), nrows x nghost (ghost numbers) */
     spx_plan *plan_diag, *plan_offd; /* NULL for a block without entries */
+    /* when few rows have ghost entries (DIST_OFFD_COMPRESS), offd holds only those rows:
+       offd_row[k] is local row of its row k, its product goes to offd_y and is then added
+       into those rows of y (so the product does not sweep every row of y); else NULL */
+    int32_t *offd_row, *offd_row_dev; /* host; CUDA: on the device */
+    spx_vec *offd_y;
+    int halo_pinned; /* CUDA: send_buf and ghost_host are page-locked (spx_cuda_host_register) */
     /* the halo: values received from recv_rank[i] land at ghost[recv_off[i] .. recv_off[i+1]);
        those sent to send_rank[i] are x[send_idx[send_off[i] .. send_off[i+1])] */
     int nrecv, nsend;

@@ -56,6 +56,14 @@ __global__ void __launch_bounds__(SPX_VEC_BLOCK) vec_gather_kernel(int64_t n, co
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) out[k] = (double)x[idx[k]];
 }
 
+/* y[idx[k]] += z[k] (idx distinct). */
+__global__ void __launch_bounds__(SPX_VEC_BLOCK) vec_scatter_add_kernel(int64_t n, const int32_t *__restrict__ idx,
+                                                                        const double *__restrict__ z, double *__restrict__ y)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) y[idx[k]] += z[k];
+}
+
 /* What a reduction sums. */
 enum red_op { RED_DOT, RED_SUMSQ };
 
@@ -250,6 +258,15 @@ extern "C" spx_status spx_vec_cuda_gather(spx_ctx *ctx, spx_precision p, int64_t
     else
         vec_gather_kernel<double><<<grid, SPX_VEC_BLOCK, 0, st>>>(n, idx, (const double *)x, out);
     SPX_CUDA_LAUNCHED(ctx, "vec_gather_kernel");
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_vec_cuda_scatter_add(spx_ctx *ctx, int64_t n, const int32_t *idx, const double *z, double *y)
+{
+    spx_status s = check_args(ctx, "spx_vec_cuda_scatter_add", SPX_FP64, n, idx, z);
+    if (s || (s = check_args(ctx, "spx_vec_cuda_scatter_add", SPX_FP64, n, y, y)) || n == 0) return s;
+    vec_scatter_add_kernel<<<grid_for(ctx, n), SPX_VEC_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, idx, z, y);
+    SPX_CUDA_LAUNCHED(ctx, "vec_scatter_add_kernel");
     return SPX_OK;
 }
 

@@ -43,6 +43,9 @@ spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n, const void
 /* out[k] = x[idx[k]] for k < n, as fp64 (device idx, x and out; the distributed SpMV packs
  * its halo with it, src/dist); asynchronous. */
 spx_status spx_vec_cuda_gather(spx_ctx *ctx, spx_precision p, int64_t n, const int32_t *idx, const void *x, double *out);
+/* y[idx[k]] += z[k] for k < n, fp64, the idx distinct (device idx, z and y; the distributed
+ * SpMV adds its compressed off-diagonal rows with it); asynchronous. */
+spx_status spx_vec_cuda_scatter_add(spx_ctx *ctx, int64_t n, const int32_t *idx, const double *z, double *y);
 /* out[SPX_SUM_MED] = sum x[i]*y[i] in fp64 (the other sums 0), by the deterministic two-pass
  * reduction through scratch (SPX_VEC_SCRATCH_DOUBLES device doubles); synchronises. */
 spx_status spx_vec_cuda_dot(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y,

@@ -30,6 +30,11 @@ spx_status spx_vec_cuda_gather(spx_ctx *ctx, spx_precision p, int64_t n, const i
     return not_compiled(ctx);
 }
 
+spx_status spx_vec_cuda_scatter_add(spx_ctx *ctx, int64_t n, const int32_t *idx, const double *z, double *y)
+{
+    return not_compiled(ctx);
+}
+
 spx_status spx_vec_cuda_dot(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y,
                             double *scratch, double out[SPX_N_SUMS])
 {

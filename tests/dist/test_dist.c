@@ -197,6 +197,17 @@ static void check_source(spx_ctx *ctx, const char *src)
     CHECK_OK(ctx, spx_dist_load(MPI_COMM_WORLD, ctx, src, NULL, &D));
     if (D && transport_) CHECK_OK(ctx, spx_dist_set_transport(D, transport_));
     if (A && D) spmv_matches(ctx, A, D, src);
+    if (D) { /* the off-diagonal block keeps every row, or only its rows with entries when few */
+        spx_dist_info in;
+        spx_dist_get_info(D, &in);
+        CHECK_MSG(in.offd_rows == in.nrows || 2 * in.offd_rows <= in.nrows, "%s rank %d: %lld off-diagonal rows of %lld", src,
+                  rank_, (long long)in.offd_rows, (long long)in.nrows);
+        if (!strcmp(src, "gen:poisson3d:n=12") && size_ == 2) /* 144 rows touch the other rank's planes */
+            CHECK_MSG(in.offd_rows < in.nrows, "%s rank %d: off-diagonal rows not compressed", src, rank_);
+        double lat = -1, bw = -1; /* the link over the matrix's transport: figures with 2+ ranks, zeros alone */
+        CHECK_OK(ctx, spx_dist_measure_link(D, &lat, &bw));
+        CHECK_MSG(size_ > 1 ? lat > 0 && bw > 0 : lat == 0 && bw == 0, "%s rank %d: link %g s, %g B/s", src, rank_, lat, bw);
+    }
     spx_dist_destroy(&D);
     spx_csr_destroy(&A);
 }
@@ -272,7 +283,9 @@ static void check_edges(spx_ctx *ctx)
     D = from_rows(ctx, A, start);
     if (D) {
         spx_dist_get_info(D, &in);
-        if (size_ > 1) CHECK_MSG(in.nnz_diag == 0 && in.nnz_offd == in.nnz, "rank %d: %lld diagonal-block entries", rank_, (long long)in.nnz_diag);
+        if (size_ > 1) CHECK_MSG(in.nnz_diag == 0 && in.nnz_offd == in.nnz && in.offd_rows == in.nrows,
+                                 "rank %d: %lld diagonal-block entries, %lld off-diagonal rows", rank_, (long long)in.nnz_diag,
+                                 (long long)in.offd_rows);
         spmv_matches(ctx, A, D, "every column a ghost");
     }
     spx_dist_destroy(&D);

@@ -31,7 +31,7 @@ typedef struct dist_run {
     spx_ctx *ctx;
     spx_dist_matrix *A;
     spx_dist_info info;
-    double link_bw, latency; /* ping-pong between ranks 0 and 1 (0 with one rank) */
+    double link_bw, latency; /* ranks 0-1 over the matrix's transport (0 with one rank) */
 } dist_run;
 
 const char *cli_dist_status(void)
@@ -51,44 +51,6 @@ static int agree_rc(int rc)
 static double x_value(int64_t i)
 {
     return (double)((uint64_t)(i + 1) * 2654435761u % 2001u) / 1000.0 - 1.0;
-}
-
-/* Link figures by ping-pong between ranks 0 and 1 (8 bytes for the latency, 1 MiB for the
- * bandwidth); other ranks wait at the broadcast. */
-static void measure_link(dist_run *r)
-{
-    double fig[2] = {0.0, 0.0};
-    enum { BIG = 1 << 17, REPS = 20 }; /* doubles: 1 MiB */
-    double *buf = r->size > 1 && r->rank < 2 ? calloc(BIG, sizeof *buf) : NULL;
-    if (buf) {
-        const int peer = 1 - r->rank;
-        for (int pass = 0; pass < 2; pass++) {
-            const int n = pass ? BIG : 1;
-            MPI_Barrier(MPI_COMM_WORLD);
-            for (int w = 0; w < 2; w++) { /* first round: warm-up */
-                const double t0 = MPI_Wtime();
-                for (int k = 0; k < REPS; k++) {
-                    if (r->rank == 0) {
-                        MPI_Send(buf, n, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD);
-                        MPI_Recv(buf, n, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    } else {
-                        MPI_Recv(buf, n, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                        MPI_Send(buf, n, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD);
-                    }
-                }
-                const double one_way = (MPI_Wtime() - t0) / (2.0 * REPS);
-                if (pass == 0) fig[1] = one_way;
-                else fig[0] = BIG * sizeof(double) / (one_way - fig[1] > 0 ? one_way - fig[1] : one_way);
-            }
-        }
-        free(buf);
-    } else if (r->size > 1) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    MPI_Bcast(fig, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    r->link_bw = fig[0];
-    r->latency = fig[1];
 }
 
 /* The OpenMP threads of one rank: the node's processors over the ranks on it (at least 1), so
@@ -126,7 +88,8 @@ static int dist_begin(int argc, char **argv, const char *allowed, int model, dis
     if (r->o.transport && (s = spx_dist_set_transport(r->A, r->o.transport)))
         return agree_rc(cli_fail(r->ctx, "--transport", s));
     spx_dist_get_info(r->A, &r->info);
-    if (model && !r->o.no_model) measure_link(r);
+    if (model && !r->o.no_model && (s = spx_dist_measure_link(r->A, &r->latency, &r->link_bw)))
+        return agree_rc(cli_fail(r->ctx, "link", s));
     return CLI_OK;
 }
 
@@ -168,7 +131,8 @@ static void print_table(const dist_run *r, const rank_row *mine)
     MPI_Gather(mine, RANK_ROW_DOUBLES, MPI_DOUBLE, all, RANK_ROW_DOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (!all) return;
     if (r->link_bw > 0)
-        printf("link        latency %.2f us, bandwidth %.2f GB/s (ping-pong, ranks 0-1)\n", r->latency * 1e6, r->link_bw * 1e-9);
+        printf("link        latency %.2f us, bandwidth %.2f GB/s (ranks 0-1, %s)\n", r->latency * 1e6, r->link_bw * 1e-9,
+               r->o.transport && !strcmp(r->o.transport, "nccl") ? "NCCL exchange of device buffers" : "MPI ping-pong of host buffers");
     printf("%4s %10s %12s %8s %7s %10s %10s %9s %10s %10s %9s %10s\n", "rank", "rows", "nnz", "ghosts", "nbrs", "halo B",
            "local MB", "mem GB/s", "compute ms", "exch ms", "wait ms", "model ms");
     for (int k = 0; k < r->size; k++) {

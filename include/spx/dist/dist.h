@@ -49,6 +49,12 @@ void spx_dist_destroy(spx_dist_matrix **A);
  * no host wait; SPX_ERR_UNSUPPORTED with the reason otherwise). */
 spx_status spx_dist_set_transport(spx_dist_matrix *A, const char *transport);
 
+/* The link between ranks 0 and 1 over A's transport, for the scaling model: the one-way time
+ * of one value and the bandwidth of 1 MiB messages (MPI: ping-pong between host buffers; NCCL:
+ * exchanges between device buffers, both ways at once, as the halo travels); 0 and 0 with one
+ * rank. Collective: every rank gets ranks 0-1's figures. */
+spx_status spx_dist_measure_link(spx_dist_matrix *A, double *latency_s, double *bytes_per_s);
+
 /* What a rank holds and sends (not collective). */
 typedef struct spx_dist_info {
     int rank, size;
@@ -57,6 +63,8 @@ typedef struct spx_dist_info {
     int64_t col_lo, ncols;     /* this rank's part of x */
     int64_t nnz, nnz_diag, nnz_offd;
     int64_t ghosts;            /* distinct columns of other ranks this rank reads */
+    int64_t offd_rows;         /* rows the off-diagonal block stores: every row, or only those
+                                  with ghost entries when they are at most half of them */
     int send_neighbours, recv_neighbours;
     int64_t send_values, recv_values; /* x entries sent and received per SpMV */
     char format_diag[72], format_offd[72]; /* the blocks' plans ("-" when the block is empty) */
