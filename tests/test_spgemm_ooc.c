@@ -4,7 +4,8 @@
  * cases); the smallest budget's neighbour is a clear error (B, or one row's panel, too big);
  * value updates and a reused C; the timeline; auto mode staying in-core on the CPU; argument
  * errors; and the two-sided (hetero) schedule with a CPU stand-in for the GPU side (its own
- * thread, gustavson per panel), K measured or forced, so CI runs the stealing. */
+ * thread, gustavson per panel, nothing page-locked), K measured or forced, so CI runs the
+ * stealing. */
 #include <string.h>
 
 #include "spgemm/ooc/ooc.h"
@@ -214,6 +215,8 @@ static void check_hetero(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_sp
                   "split %d: %d panels (GPU %d, CPU %d), share %.3f, K %.3f", (int)split, info.panels, info.panels_gpu,
                   info.panels_cpu, info.gpu_share, info.k_ratio);
     }
+    for (int i = 0; i < log.n; i++) /* a CPU stand-in page-locks nothing */
+        CHECK_MSG(strcmp(log.phases[i].name, "pin"), "hetero stand-in: a pin phase of %.6f s", log.phases[i].seconds);
     spx_csr_destroy(&C);
     spx_csr_destroy(&R);
     spx_ooc_destroy(ctx, o);

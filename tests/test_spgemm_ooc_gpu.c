@@ -5,11 +5,19 @@
  * auto mode switching to panels past the budget and staying in-core within it; a budget too
  * small (one panel, or B) a clear error, and the in-core path under a too-small limit a device
  * allocation error; value updates (B re-uploaded); a product whose C is over 10x the budget.
- * SPX_GPU_TEST_QUICK leaves out the large product and the fp32 and A*A^T variants (for
- * compute-sanitizer). Skips (77) without a CUDA build or device. */
+ * The GPU side's switches: C bit for bit the same with and without page-locking and with the
+ * GPU's row pointers counted or taken from the CPU, nothing left page-locked after a run, a
+ * failed plan or a failed run (device allocations refused in turn). SPX_GPU_TEST_QUICK leaves
+ * out the large product and the fp32 and A*A^T variants (for compute-sanitizer). Skips (77)
+ * without a CUDA build or device. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/gateway.h"
+#include "spgemm/ooc/gpu_side.h"
+#include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm_ooc_check.h"
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
@@ -19,6 +27,23 @@ static size_t device_held(spx_ctx *ctx)
 {
     spx_mem_stats st;
     return spx_ctx_mem_stats(ctx, &st) ? 0 : st.device_bytes;
+}
+
+/* Whether [p, p + bytes) page-locks whole now (none of it still is), undone at once. */
+static int lockable(spx_ctx *ctx, void *p, size_t bytes)
+{
+    if (!p || !bytes) return 1;
+    const int ok = spx_cuda_host_register(ctx, p, bytes);
+    if (ok) spx_cuda_host_unregister(p);
+    return ok;
+}
+
+/* Whether none of M's arrays is page-locked, not even in part. */
+static int none_locked(spx_ctx *ctx, const spx_csr *M)
+{
+    return M && lockable(ctx, M->rowptr, ((size_t)M->m + 1) * sizeof *M->rowptr) &&
+           lockable(ctx, M->colind, (size_t)M->nnz * sizeof *M->colind) &&
+           lockable(ctx, M->val, (size_t)M->nnz * sizeof *M->val);
 }
 
 /* One split under budget: the reference's structure and values, the in-core CPU product's
@@ -161,7 +186,8 @@ static void test_too_small(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* New values of A and B on hetero panels: the next run uses them (B re-uploaded). */
+/* New values of A and B on hetero panels, every range page-locked: the next run into the
+ * same C uses them (B re-uploaded), nothing left page-locked. */
 static void test_update_values(spx_ctx *ctx)
 {
     spx_csr *A = NULL, *C = NULL;
@@ -171,18 +197,241 @@ static void test_update_values(spx_ctx *ctx)
     const size_t min = oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg);
     spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO};
     spx_spgemm_plan *plan = NULL;
+    spx_ooc_gpu_set_switches(1, 1);
     CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+    spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
     if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
     for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 11) - 0.5;
     if (plan) CHECK_OK(ctx, spx_spgemm_plan_update_values(plan));
     if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
     sc_ref ref;
     sc_ref_make(A, A, 0, &ref);
-    CHECK(sc_matches(C, &ref, SPX_FP64, "hetero panels after update_values"));
+    CHECK(sc_matches(C, &ref, SPX_FP64, "hetero panels after update_values") && none_locked(ctx, A) &&
+          none_locked(ctx, C));
     sc_ref_free(&ref);
     spx_csr_destroy(&C);
     spx_spgemm_plan_destroy(&plan);
     spx_csr_destroy(&A);
+}
+
+/* The seconds of the info's phase `name`; -1 when it has none. */
+static double phase_of(const spx_spgemm_info *in, const char *name)
+{
+    for (int i = 0; i < in->n_phases; i++)
+        if (!strcmp(in->phases[i].name, name)) return in->phases[i].seconds;
+    return -1;
+}
+
+/* A's values made small integers: every sum of products is exact whatever its order (on
+ * either side), so that results compare bit for bit. */
+static void integer_values(spx_csr *A)
+{
+    for (int64_t q = 0; q < A->nnz; q++) A->val[q] = (double)(q % 7 - 3);
+}
+
+/* The GPU side's switches of one run: page-lock ranges of pin_min bytes and more (SIZE_MAX:
+ * none), take C's row pointers from the CPU (take_rows) or count them on the GPU. */
+typedef struct gpu_switches {
+    size_t pin_min;
+    int take_rows;
+} gpu_switches;
+
+/* A*A in `split` panels under budget with the switches sw (the defaults restored after); C
+ * and info out; afterwards nothing of A or C page-locked, and the phase "pin" reported
+ * exactly when pinning was on. */
+static spx_status switched_run(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_spgemm_panels split, size_t budget,
+                               gpu_switches sw, spx_csr **C, const char *what)
+{
+    spx_spgemm_info info;
+    spx_ooc_gpu_set_switches(sw.pin_min, sw.take_rows);
+    spx_status s = oc_product(ctx, A, A, 0, p, split, budget, 0, C, &info, NULL, 0, NULL);
+    spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
+    CHECK_MSG(s == SPX_OK, "%s: %s: %s", what, spx_status_str(s), spx_ctx_last_error(ctx));
+    if (s) return s;
+    CHECK_MSG(none_locked(ctx, A) && none_locked(ctx, *C), "%s: A or C left page-locked", what);
+    const double pin = phase_of(&info, "pin");
+    CHECK_MSG(sw.pin_min == SIZE_MAX ? pin < 0 : pin >= 0, "%s: pin phase %.6f s", what, pin);
+    return s;
+}
+
+/* One product, split and precision under every switch against both off (the path before
+ * either): bit for bit when `exact` (integer values) or when the GPU's sums repeat bit for
+ * bit run to run (GPU-only panels; checked by a second run), else within rounding. */
+static void check_switches(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_spgemm_panels split, size_t budget,
+                           int exact, const char *what)
+{
+    static const gpu_switches sws[] = {{1, 0}, {1, 1}, {SPX_OOC_PIN_MIN_BYTES, 1}, {SIZE_MAX, 1}};
+    const gpu_switches off = {SIZE_MAX, 0};
+    char label[192];
+    snprintf(label, sizeof label, "%s [%s %s, %s values]", what, split == SPX_PANELS_GPU ? "gpu" : "hetero",
+             spx_precision_str(p), exact ? "integer" : "generated");
+    spx_csr *base[2] = {NULL, NULL}; /* both off, twice: whether the GPU's sums repeat */
+    const int ran = !switched_run(ctx, A, p, split, budget, off, &base[0], label) &&
+                    !switched_run(ctx, A, p, split, budget, off, &base[1], label);
+    const int repeats = ran && oc_identical(base[0], base[1]), bitwise = exact || repeats;
+    CHECK_MSG(!ran || !exact || repeats, "%s: two runs without the switches differ", label);
+    if (ran && !bitwise) printf("%s: GPU sums differ run to run: compared within rounding\n", label);
+    for (size_t i = 0; ran && i < sizeof sws / sizeof sws[0]; i++) {
+        spx_csr *C = NULL;
+        if (!switched_run(ctx, A, p, split, budget, sws[i], &C, label))
+            CHECK_MSG(bitwise ? oc_identical(C, base[0]) : oc_close(C, base[0], p == SPX_FP32 ? 1e-5 : 1e-12),
+                      "%s: pin_min %zu, take_rows %d: C differs from the run without either", label, sws[i].pin_min,
+                      sws[i].take_rows);
+        spx_csr_destroy(&C);
+    }
+    for (int b = 0; b < 2; b++) spx_csr_destroy(&base[b]);
+}
+
+/* The switches on generated values (GPU-only panels: one side's sums) and on integer values
+ * (both splits: exact), at a budget with room for ~40 panels. */
+static void test_switches(spx_ctx *ctx)
+{
+    spx_csr *A = NULL, *R = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=12,ef=8", &A));
+    const int variants = getenv("SPX_GPU_TEST_QUICK") ? 1 : 2;
+    char msg[OC_MSG_LEN];
+    for (int exact = 0; A && exact < 2; exact++) {
+        if (exact) integer_values(A);
+        for (int pi = 0; pi < variants; pi++) {
+            const spx_precision p = precisions[pi];
+            const size_t min = oc_min_budget(ctx, A, A, 0, p, msg, sizeof msg);
+            CHECK_OK(ctx, oc_cpu_product(ctx, A, A, 0, p, &R));
+            if (!min || !R) break;
+            const size_t budget = min + (size_t)R->nnz * (sizeof(int32_t) + spx_precision_bytes(p)) / 40;
+            check_switches(ctx, A, p, SPX_PANELS_GPU, budget, exact, "rmat 12 A*A");
+            if (exact) check_switches(ctx, A, p, SPX_PANELS_HETERO, budget, exact, "rmat 12 A*A");
+            spx_csr_destroy(&R);
+        }
+    }
+    spx_csr_destroy(&R);
+    spx_csr_destroy(&A);
+}
+
+/* A device allocator whose n-th request is refused: blocks from an owner context, under a
+ * lock (the GPU lanes allocate from threads of their own). */
+typedef struct refusing_pool {
+    spx_ctx *owner;
+    pthread_mutex_t lock;
+    long calls, refuse_at; /* refuse_at: the request refused (0: none) */
+} refusing_pool;
+
+static int refusing_alloc(void *user, void **ptr, size_t bytes)
+{
+    refusing_pool *h = user;
+    pthread_mutex_lock(&h->lock);
+    const int refused = ++h->calls == h->refuse_at;
+    const int rc = refused || spx_cuda_malloc(h->owner, ptr, bytes) != SPX_OK;
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
+static void refusing_free(void *user, void *ptr)
+{
+    refusing_pool *h = user;
+    pthread_mutex_lock(&h->lock);
+    spx_cuda_free(h->owner, ptr);
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* Plans with every device allocation refused in turn (the K sample's panels among them) until
+ * one succeeds: after each failure nothing of A page-locked and nothing left on the device.
+ * The plan that succeeded is *plan. */
+static void refuse_plans(spx_ctx *ctx, refusing_pool *pool, const spx_csr *A, const spx_spgemm_opts *o,
+                         spx_spgemm_plan **plan)
+{
+    for (long n = 1; !*plan && n < 200; n++) {
+        pthread_mutex_lock(&pool->lock);
+        pool->refuse_at = pool->calls + n;
+        pthread_mutex_unlock(&pool->lock);
+        spx_status s = spx_spgemm_plan_create(ctx, A, A, o, plan);
+        CHECK_MSG(s == SPX_OK || (none_locked(ctx, A) && device_held(pool->owner) == 0),
+                  "plan, request %ld refused: %s; A page-locked or %zu device bytes left", n, spx_status_str(s),
+                  device_held(pool->owner));
+    }
+    pool->refuse_at = 0;
+}
+
+/* Runs into a reused C with the lanes' device allocations refused in turn: after each failure
+ * nothing of A or C page-locked and only B left on the device; then a run as the first. */
+static void refuse_runs(spx_ctx *ctx, refusing_pool *pool, const spx_csr *A, spx_spgemm_plan *plan)
+{
+    spx_csr *C = NULL, *C0 = NULL;
+    CHECK_OK(ctx, spx_spgemm_run(plan, &C0));
+    const size_t held = device_held(pool->owner);
+    int failed = 0;
+    for (long n = 1; C0 && n < 64; n += 1 + n / 4) {
+        if (!C) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+        pthread_mutex_lock(&pool->lock);
+        pool->refuse_at = pool->calls + n;
+        pthread_mutex_unlock(&pool->lock);
+        spx_status s = C ? spx_spgemm_run(plan, &C) : SPX_ERR_ARG;
+        pool->refuse_at = 0;
+        failed += s != SPX_OK;
+        CHECK_MSG(none_locked(ctx, A) && none_locked(ctx, C) && device_held(pool->owner) == held,
+                  "run, request %ld refused: %s; A or C page-locked, or %zu device bytes held (plan %zu)", n,
+                  spx_status_str(s), device_held(pool->owner), held);
+    }
+    if (C) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+    CHECK_MSG(failed > 0 && oc_identical(C, C0), "runs refused: %d failed, then C %s", failed,
+              oc_identical(C, C0) ? "as before" : "differs");
+    spx_csr_destroy(&C);
+    spx_csr_destroy(&C0);
+}
+
+/* Page-locking every range (pin_min 1) through failures: plans (hetero, K measured: the
+ * sample's GPU panels on the plan's context) and runs (the lanes), on a context whose device
+ * allocator refuses one request in turn. */
+static void test_pin_failures(void)
+{
+    refusing_pool pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    spx_device_allocator da = {refusing_alloc, refusing_free, &pool};
+    spx_ctx *ctx = NULL;
+    spx_csr *A = NULL;
+    spx_spgemm_plan *plan = NULL;
+    CHECK(spx_ctx_create(&pool.owner, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}) == SPX_OK);
+    if (pool.owner) CHECK_OK(pool.owner, spx_cuda_init(pool.owner));
+    CHECK(spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA, .device_alloc = &da}) == SPX_OK);
+    if (ctx) CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=3000,k=6", &A));
+    char msg[OC_MSG_LEN];
+    const size_t min = A ? oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg) : 0;
+    if (min) {
+        integer_values(A);
+        const spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO};
+        spx_ooc_gpu_set_switches(1, 1);
+        refuse_plans(ctx, &pool, A, &o, &plan);
+        CHECK_MSG(plan != NULL, "no plan with every device request granted");
+        if (plan) refuse_runs(ctx, &pool, A, plan);
+        spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
+    }
+    spx_spgemm_plan_destroy(&plan);
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+    CHECK_MSG(!pool.owner || device_held(pool.owner) == 0, "%zu device bytes left", device_held(pool.owner));
+    spx_ctx_destroy(&pool.owner);
+}
+
+/* The run of A*A in `split` panels under budget with each switch on and off (C within
+ * rounding of R), its seconds, transfers, compute and GPU idle printed for comparison. */
+static void report_switches(spx_ctx *ctx, const spx_csr *A, const spx_csr *R, spx_spgemm_panels split, size_t budget)
+{
+    for (int sw = 0; sw < 4; sw++) {
+        const size_t pin_min = sw & 1 ? SIZE_MAX : SPX_OOC_PIN_MIN_BYTES;
+        const int take_rows = !(sw & 2);
+        spx_csr *C = NULL;
+        spx_spgemm_info info;
+        spx_ooc_gpu_set_switches(pin_min, take_rows);
+        spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, split, budget, 0, &C, &info, NULL, 0, NULL);
+        spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
+        CHECK_MSG(s == SPX_OK && oc_close(C, R, 1e-12), "switches %d: %s: %s", sw, spx_status_str(s),
+                  spx_ctx_last_error(ctx));
+        if (!s)
+            printf("  %s, %s: run %.3f s, GPU transfer %.1f ms (pin %.1f) compute %.1f ms idle %.1f ms "
+                   "(lanes summed)\n",
+                   pin_min == SIZE_MAX ? "pageable   " : "page-locked", take_rows ? "CPU's rows" : "GPU counts",
+                   info.run_seconds, info.gpu_transfer_s * 1e3, phase_of(&info, "pin") * 1e3, info.gpu_compute_s * 1e3,
+                   info.gpu_idle_s * 1e3);
+        spx_csr_destroy(&C);
+    }
 }
 
 /* C over 10x the budget: completes on hetero and GPU-only panels, the device peak within the
@@ -206,6 +455,7 @@ static void test_c_over_budget(spx_ctx *ctx)
             printf("rmat 15 A*A (C %zu bytes) in %s panels, budget %zu: %d panels, peak %zu, run %.3f s\n", c_bytes,
                    g ? "gpu" : "hetero", budget, info.panels, info.device_peak_bytes, info.run_seconds);
         spx_csr_destroy(&C);
+        report_switches(ctx, A, R, g ? SPX_PANELS_GPU : SPX_PANELS_HETERO, budget);
     }
     spx_csr_destroy(&R);
     spx_csr_destroy(&A);
@@ -226,7 +476,9 @@ int main(void)
     test_auto(ctx);
     test_too_small(ctx);
     test_update_values(ctx);
+    test_switches(ctx);
     if (!getenv("SPX_GPU_TEST_QUICK")) test_c_over_budget(ctx);
     spx_ctx_destroy(&ctx);
+    test_pin_failures();
     return check_report();
 }

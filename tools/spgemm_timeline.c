@@ -61,6 +61,8 @@ static int write_json(const char *path, const spgemm_timeline *t)
     json_kv_num(f, &k, "gpu_share", in->gpu_share);
     json_kv_num(f, &k, "gpu_share_run", in->gpu_share_run);
     json_kv_num(f, &k, "run_s", in->run_seconds);
+    for (int i = 0; i < in->n_phases; i++) /* page-locking the GPU panels' host slices, summed over the lanes */
+        if (!strcmp(in->phases[i].name, "pin")) json_kv_num(f, &k, "pin_s", in->phases[i].seconds);
     json_key(f, &k, "events");
     fputc('[', f);
     for (int i = 0; i < t->n; i++) {

@@ -55,6 +55,12 @@ typedef struct spx_spgemm_impl {
                                double *val);
     /* Optional, after symbolic: C's row pointers (m + 1) into rowptr. */
     void (*row_pointers)(const void *state, int64_t *rowptr);
+    /* Optional (the out-of-core panels' GPU side), in place of analyse and symbolic: C's row
+     * pointers given (rowptr: m + 1 from 0, exact, e.g. another symbolic phase of the same
+     * product's rows; read during the call only), the state ready for numeric without
+     * counting. */
+    spx_status (*analyse_rows)(spx_ctx *ctx, const spx_spgemm_input *in, const int64_t *rowptr, spx_phase_log *log,
+                               void **state);
 } spx_spgemm_impl;
 
 /* The registry: the impl of that name (NULL: unknown) and whether it is built. */

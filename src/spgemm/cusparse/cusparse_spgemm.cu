@@ -303,6 +303,7 @@ static const spx_spgemm_impl cusparse_impl = {
     cusp_kernel,
     NULL, /* numeric_rows */
     NULL, /* row_pointers */
+    NULL, /* analyse_rows */
 };
 
 extern "C" const spx_spgemm_impl *spx_spgemm_cusparse(void) { return &cusparse_impl; }

@@ -1,6 +1,7 @@
 /* src/spgemm/ooc/gpu_side.h: the out-of-core SpGEMM's GPU side: B resident on the device for
- * the whole plan, and one panel's product by a GPU implementation (spx) with that B, written
- * straight into C's host slice, its transfer and compute times measured. */
+ * the whole plan, and one panel's product by a GPU implementation (spx) with that B, from C's
+ * row pointers as the CPU counted them, written straight into C's host slice, the host ranges
+ * it copies page-locked for the panel, its transfer and compute times measured. */
 #ifndef SPX_SPGEMM_OOC_GPU_SIDE_H
 #define SPX_SPGEMM_OOC_GPU_SIDE_H
 
@@ -16,25 +17,38 @@ typedef struct spx_ooc_gpu {
     spx_precision precision;
     spx_dev_csr B; /* resident */
     int has_b;
+    size_t pin_min; /* a panel's host ranges of this many bytes and more are page-locked for
+                       its copies; SIZE_MAX: none (a CPU impl, or the tests' switch) */
+    int take_rows;  /* the impl takes C's row pointers (analyse_rows) instead of counting */
 } spx_ooc_gpu;
 
-/* One panel's seconds on the GPU side: A's panel uploaded, computed, C's panel downloaded. */
+/* One panel's seconds on the GPU side: A's panel uploaded, computed, C's panel downloaded;
+ * the upload holds the page-locking of the panel's host ranges, the download their unlocking,
+ * and pin the two. */
 typedef struct spx_ooc_times {
-    double upload, compute, download;
+    double upload, compute, download, pin;
 } spx_ooc_times;
 
 /* Uploads B (in precision p) for impl's panels; nothing for an impl on the CPU (the tests'
- * stand-in for the GPU side, so that CI runs the two-sided schedule). */
+ * stand-in for the GPU side, so that CI runs the two-sided schedule). Reads the switches
+ * below. */
 spx_status spx_ooc_gpu_open(spx_ctx *ctx, const spx_spgemm_impl *impl, const spx_csr *B, spx_precision p,
                             spx_ooc_gpu *g);
 /* B's values changed: uploads B again. */
 spx_status spx_ooc_gpu_reload(spx_ctx *ctx, spx_ooc_gpu *g, const spx_csr *B);
 void spx_ooc_gpu_close(spx_ctx *ctx, spx_ooc_gpu *g);
 /* C's panel = Ap * B (Ap: a view of A's rows) into Cv, whose rowptr is the caller's scratch
- * and whose colind and val are C's slice of Cv->nnz entries: a symbolic count other than
- * Cv->nnz is SPX_ERR_VERIFY. */
+ * holding the panel's row pointers from 0 as the CPU counted them (Cv->m + 1; an impl with
+ * analyse_rows takes them instead of counting) and on return the GPU's, and whose colind and
+ * val are C's slice of Cv->nnz entries: a GPU count other than Cv->nnz is SPX_ERR_VERIFY. The
+ * host ranges the panel copies (SPX_OOC_PIN_MIN_BYTES and more) are page-locked for the call
+ * and unlocked on every return. */
 spx_status spx_ooc_gpu_panel(spx_ctx *ctx, const spx_ooc_gpu *g, const spx_csr *Ap, const spx_csr *B, spx_csr *Cv,
                              spx_ooc_times *t);
+/* Tests: for the plans made after the call, process-wide: page-lock a panel's host ranges of
+ * pin_min bytes and more (SPX_OOC_PIN_MIN_BYTES by default; SIZE_MAX: none), and take_rows
+ * (1 by default: the GPU takes C's row pointers from the CPU; 0: it counts them itself). */
+void spx_ooc_gpu_set_switches(size_t pin_min, int take_rows);
 
 #ifdef __cplusplus
 }

@@ -76,10 +76,11 @@ static spx_status time_sample(spx_ctx *ctx, spx_ooc *o, const spx_ooc_panel *sp,
     memset(&Ap, 0, sizeof Ap);
     memset(&Cv, 0, sizeof Cv);
     Cv.m = rows, Cv.n = o->B->n, Cv.nnz = sp->nnz_c, Cv.rowptr = crow, Cv.colind = ci, Cv.val = cv, Cv.ctx = ctx;
-    spx_ooc_times t = {0, 0, 0};
+    spx_ooc_times t = {0, 0, 0, 0};
     double t_gpu = 0, t_cpu = 0;
     if (!s) {
         spx_ooc_panel_view(o->A, sp->row0, sp->row1, arow, &Ap);
+        spx_ooc_rebase(o->crow, sp->row0, sp->row1, crow);
         s = spx_ooc_gpu_panel(ctx, &o->gpu, &Ap, o->B, &Cv, &t);
     }
     if (!s) s = spx_ooc_gpu_panel(ctx, &o->gpu, &Ap, o->B, &Cv, &t);

@@ -1,8 +1,9 @@
 /* src/spgemm/ooc/ooc.h: the out-of-core SpGEMM (docs/spgemm.md, "Beyond GPU memory"): C's row
  * pointers from the CPU's symbolic phase, A's rows in panels sized to the device budget and
- * ordered by affinity, computed by the GPU (spx, B resident) and the CPU (gustavson's row
- * ranges) at once, each side from its end of the order and stealing from the middle, C
- * assembled in host memory with the in-core path's CSR; per-panel timings for timelines. */
+ * ordered by affinity, computed by the GPU (spx, B resident, from the CPU's row pointers, the
+ * host ranges of a panel page-locked for it) and the CPU (gustavson's row ranges) at once,
+ * each side from its end of the order and stealing from the middle, C assembled in host
+ * memory with the in-core path's CSR; per-panel timings for timelines. */
 #ifndef SPX_SPGEMM_OOC_H
 #define SPX_SPGEMM_OOC_H
 

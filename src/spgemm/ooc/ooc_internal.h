@@ -18,6 +18,7 @@ typedef struct spx_ooc_side_stats {
     int panels, stolen;
     int64_t products;
     double transfer, compute, wall; /* wall: from the run's start to the side's last panel */
+    double pin;                     /* GPU: page-locking and unlocking, within transfer */
 } spx_ooc_side_stats;
 
 struct spx_ooc {

@@ -1,8 +1,11 @@
 /* src/spgemm/ooc/ooc_run.c: one out-of-core run (ooc.h): C's row pointers set, then the two
  * sides at once over the two-ended panel queue: one host thread per GPU lane drives the GPU
  * (each panel through the GPU implementation with B resident, on the lane's context and
- * stream), the calling thread's OpenMP team computes the CPU's panels (gustavson's row
- * ranges); all write their panels straight into C. */
+ * stream, from C's row pointers as the CPU counted them, its host ranges page-locked for the
+ * panel: gpu_side.c), the calling thread's OpenMP team computes the CPU's panels (gustavson's
+ * row ranges); all write their panels straight into C. The lanes' page-locking time is the
+ * run's phase "pin" (summed over the lanes, within "panels"). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,13 +34,15 @@ static int same_rows(const int64_t *crow, const spx_ooc_panel *pn, const int64_t
     return 1;
 }
 
-/* Panel pn on the GPU into C's slice; its times into *t. */
+/* Panel pn on the GPU into C's slice, from C's row pointers as the CPU counted them; its
+ * times into *t. */
 static spx_status gpu_panel(ooc_side *sd, const spx_ooc_panel *pn, spx_ooc_times *t)
 {
     const spx_ooc *o = sd->o;
     const int64_t at = o->crow[pn->row0];
     spx_csr Ap, Cv;
     spx_ooc_panel_view(o->A, pn->row0, pn->row1, sd->arow, &Ap);
+    spx_ooc_rebase(o->crow, pn->row0, pn->row1, sd->cbuf);
     memset(&Cv, 0, sizeof Cv);
     Cv.m = pn->row1 - pn->row0, Cv.n = sd->C->n, Cv.nnz = pn->nnz_c;
     Cv.rowptr = sd->cbuf, Cv.colind = sd->C->colind + at, Cv.val = sd->C->val + at, Cv.ctx = sd->ctx;
@@ -56,7 +61,7 @@ static spx_status cpu_panel(ooc_side *sd, const spx_ooc_panel *pn, spx_ooc_times
     const double t0 = spx_now();
     spx_status s = o->cpu_impl->numeric_rows(sd->ctx, o->cpu_state, pn->row0, pn->row1, o->cpu_threads,
                                              sd->C->colind + at, sd->C->val + at);
-    t->upload = t->download = 0;
+    t->upload = t->download = t->pin = 0;
     t->compute = spx_now() - t0;
     return s;
 }
@@ -80,7 +85,7 @@ static void side_loop(ooc_side *sd)
     int pi, stolen = 0;
     while ((pi = spx_ooc_queue_take(sd->q, sd->gpu, &stolen)) >= 0) {
         const spx_ooc_panel *pn = &sd->o->panel[pi];
-        spx_ooc_times t = {0, 0, 0};
+        spx_ooc_times t = {0, 0, 0, 0};
         const double t0 = spx_now() - sd->start;
         spx_status s = sd->gpu ? gpu_panel(sd, pn, &t) : cpu_panel(sd, pn, &t);
         const double t1 = spx_now() - sd->start;
@@ -91,7 +96,7 @@ static void side_loop(ooc_side *sd)
         }
         record(sd->o, pi, sd->gpu, stolen, t0, t1, &t);
         sd->st.panels++, sd->st.stolen += stolen, sd->st.products += pn->products;
-        sd->st.transfer += t.upload + t.download, sd->st.compute += t.compute;
+        sd->st.transfer += t.upload + t.download, sd->st.compute += t.compute, sd->st.pin += t.pin;
         spx_ooc_queue_finish(sd->q, pi);
     }
     sd->st.wall = spx_now() - sd->start;
@@ -134,7 +139,7 @@ static void sum_lanes(const ooc_side *g, int n, spx_ooc_side_stats *out)
     memset(out, 0, sizeof *out);
     for (int l = 0; l < n; l++) {
         out->panels += g[l].st.panels, out->stolen += g[l].st.stolen, out->products += g[l].st.products;
-        out->transfer += g[l].st.transfer, out->compute += g[l].st.compute;
+        out->transfer += g[l].st.transfer, out->compute += g[l].st.compute, out->pin += g[l].st.pin;
         if (g[l].st.wall > out->wall) out->wall = g[l].st.wall;
     }
 }
@@ -225,5 +230,6 @@ spx_status spx_ooc_run(spx_ctx *ctx, spx_ooc *o, spx_phase_log *log, spx_csr *C)
         s = gpu_busy(ctx, o);
     }
     spx_phase_add(log, "panels", spx_now() - t0);
+    if (!s && o->split != SPX_PANELS_CPU && o->gpu.pin_min != SIZE_MAX) spx_phase_add(log, "pin", o->gpu_stats.pin);
     return s;
 }

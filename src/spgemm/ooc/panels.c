@@ -179,10 +179,16 @@ spx_status spx_ooc_order(spx_ctx *ctx, const spx_ooc_panel *panels, int n, int *
     return SPX_OK;
 }
 
+void spx_ooc_rebase(const int64_t *ptr, int32_t r0, int32_t r1, int64_t *out)
+{
+    const int64_t base = ptr[r0];
+    for (int32_t i = r0; i <= r1; i++) out[i - r0] = ptr[i] - base;
+}
+
 void spx_ooc_panel_view(const spx_csr *A, int32_t r0, int32_t r1, int64_t *rowptr, spx_csr *view)
 {
     const int64_t base = A->rowptr[r0];
-    for (int32_t i = r0; i <= r1; i++) rowptr[i - r0] = A->rowptr[i] - base;
+    spx_ooc_rebase(A->rowptr, r0, r1, rowptr);
     memset(view, 0, sizeof *view);
     view->m = r1 - r0;
     view->n = A->n;

@@ -45,6 +45,8 @@ size_t spx_ooc_lane_budget(const spx_ooc_split_in *in);
 spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out);
 /* order[0..n): the panels by affinity, highest (sparsest: the GPU's) first, ties by row. */
 spx_status spx_ooc_order(spx_ctx *ctx, const spx_ooc_panel *panels, int n, int *order);
+/* out[0..r1 - r0] = ptr[r0..r1] less ptr[r0]: row pointers of rows [r0, r1) from 0. */
+void spx_ooc_rebase(const int64_t *ptr, int32_t r0, int32_t r1, int64_t *out);
 /* view = A's rows [r0, r1) as a CSR sharing A's columns and values; rowptr (r1 - r0 + 1
  * entries, the caller's) receives the row pointers rebased to 0. */
 void spx_ooc_panel_view(const spx_csr *A, int32_t r0, int32_t r1, int64_t *rowptr, spx_csr *view);

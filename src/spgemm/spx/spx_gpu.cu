@@ -7,8 +7,10 @@
  * statistics. symbolic: row counts by the shared-memory kernel or the global fallback, C's
  * row pointers by a device scan (nnz(C) the one number read back), and the rows binned again
  * by their exact length for the numeric phase. numeric: C's arrays (exact size), the same
- * kernels summing, the rows written sorted, C (row pointers included) downloaded. Every
- * device allocation goes through spx_cuda_malloc and is freed on every path. */
+ * kernels summing, the rows written sorted, C (row pointers included) downloaded.
+ * analyse_rows (the out-of-core panels): C's row pointers given by the caller stand for
+ * analyse and symbolic: uploaded, then only the numeric phase's binning. Every device
+ * allocation goes through spx_cuda_malloc and is freed on every path. */
 #include <stdio.h>
 #include <string.h>
 
@@ -367,8 +369,10 @@ done:
     return s;
 }
 
-static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, void **state,
-                              int64_t *products)
+/* A new state for in's product: the device's properties read, A uploaded (B borrowed or
+ * uploaded), C's row pointers and the binning statistics allocated on the device (phase
+ * "upload"); nothing left on failure. */
+static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, gpu_state **out)
 {
     gpu_state *S = (gpu_state *)spx_calloc_array(ctx, 1, sizeof *S);
     if (!S) return spx_fail_nomem(ctx, "spx GPU SpGEMM state");
@@ -377,21 +381,38 @@ static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     S->avg_b_row = in->B->m ? (double)in->B->nnz / in->B->m : 0.0;
     read_device(ctx, S);
     S->chunk_w = chunk_width(S);
-    double t0 = spx_now();
+    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s", S->prec == SPX_FP32 ? "fp32" : "fp64");
+    const double t0 = spx_now();
     spx_status s = spx_spgemm_dev_upload(ctx, in, &S->ops);
     spx_phase_add(log, "upload", spx_now() - t0);
     if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_crow, ((size_t)S->m + 1) * sizeof *S->d_crow);
     if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_stats, sizeof *S->d_stats);
-    t0 = spx_now();
-    if (!s) s = pre_analysis(ctx, S, products);
-    spx_phase_add(log, "analyse", spx_now() - t0);
     if (s) {
         gpu_destroy(ctx, S);
         return s;
     }
-    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s", S->prec == SPX_FP32 ? "fp32" : "fp64");
-    *state = S;
+    *out = S;
     return SPX_OK;
+}
+
+/* *state = S when s is SPX_OK, else S freed; returns s. */
+static spx_status hand_out(spx_ctx *ctx, gpu_state *S, spx_status s, void **state)
+{
+    if (s) gpu_destroy(ctx, S);
+    else *state = S;
+    return s;
+}
+
+static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, void **state,
+                              int64_t *products)
+{
+    gpu_state *S = NULL;
+    spx_status s = gpu_open(ctx, in, log, &S);
+    if (s) return s;
+    const double t0 = spx_now();
+    s = pre_analysis(ctx, S, products);
+    spx_phase_add(log, "analyse", spx_now() - t0);
+    return hand_out(ctx, S, s, state);
 }
 
 /* Symbolic counts into d_crow[0..m) (0 for rows without products), exclusive-scanned in place
@@ -423,13 +444,23 @@ static spx_status length_stats(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st
     return s ? s : spx_cuda_d2h(ctx, st, S->d_stats, sizeof *st);
 }
 
+/* The numeric phase's bins from C's exact row lengths in d_crow (phase "reorder"). */
+static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, spx_phase_log *log)
+{
+    spx_gpu_bin_stats st;
+    const double t0 = spx_now();
+    spx_status s = length_stats(ctx, S, &st);
+    if (!s) s = make_bins(ctx, S, 1, S->d_crow, 1, &st, &S->num);
+    spx_phase_add(log, "reorder", spx_now() - t0);
+    return s;
+}
+
 /* Plan: the rows binned by their products (reorder), counted (symbolic: C's row pointers and
  * nnz(C)), binned again by their exact lengths for the numeric phase (reorder). */
 static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, int64_t *nnz_c)
 {
     gpu_state *S = (gpu_state *)state;
     gpu_bins sym;
-    spx_gpu_bin_stats st;
     double t0 = spx_now();
     spx_status s = make_bins(ctx, S, 0, S->d_prod, 0, &S->sym, &sym);
     spx_cuda_free(ctx, S->d_prod); /* make_bins synchronised: the scatter is done with it */
@@ -442,12 +473,25 @@ static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, in
     S->fallback_rows = (int64_t)S->sym.count[SPX_GPU_BINS - 1];
     spx_phase_add(log, "symbolic", spx_now() - t0);
     if (s) return s;
-    t0 = spx_now();
-    s = length_stats(ctx, S, &st);
-    if (!s) s = make_bins(ctx, S, 1, S->d_crow, 1, &st, &S->num);
-    spx_phase_add(log, "reorder", spx_now() - t0);
     *nnz_c = S->nnz_c;
-    return s;
+    return numeric_bins(ctx, S, log);
+}
+
+/* In place of analyse and symbolic, C's row pointers given (rowptr, m + 1 from 0): uploaded
+ * into d_crow (phase "upload") and the rows binned by their lengths, as gpu_symbolic's last
+ * step; no pre-analysis, no counting. The numeric phase is then the same, bit for bit. */
+static spx_status gpu_analyse_rows(spx_ctx *ctx, const spx_spgemm_input *in, const int64_t *rowptr,
+                                   spx_phase_log *log, void **state)
+{
+    gpu_state *S = NULL;
+    spx_status s = gpu_open(ctx, in, log, &S);
+    if (s) return s;
+    const double t0 = spx_now();
+    s = spx_cuda_h2d(ctx, S->d_crow, rowptr, ((size_t)S->m + 1) * sizeof *S->d_crow);
+    spx_phase_add(log, "upload", spx_now() - t0);
+    S->nnz_c = rowptr[S->m];
+    if (!s) s = numeric_bins(ctx, S, log);
+    return hand_out(ctx, S, s, state);
 }
 
 static spx_status gpu_update_values(spx_ctx *ctx, void *state, const spx_spgemm_input *in, spx_phase_log *log)
@@ -521,6 +565,7 @@ static const spx_spgemm_impl spx_gpu_impl = {
     gpu_kernel,
     NULL, /* numeric_rows */
     NULL, /* row_pointers */
+    gpu_analyse_rows,
 };
 
 extern "C" const spx_spgemm_impl *spx_spgemm_spx(void) { return &spx_gpu_impl; }
