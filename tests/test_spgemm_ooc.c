@@ -187,7 +187,7 @@ static void check_hetero(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_sp
                          size_t budget)
 {
     const spx_spgemm_input in = {A, A, p, NULL, NULL};
-    const spx_ooc_opts oo = {split, budget, share, spx_spgemm_gustavson()};
+    const spx_ooc_opts oo = {split, budget, share, spx_spgemm_gustavson(), SIZE_MAX, 1};
     spx_phase_log log;
     memset(&log, 0, sizeof log);
     spx_ooc *o = NULL;

@@ -16,9 +16,11 @@
 #include <string.h>
 
 #include "cuda/gateway.h"
-#include "spgemm/ooc/gpu_side.h"
-#include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm_ooc_check.h"
+
+/* A page-locking threshold that locks the larger ranges of these tests' products and leaves
+ * the smaller ones pageable (spx_spgemm_opts.pin_min_bytes). */
+#define OC_PIN_MIN ((size_t)4 << 20)
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
 
@@ -195,11 +197,9 @@ static void test_update_values(spx_ctx *ctx)
     if (!A) return;
     char msg[OC_MSG_LEN];
     const size_t min = oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg);
-    spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO};
+    spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO, .pin_min_bytes = 1};
     spx_spgemm_plan *plan = NULL;
-    spx_ooc_gpu_set_switches(1, 1);
     CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
-    spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
     if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
     for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 11) - 0.5;
     if (plan) CHECK_OK(ctx, spx_spgemm_plan_update_values(plan));
@@ -222,11 +222,12 @@ static double phase_of(const spx_spgemm_info *in, const char *name)
     return -1;
 }
 
-/* A's values made small integers: every sum of products is exact whatever its order (on
- * either side), so that results compare bit for bit. */
+/* A's values made small nonzero integers: every sum of products is exact whatever its order
+ * (on either side), so that results compare bit for bit; no zero, whose products' signs
+ * (-0 or +0) would depend on the order of the sum. */
 static void integer_values(spx_csr *A)
 {
-    for (int64_t q = 0; q < A->nnz; q++) A->val[q] = (double)(q % 7 - 3);
+    for (int64_t q = 0; q < A->nnz; q++) A->val[q] = (double)(q % 7 < 3 ? q % 7 - 3 : q % 7 - 2);
 }
 
 /* The GPU side's switches of one run: page-lock ranges of pin_min bytes and more (SIZE_MAX:
@@ -236,16 +237,29 @@ typedef struct gpu_switches {
     int take_rows;
 } gpu_switches;
 
-/* A*A in `split` panels under budget with the switches sw (the defaults restored after); C
+/* A*A in `split` panels under budget (fp p), page-locking ranges of pin_min bytes and more
+ * (SIZE_MAX: none), the GPU taking C's row pointers from the CPU (take_rows) or counting. */
+static spx_status oc_product_switched(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_spgemm_panels split,
+                                      size_t budget, size_t pin_min, int take_rows, spx_csr **C, spx_spgemm_info *info)
+{
+    const spx_spgemm_opts o = {.precision = p, .device_mem_limit = budget, .panels = split,
+                               .pin_min_bytes = pin_min == SIZE_MAX ? 0 : pin_min, .gpu_counts_rows = !take_rows};
+    spx_spgemm_plan *plan = NULL;
+    spx_status s = spx_spgemm_plan_create(ctx, A, A, &o, &plan);
+    if (!s) s = spx_spgemm_run(plan, C);
+    if (!s) spx_spgemm_plan_get_info(plan, info);
+    spx_spgemm_plan_destroy(&plan);
+    return s;
+}
+
+/* A*A in `split` panels under budget with the switches sw; C
  * and info out; afterwards nothing of A or C page-locked, and the phase "pin" reported
  * exactly when pinning was on. */
 static spx_status switched_run(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_spgemm_panels split, size_t budget,
                                gpu_switches sw, spx_csr **C, const char *what)
 {
     spx_spgemm_info info;
-    spx_ooc_gpu_set_switches(sw.pin_min, sw.take_rows);
-    spx_status s = oc_product(ctx, A, A, 0, p, split, budget, 0, C, &info, NULL, 0, NULL);
-    spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
+    spx_status s = oc_product_switched(ctx, A, p, split, budget, sw.pin_min, sw.take_rows, C, &info);
     CHECK_MSG(s == SPX_OK, "%s: %s: %s", what, spx_status_str(s), spx_ctx_last_error(ctx));
     if (s) return s;
     CHECK_MSG(none_locked(ctx, A) && none_locked(ctx, *C), "%s: A or C left page-locked", what);
@@ -260,7 +274,7 @@ static spx_status switched_run(spx_ctx *ctx, const spx_csr *A, spx_precision p, 
 static void check_switches(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_spgemm_panels split, size_t budget,
                            int exact, const char *what)
 {
-    static const gpu_switches sws[] = {{1, 0}, {1, 1}, {SPX_OOC_PIN_MIN_BYTES, 1}, {SIZE_MAX, 1}};
+    static const gpu_switches sws[] = {{1, 0}, {1, 1}, {OC_PIN_MIN, 1}, {SIZE_MAX, 1}};
     const gpu_switches off = {SIZE_MAX, 0};
     char label[192];
     snprintf(label, sizeof label, "%s [%s %s, %s values]", what, split == SPX_PANELS_GPU ? "gpu" : "hetero",
@@ -396,12 +410,10 @@ static void test_pin_failures(void)
     const size_t min = A ? oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg) : 0;
     if (min) {
         integer_values(A);
-        const spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO};
-        spx_ooc_gpu_set_switches(1, 1);
+        const spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO, .pin_min_bytes = 1};
         refuse_plans(ctx, &pool, A, &o, &plan);
         CHECK_MSG(plan != NULL, "no plan with every device request granted");
         if (plan) refuse_runs(ctx, &pool, A, plan);
-        spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
     }
     spx_spgemm_plan_destroy(&plan);
     spx_csr_destroy(&A);
@@ -415,13 +427,11 @@ static void test_pin_failures(void)
 static void report_switches(spx_ctx *ctx, const spx_csr *A, const spx_csr *R, spx_spgemm_panels split, size_t budget)
 {
     for (int sw = 0; sw < 4; sw++) {
-        const size_t pin_min = sw & 1 ? SIZE_MAX : SPX_OOC_PIN_MIN_BYTES;
+        const size_t pin_min = sw & 1 ? SIZE_MAX : OC_PIN_MIN;
         const int take_rows = !(sw & 2);
         spx_csr *C = NULL;
         spx_spgemm_info info;
-        spx_ooc_gpu_set_switches(pin_min, take_rows);
-        spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, split, budget, 0, &C, &info, NULL, 0, NULL);
-        spx_ooc_gpu_set_switches(SPX_OOC_PIN_MIN_BYTES, 1);
+        spx_status s = oc_product_switched(ctx, A, SPX_FP64, split, budget, pin_min, take_rows, &C, &info);
         CHECK_MSG(s == SPX_OK && oc_close(C, R, 1e-12), "switches %d: %s: %s", sw, spx_status_str(s),
                   spx_ctx_last_error(ctx));
         if (!s)

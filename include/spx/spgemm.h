@@ -36,6 +36,11 @@ typedef struct spx_spgemm_opts {
     spx_spgemm_panels panels;
     double gpu_share;        /* SPX_PANELS_HETERO: the GPU's planned share R of the products,
                                 in (0, 1]; 0: R = K / (K + 1), K measured at plan time */
+    size_t pin_min_bytes;    /* GPU panels: host ranges of this many bytes and more that a panel
+                                copies are page-locked for its copies; 0: none (the default:
+                                on an H100 locking cost as much as it saved, docs/spgemm.md) */
+    int gpu_counts_rows;     /* GPU panels count C's rows themselves instead of taking the CPU's
+                                symbolic counts (the default, 0: measured ~15 % faster) */
 } spx_spgemm_opts;
 
 /* Phases of plan creation and of the last run, in the order they happened. */

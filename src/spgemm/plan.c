@@ -20,6 +20,8 @@ struct spx_spgemm_plan {
     spx_ooc *ooc; /* the out-of-core panels, or NULL: in-core */
     spx_spgemm_panels panels;
     double gpu_share;
+    size_t pin_min_bytes; /* opts': 0 none */
+    int gpu_counts_rows;
     size_t dev_limit;  /* opts.device_mem_limit: every call's device allocations stay within it */
     size_t dev_budget; /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none) */
     spx_backend backend;
@@ -235,7 +237,8 @@ static spx_status build_panels(spx_spgemm_plan *p)
         if ((s = try_in_core(p, &fits)) || fits) return s;
     }
     const spx_ooc_opts oo = {p->panels == SPX_PANELS_AUTO ? SPX_PANELS_HETERO : p->panels, p->dev_budget,
-                             p->gpu_share, p->backend == SPX_BACKEND_CUDA ? p->impl : NULL};
+                             p->gpu_share, p->backend == SPX_BACKEND_CUDA ? p->impl : NULL,
+                             p->pin_min_bytes ? p->pin_min_bytes : SIZE_MAX, !p->gpu_counts_rows};
     return spx_ooc_create(p->ctx, &p->in, &oo, &p->plan_log, &p->ooc, &p->products, &p->nnz_c);
 }
 
@@ -285,6 +288,8 @@ spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr 
     p->transpose_b = o.transpose_b;
     p->panels = o.panels;
     p->gpu_share = o.gpu_share;
+    p->pin_min_bytes = o.pin_min_bytes;
+    p->gpu_counts_rows = o.gpu_counts_rows;
     p->dev_limit = o.device_mem_limit;
     p->A = A;
     p->B = B;

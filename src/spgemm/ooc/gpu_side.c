@@ -14,16 +14,6 @@
 #include "spgemm/ooc/gpu_side.h"
 #include "spgemm/ooc/ooc_tuning.h"
 
-/* The tests' switches (spx_ooc_gpu_set_switches), read when a plan opens its GPU side. */
-static size_t switch_pin_min = SPX_OOC_PIN_MIN_BYTES;
-static int switch_take_rows = 1;
-
-void spx_ooc_gpu_set_switches(size_t pin_min, int take_rows)
-{
-    __atomic_store_n(&switch_pin_min, pin_min, __ATOMIC_RELAXED);
-    __atomic_store_n(&switch_take_rows, take_rows, __ATOMIC_RELAXED);
-}
-
 /* Uploads B for a CUDA impl (a CPU stand-in, in the tests, reads B on the host). */
 static spx_status upload_b(spx_ctx *ctx, spx_ooc_gpu *g, const spx_csr *B)
 {
@@ -34,13 +24,13 @@ static spx_status upload_b(spx_ctx *ctx, spx_ooc_gpu *g, const spx_csr *B)
 }
 
 spx_status spx_ooc_gpu_open(spx_ctx *ctx, const spx_spgemm_impl *impl, const spx_csr *B, spx_precision p,
-                            spx_ooc_gpu *g)
+                            size_t pin_min, int take_rows, spx_ooc_gpu *g)
 {
     memset(g, 0, sizeof *g);
     g->impl = impl;
     g->precision = p;
-    g->pin_min = impl->backend == SPX_BACKEND_CUDA ? __atomic_load_n(&switch_pin_min, __ATOMIC_RELAXED) : SIZE_MAX;
-    g->take_rows = impl->analyse_rows && __atomic_load_n(&switch_take_rows, __ATOMIC_RELAXED);
+    g->pin_min = impl->backend == SPX_BACKEND_CUDA ? pin_min : SIZE_MAX;
+    g->take_rows = impl->analyse_rows && take_rows;
     return upload_b(ctx, g, B);
 }
 

@@ -18,7 +18,7 @@ typedef struct spx_ooc_gpu {
     spx_dev_csr B; /* resident */
     int has_b;
     size_t pin_min; /* a panel's host ranges of this many bytes and more are page-locked for
-                       its copies; SIZE_MAX: none (a CPU impl, or the tests' switch) */
+                       its copies; SIZE_MAX: none (a CPU impl, or pin_min_bytes 0) */
     int take_rows;  /* the impl takes C's row pointers (analyse_rows) instead of counting */
 } spx_ooc_gpu;
 
@@ -30,10 +30,11 @@ typedef struct spx_ooc_times {
 } spx_ooc_times;
 
 /* Uploads B (in precision p) for impl's panels; nothing for an impl on the CPU (the tests'
- * stand-in for the GPU side, so that CI runs the two-sided schedule). Reads the switches
- * below. */
+ * stand-in for the GPU side, so that CI runs the two-sided schedule). The panels page-lock
+ * their host ranges of pin_min bytes and more (SIZE_MAX: none) and, with take_rows, hand the
+ * CPU's row pointers of C to an impl that takes them (analyse_rows). */
 spx_status spx_ooc_gpu_open(spx_ctx *ctx, const spx_spgemm_impl *impl, const spx_csr *B, spx_precision p,
-                            spx_ooc_gpu *g);
+                            size_t pin_min, int take_rows, spx_ooc_gpu *g);
 /* B's values changed: uploads B again. */
 spx_status spx_ooc_gpu_reload(spx_ctx *ctx, spx_ooc_gpu *g, const spx_csr *B);
 void spx_ooc_gpu_close(spx_ctx *ctx, spx_ooc_gpu *g);
@@ -41,14 +42,10 @@ void spx_ooc_gpu_close(spx_ctx *ctx, spx_ooc_gpu *g);
  * holding the panel's row pointers from 0 as the CPU counted them (Cv->m + 1; an impl with
  * analyse_rows takes them instead of counting) and on return the GPU's, and whose colind and
  * val are C's slice of Cv->nnz entries: a GPU count other than Cv->nnz is SPX_ERR_VERIFY. The
- * host ranges the panel copies (SPX_OOC_PIN_MIN_BYTES and more) are page-locked for the call
+ * host ranges the panel copies (g->pin_min bytes and more) are page-locked for the call
  * and unlocked on every return. */
 spx_status spx_ooc_gpu_panel(spx_ctx *ctx, const spx_ooc_gpu *g, const spx_csr *Ap, const spx_csr *B, spx_csr *Cv,
                              spx_ooc_times *t);
-/* Tests: for the plans made after the call, process-wide: page-lock a panel's host ranges of
- * pin_min bytes and more (SPX_OOC_PIN_MIN_BYTES by default; SIZE_MAX: none), and take_rows
- * (1 by default: the GPU takes C's row pointers from the CPU; 0: it counts them itself). */
-void spx_ooc_gpu_set_switches(size_t pin_min, int take_rows);
 
 #ifdef __cplusplus
 }

@@ -156,7 +156,7 @@ spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_oo
         const double t0 = spx_now();
         const spx_ooc_split_in si = {o->A, o->B, o->crow, o->precision, o->budget, SPX_OOC_GPU_LANES};
         const size_t held0 = ctx->dev.bytes;
-        s = spx_ooc_gpu_open(ctx, opts->gpu_impl, o->B, o->precision, &o->gpu);
+        s = spx_ooc_gpu_open(ctx, opts->gpu_impl, o->B, o->precision, opts->pin_min, opts->take_rows, &o->gpu);
         o->b_held = ctx->dev.bytes - held0;
         if (!s) s = spx_ooc_lanes_open(ctx, opts->gpu_impl->backend == SPX_BACKEND_CUDA, SPX_OOC_GPU_LANES,
                                        spx_ooc_lane_budget(&si), o->lane);

@@ -21,6 +21,9 @@ typedef struct spx_ooc_opts {
     size_t budget;                   /* device bytes the panels fit (SPX_BUDGET_NONE: none) */
     double gpu_share;                /* HETERO: R; 0: K / (K + 1), K measured */
     const spx_spgemm_impl *gpu_impl; /* HETERO and GPU: the GPU implementation (spx) */
+    size_t pin_min;                  /* GPU panels page-lock their host ranges this long and
+                                        longer (SIZE_MAX: none) */
+    int take_rows;                   /* GPU panels take C's row pointers from the CPU's symbolic */
 } spx_ooc_opts;
 
 /* Plans the panels of in's product: analysis and symbolic on the CPU (*products, *nnz_c),

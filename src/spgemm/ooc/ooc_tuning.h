@@ -47,16 +47,6 @@
  * compute the same panels. 2: a panel's transfers beside another's compute (the copy engines,
  * one per direction, would allow 3). Not measured. */
 #define SPX_OOC_GPU_LANES 2
-/* The GPU side page-locks (cudaHostRegister, in place) each host range a GPU panel copies of
- * this many bytes and more (A's panel up, C's panel down), for that panel only. H100
- * (2026-11, the issue 11 session): pageable D2H 12.6 GB/s and H2D 7.4 GB/s; the same memory
- * registered 52.7 and 53.3 GB/s; cudaHostRegister ~38 GB/s (2 GiB in 56 ms),
- * cudaHostUnregister ~60 GB/s (2 GiB in 36 ms); cudaHostAlloc of 2 GiB 1.1 s (hence in place,
- * not pinned buffers). A byte copied once then costs 26 + 19 + 17 = 62 ms/GB (lock, copy,
- * unlock) against 79 (D2H) and 135 (H2D) pageable: 17 and 73 us saved a MB, against a fixed
- * cost a call that was not measured (tens of us assumed: two calls a range). 4 MiB: where
- * the saving surely pays for that (a guess from those figures). */
-#define SPX_OOC_PIN_MIN_BYTES ((size_t)4 << 20)
 /* In hetero runs the CPU side's OpenMP team has the context's threads less one per GPU lane:
  * a lane's thread mostly waits on its stream, but CUDA's synchronisation spins a core. */
 
