@@ -5,12 +5,6 @@
 
 #define SPX_CONVERT_BLOCK 256
 #define SPX_CONVERT_BLOCKS_PER_SM 8 /* grid-stride: enough resident warps to saturate HBM */
-/* Host arrays of at least this many bytes are page-locked for their upload and released after:
- * measured on an H100 (2026-11-25, .device/xfer.py), registering runs at ~38 GB/s, the copy
- * then at 53 GB/s against 7.4 GB/s pageable, unregistering 2 GiB takes 36 ms: 2 GiB uploads in
- * ~130 ms instead of 290; 256 MiB in ~19 ms instead of 34. Below 16 MiB the gain is under a
- * millisecond and the calls' fixed costs weigh more. */
-#define SPX_UPLOAD_PIN_MIN_BYTES (16u << 20)
 
 namespace {
 
@@ -85,23 +79,18 @@ extern "C" spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, sp
                         (long long)A->nnz);
     spx_dev_csr D = {A->m, A->n, A->nnz, prec, NULL, NULL, NULL};
     const size_t vb = spx_precision_bytes(prec);
-    void *host[3] = {A->rowptr, A->colind, A->val};
-    const size_t bytes[3] = {((size_t)A->m + 1) * sizeof *A->rowptr, (size_t)A->nnz * sizeof *A->colind,
-                             (size_t)A->nnz * sizeof *A->val};
-    int locked[3];
-    for (int i = 0; i < 3; i++) locked[i] = bytes[i] >= SPX_UPLOAD_PIN_MIN_BYTES && spx_cuda_host_register(ctx, host[i], bytes[i]);
     spx_status s;
     if ((s = spx_cuda_malloc(ctx, (void **)&D.rowptr, ((size_t)A->m + 1) * sizeof(int32_t))) ||
         (s = spx_cuda_malloc(ctx, (void **)&D.colind, (size_t)A->nnz * sizeof(int32_t))) ||
         (s = spx_cuda_malloc(ctx, &D.val, (size_t)A->nnz * vb)) ||
         (s = upload_rowptr(ctx, A->rowptr, (int64_t)A->m + 1, D.rowptr)) ||
         (s = spx_cuda_h2d(ctx, D.colind, A->colind, (size_t)A->nnz * sizeof(int32_t))) ||
-        (s = upload_values(ctx, A->val, A->nnz, prec, D.val)))
+        (s = upload_values(ctx, A->val, A->nnz, prec, D.val))) {
         spx_cuda_dev_csr_free(ctx, &D);
-    for (int i = 0; i < 3; i++)
-        if (locked[i]) spx_cuda_host_unregister(host[i]);
-    if (!s) *out = D;
-    return s;
+        return s;
+    }
+    *out = D;
+    return SPX_OK;
 }
 
 extern "C" spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *D, spx_csr **out)
