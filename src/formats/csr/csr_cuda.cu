@@ -1,5 +1,6 @@
 /* src/formats/csr/csr_cuda.cu: the csr format on the GPU: the kernel family (scalar, vector,
  * adaptive, merge-path, nzsplit), the plan-time GPU preprocessing each needs, the launchers. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "formats/csr/csr.h"
 #include "formats/csr/csr_cuda.h"
 #include "formats/csr/csr_cuda_tuning.h"
+#include "formats/csr/csr_stream_blocks.h"
 #include "formats/csr/csr_tuning.h"
 
 /* Every kernel accumulates in fp64, fp32 values too: Hopper runs fp64 at half the fp32 rate,
@@ -426,9 +428,9 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_AUX_BLOCK)
     }
 }
 
-/* stream block kinds (the .w of a block): rows staged together, or one chunk of a long row
- * (-1: the whole row in one block; >= 0: the index of the row's split, several blocks). */
-enum { STREAM_ROWS = -2, STREAM_LONG = -1 };
+/* stream block kinds (the .w of a block): SPX_CSR_STREAM_ROWS, rows staged together, or one
+ * chunk of a long row (SPX_CSR_STREAM_LONG: the whole row in one block; >= 0: the index of the
+ * row's split, several blocks); csr_stream_blocks.h, shared with the host walk. */
 
 /* stream, a block of short rows: stage the block's products in shared memory (coalesced,
  * STREAM_NNZ / BLOCK loads in flight a thread), then reduce each row from there: one thread
@@ -485,7 +487,7 @@ __device__ __forceinline__ void stream_long(const spmv_view<VT> &v, int4 blk, co
     for (int32_t k = k0 + (int32_t)threadIdx.x; k < k1; k += BLOCK) sum += nz_prod(v, k);
     sum = spx_block_sum<BLOCK>(sum);
     if (threadIdx.x != 0) return;
-    if (blk.w == STREAM_LONG) {
+    if (blk.w == SPX_CSR_STREAM_LONG) {
         put_y(v, row, sum);
         return;
     }
@@ -508,7 +510,7 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_STREAM_BLOCK)
 {
     __shared__ acc_t s_prod[NNZ];
     const int4 blk = blocks[blockIdx.x];
-    if (blk.w == STREAM_ROWS)
+    if (blk.w == SPX_CSR_STREAM_ROWS)
         stream_rows<VT, NNZ>(v, blk, s_prod);
     else
         stream_long(v, blk, splits, split_done, partials);
@@ -691,84 +693,42 @@ done:
     return s;
 }
 
-/* stream: walks the host row pointers once, cutting blocks: rows join a block while it holds
- * at most NNZ nonzeros and STREAM_MAX_ROWS rows; a longer row is cut into STREAM_CHUNK pieces,
- * a block each. Counts blocks into *nb, split rows into *ns and their chunks into *nparts;
- * when hb and hs are not NULL, also writes the blocks and the splits. */
-static void stream_partition(const spx_csr_fmt *F, int32_t NNZ, int4 *hb, int2 *hs, int64_t *nb, int64_t *ns,
-                             int64_t *nparts)
-{
-    const int32_t CHUNK = SPX_CSR_CUDA_STREAM_CHUNK;
-    int64_t b = 0, sp = 0, part = 0;
-    int32_t start = 0, rows = 0, acc = 0;
-    for (int32_t i = 0; i < F->m; i++) {
-        const int32_t len = F->rowptr[i + 1] - F->rowptr[i];
-        if (len > NNZ) { /* close the open block; the long row gets blocks of its own */
-            if (rows && hb) hb[b] = make_int4(start, i, 0, STREAM_ROWS);
-            b += rows > 0;
-            const int32_t chunks = (int32_t)(((int64_t)len + CHUNK - 1) / CHUNK);
-            for (int32_t c = 0; c < chunks; c++, b++)
-                if (hb) hb[b] = make_int4(i, i + 1, F->rowptr[i] + c * CHUNK, chunks > 1 ? (int)sp : STREAM_LONG);
-            if (chunks > 1) {
-                if (hs) hs[sp] = make_int2((int)part, chunks);
-                sp++;
-                part += chunks;
-            }
-            start = i + 1;
-            rows = acc = 0;
-            continue;
-        }
-        if (rows && (acc + len > NNZ || rows == SPX_CSR_CUDA_STREAM_MAX_ROWS)) {
-            if (hb) hb[b] = make_int4(start, i, 0, STREAM_ROWS);
-            b++;
-            start = i;
-            rows = acc = 0;
-        }
-        rows++;
-        acc += len;
-    }
-    if (rows && hb) hb[b] = make_int4(start, F->m, 0, STREAM_ROWS);
-    b += rows > 0;
-    *nb = b;
-    *ns = sp;
-    *nparts = part;
-}
+/* The host walk's blocks and splits are uploaded as they are: the same layout as int4, int2. */
+static_assert(sizeof(spx_csr_stream_block) == sizeof(int4) && offsetof(spx_csr_stream_block, w) == offsetof(int4, w),
+              "a host block is an int4");
+static_assert(sizeof(spx_csr_stream_split) == sizeof(int2) && offsetof(spx_csr_stream_split, y) == offsetof(int2, y),
+              "a host split is an int2");
 
-/* stream: the plan's block budget, its row blocks and split-row slots, on the device. */
+/* stream: the plan's block budget, its row blocks (csr_stream_blocks.c, on the context's
+ * threads) and split-row slots, on the device. */
 static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
 {
     const int32_t NNZ = spx_csr_rows_skewed(F->row_mean, F->row_max, F->row_cv) ? SPX_CSR_CUDA_STREAM_NNZ_SKEWED
                                                                                : SPX_CSR_CUDA_STREAM_NNZ;
     d->stream_nnz = NNZ;
-    int64_t nb = 0, ns = 0, nparts = 0;
-    stream_partition(F, NNZ, NULL, NULL, &nb, &ns, &nparts); /* count, then fill */
-    spx_status s = SPX_OK;
-    int4 *hb = (int4 *)spx_malloc_array(ctx, (size_t)nb, sizeof *hb);
-    int2 *hs = (int2 *)spx_malloc_array(ctx, (size_t)ns + 1, sizeof *hs);
-    if (!hb || !hs) {
-        s = spx_fail_nomem(ctx, "csr stream: row blocks");
-        goto done;
-    }
-    stream_partition(F, NNZ, hb, hs, &nb, &ns, &nparts);
+    const spx_csr_stream_limits lim = {NNZ, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS};
+    spx_csr_stream_plan P;
+    spx_status s = spx_csr_stream_blocks(ctx, F->rowptr, F->m, &lim, &P);
+    if (s) return s;
+    const int64_t nb = P.n_blocks, ns = P.n_splits;
     if (nb > INT32_MAX) {
         s = spx_fail(ctx, SPX_ERR_OVERFLOW, "csr stream: %lld row blocks exceed the grid", (long long)nb);
         goto done;
     }
     d->n_blocks = (int32_t)nb;
-    if ((s = spx_cuda_malloc(ctx, (void **)&d->blocks, (size_t)nb * sizeof *hb)) ||
-        (s = spx_cuda_h2d(ctx, d->blocks, hb, (size_t)nb * sizeof *hb)))
+    if ((s = spx_cuda_malloc(ctx, (void **)&d->blocks, (size_t)nb * sizeof(int4))) ||
+        (s = spx_cuda_h2d(ctx, d->blocks, P.blocks, (size_t)nb * sizeof(int4))))
         goto done;
     if (ns > 0) {
-        if ((s = spx_cuda_malloc(ctx, (void **)&d->splits, (size_t)ns * sizeof *hs)) ||
-            (s = spx_cuda_h2d(ctx, d->splits, hs, (size_t)ns * sizeof *hs)) ||
+        if ((s = spx_cuda_malloc(ctx, (void **)&d->splits, (size_t)ns * sizeof(int2))) ||
+            (s = spx_cuda_h2d(ctx, d->splits, P.splits, (size_t)ns * sizeof(int2))) ||
             (s = spx_cuda_malloc(ctx, (void **)&d->split_done, (size_t)ns * sizeof(int32_t))) ||
-            (s = spx_cuda_malloc(ctx, (void **)&d->partials, (size_t)nparts * sizeof(acc_t))))
+            (s = spx_cuda_malloc(ctx, (void **)&d->partials, (size_t)P.n_parts * sizeof(acc_t))))
             goto done;
         SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(d->split_done, 0, (size_t)ns * sizeof(int32_t), spx_cuda_stream(ctx)));
     }
 done:
-    spx_free(ctx, hb);
-    spx_free(ctx, hs);
+    spx_csr_stream_plan_free(ctx, &P);
     return s;
 }
 

@@ -1,0 +1,60 @@
+/* src/formats/csr/csr_stream_blocks.h: the csr "stream" algorithm's plan-time row blocks, cut
+ * on the host from the row pointers (OpenMP over fixed pieces of rows, the same blocks for any
+ * thread count). Plain C, shared by csr_cuda.cu (which uploads them) and the tests. */
+#ifndef SPX_FORMATS_CSR_STREAM_BLOCKS_H
+#define SPX_FORMATS_CSR_STREAM_BLOCKS_H
+
+#include <stdint.h>
+#include "core/ctx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Block kinds (a block's w): rows staged together, or one chunk of a long row (LONG: the
+ * whole row in one block; >= 0: the index of the row's split, the row spans several blocks). */
+enum { SPX_CSR_STREAM_ROWS = -2, SPX_CSR_STREAM_LONG = -1 };
+
+/* Rows a piece of the parallel walk covers; a block never spans two pieces. Fixed (not per
+ * thread) so the blocks do not depend on the thread count. 2^18 rows (1 MB of row pointers):
+ * ~100 pieces on a 27M-row matrix for dynamic scheduling over 16 cores, and at most one block
+ * more per piece (poisson3d n=200: 27288 blocks against 27275 uncut, +0.05 %). */
+#define SPX_CSR_STREAM_PIECE_ROWS (1 << 18)
+
+/* One block, laid out as CUDA's int4 {x, y, z, w}: first row, end row (exclusive), first
+ * nonzero of a long row's chunk (0 for a block of rows), kind (ROWS, LONG or a split index). */
+typedef struct spx_csr_stream_block {
+    int32_t x, y, z, w;
+} spx_csr_stream_block;
+
+/* One row split over several blocks, laid out as CUDA's int2 {x, y}: its first partial-sum
+ * slot, its chunks (one slot each, consecutive). */
+typedef struct spx_csr_stream_split {
+    int32_t x, y;
+} spx_csr_stream_split;
+
+/* The walk's limits: a block of rows holds at most nnz nonzeros and max_rows rows; a row of
+ * more than nnz nonzeros gets blocks of its own, one per chunk nonzeros. Passed in (the values
+ * are csr_cuda_tuning.h's, which a CUDA build may override in the CUDA flags only). */
+typedef struct spx_csr_stream_limits {
+    int32_t nnz, chunk, max_rows;
+} spx_csr_stream_limits;
+
+/* The blocks of a matrix: n_blocks blocks, n_splits splits, n_parts partial-sum slots. */
+typedef struct spx_csr_stream_plan {
+    spx_csr_stream_block *blocks;
+    spx_csr_stream_split *splits;
+    int64_t n_blocks, n_splits, n_parts;
+} spx_csr_stream_plan;
+
+/* Cuts rows 0..m-1 of the row pointers rp (m + 1, host) into blocks within lim, on
+ * spx_ctx_threads(ctx) threads; *out owns its arrays (spx_csr_stream_plan_free). */
+spx_status spx_csr_stream_blocks(spx_ctx *ctx, const int32_t *rp, int32_t m, const spx_csr_stream_limits *lim,
+                                 spx_csr_stream_plan *out);
+/* Frees the arrays of p and zeroes it. */
+void spx_csr_stream_plan_free(spx_ctx *ctx, spx_csr_stream_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
