@@ -50,6 +50,7 @@ typedef struct cli_opts {
     int distributed;        /* spmv, solve: --distributed (run under mpirun; tools/dist) */
     int no_model;           /* spmv --distributed: --no-model (no bandwidth or link measurement) */
     const char *transport;  /* spmv, solve --distributed: --transport mpi|nccl (NULL: mpi) */
+    const char *partition;  /* spmv, solve --distributed: --partition rows|metis (NULL: rows) */
     int device;             /* the context's CUDA device (the distributed commands: one per rank) */
     int64_t expected_spmvs; /* --expected-spmvs (0: not given, the library's default) */
     size_t mem_limit; /* --mem-limit in bytes; 0: the default (half the available memory) */

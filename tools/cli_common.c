@@ -126,6 +126,7 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--y-out")) o->y_out_path = val;
     else if (!strcmp(opt, "--method")) o->method = val;
     else if (!strcmp(opt, "--transport")) o->transport = val;
+    else if (!strcmp(opt, "--partition")) o->partition = val;
     else if (!strcmp(opt, "--methods")) o->methods = val;
     else if (!strcmp(opt, "--op")) o->op = val;
     else if (!strcmp(opt, "--rhs")) o->rhs_path = val;

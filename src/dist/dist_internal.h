@@ -1,6 +1,6 @@
 /* src/dist/dist_internal.h: the distributed matrix's layout and what the module's files share:
- * error agreement across ranks, the row partition, moving entries to their owners, the build
- * of the two blocks and the halo plan. */
+ * error agreement across ranks, the row partition (equal nonzeros, or METIS parts renumbered),
+ * moving entries and rows to their owners, the build of the two blocks and the halo plan. */
 #ifndef SPX_DIST_DIST_INTERNAL_H
 #define SPX_DIST_DIST_INTERNAL_H
 
@@ -45,6 +45,9 @@ struct spx_dist_matrix {
     MPI_Request *req;  /* nrecv + nsend */
     spx_backend backend;
     spx_dist_times times;
+    const char *partition; /* "rows" or "metis" (spx_dist_load_ex) */
+    int64_t *row_orig;     /* metis: the original global row of each local row (nrows); NULL for
+                              rows, whose local row i is global row row_start[rank] + i */
 };
 
 /* This process's rank in comm and comm's size. */
@@ -73,6 +76,22 @@ spx_status dist_balance(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t lo, int6
  * *out_first counts class one. Collective. */
 spx_status dist_exchange(MPI_Comm comm, spx_ctx *ctx, const int64_t *row_start, const dist_entry *in, int64_t n,
                          int64_t n_first, dist_entry **out, int64_t *out_n, int64_t *out_first);
+/* Moves the rows of csr (rows [lo, lo + csr->m), global columns) to their owners under start,
+ * renumbered by map when given (row and column i become map[i]; NULL: kept); *out: this rank's
+ * rows under start, columns sorted within rows. Collective, status agreed. */
+spx_status dist_move_rows(MPI_Comm comm, spx_ctx *ctx, const spx_csr *csr, int64_t lo, const int32_t *map,
+                          const int64_t *start, spx_csr **out);
+/* The partition opts asks for: *metis 1 for "metis", 0 for "rows" (opts or its name NULL: the
+ * default); SPX_ERR_ARG for another name, SPX_ERR_UNSUPPORTED for metis in a build without
+ * METIS. Not collective (every rank decides alike). */
+spx_status dist_partition_choice(spx_ctx *ctx, const spx_dist_opts *opts, int *metis);
+/* The metis partition of square m x n (dist_partition.c): from this rank's rows *local under the
+ * row blocks start[0..size], rows and columns renumbered part by part; start then holds the
+ * parts' blocks, *local this rank's rows of P A P^T (the old one freed) and *orig (new,
+ * nrows entries) their original global rows. A rectangular matrix: SPX_ERR_ARG on every rank.
+ * Collective, status agreed. */
+spx_status dist_metis_renumber(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, int64_t *start, spx_csr **local,
+                               int64_t **orig);
 /* The matrix from this rank's rows [row_start[rank], row_start[rank+1]) of an m x n matrix in
  * local (CSR with global columns, taken over: freed here whatever happens): the blocks, the
  * halo's neighbour lists, the plans. Collective. */

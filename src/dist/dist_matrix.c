@@ -246,6 +246,7 @@ static spx_status dist_shell(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, 
     dist_where(A->comm, &A->rank, &A->size);
     A->m = m;
     A->n = n;
+    A->partition = "rows";
     A->row_start = spx_malloc_array(ctx, (size_t)A->size + 1, sizeof *A->row_start);
     A->col_start = spx_malloc_array(ctx, (size_t)A->size + 1, sizeof *A->col_start);
     if (!A->row_start || !A->col_start) return spx_fail_nomem(ctx, "distributed matrix");
@@ -340,7 +341,7 @@ void spx_dist_destroy(spx_dist_matrix **pA)
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) spx_cuda_free(ctx, dev[i]);
     void *arrays[] = {A->row_start, A->col_start, A->ghost_col, A->recv_rank, A->send_rank, A->recv_off,
-                      A->send_off, A->send_idx, A->send_buf, A->ghost_host, A->req, A->offd_row};
+                      A->send_off, A->send_idx, A->send_buf, A->ghost_host, A->req, A->offd_row, A->row_orig};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) spx_free(ctx, arrays[i]);
     if (A->comm != MPI_COMM_NULL) MPI_Comm_free(&A->comm);
     spx_free(ctx, A);
@@ -385,9 +386,17 @@ spx_status spx_dist_get_info(const spx_dist_matrix *A, spx_dist_info *out)
     if (A->offd_row) /* the compressed rows' products added into y: z and the row read, y read and written */
         out->bytes_per_spmv += (double)A->offd->m * (2 * sizeof(double) + sizeof(int32_t) + sizeof(double));
     out->backend = A->backend;
+    out->partition = A->partition;
     out->transport = A->nccl ? "NCCL send/recv, device to device (its own stream, no host wait)"
                      : A->backend == SPX_BACKEND_CUDA ? "MPI point-to-point, host-staged (packed on the device, copied to the host and back)"
                                                       : "MPI point-to-point (Isend/Irecv, neighbours only)";
+    return SPX_OK;
+}
+
+spx_status spx_dist_get_rows(const spx_dist_matrix *A, int64_t *global_rows)
+{
+    if (!A || (!global_rows && A->nrows)) return SPX_ERR_ARG;
+    for (int64_t i = 0; i < A->nrows; i++) global_rows[i] = A->row_orig ? A->row_orig[i] : A->row_start[A->rank] + i;
     return SPX_OK;
 }
 

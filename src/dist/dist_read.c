@@ -154,9 +154,8 @@ static spx_status entries_to_csr(spx_ctx *ctx, const dist_entry *e, int64_t n, i
     return st;
 }
 
-/* Moves the rows of csr (rows [lo, lo + csr->m), global columns) to their owners under start;
- * *out: this rank's rows under start (they arrive in row order, sorted within rows). */
-static spx_status move_rows(MPI_Comm comm, spx_ctx *ctx, const spx_csr *csr, int64_t lo, const int64_t *start, spx_csr **out)
+spx_status dist_move_rows(MPI_Comm comm, spx_ctx *ctx, const spx_csr *csr, int64_t lo, const int32_t *map,
+                          const int64_t *start, spx_csr **out)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -166,10 +165,14 @@ static spx_status move_rows(MPI_Comm comm, spx_ctx *ctx, const spx_csr *csr, int
     spx_status st = dist_agree(comm, ctx, e ? SPX_OK : spx_fail_nomem(ctx, "row exchange"));
     if (st) goto done;
     for (int64_t i = 0; i < csr->m; i++)
-        for (int64_t k = csr->rowptr[i]; k < csr->rowptr[i + 1]; k++) e[k] = (dist_entry){(int32_t)(lo + i), csr->colind[k], csr->val[k]};
+        for (int64_t k = csr->rowptr[i]; k < csr->rowptr[i + 1]; k++)
+            e[k] = map ? (dist_entry){map[lo + i], map[csr->colind[k]], csr->val[k]}
+                       : (dist_entry){(int32_t)(lo + i), csr->colind[k], csr->val[k]};
     if ((st = dist_exchange(comm, ctx, start, e, csr->nnz, csr->nnz, &got, &n, &first))) goto done;
     const int64_t mine = start[rank + 1] - start[rank];
-    if (!(st = spx_csr_alloc(ctx, mine, csr->n, n, out))) {
+    if (map) { /* renumbered rows arrive in any order: sorted as the reader sorts */
+        st = entries_to_csr(ctx, got, n, start[rank], mine, csr->n, out);
+    } else if (!(st = spx_csr_alloc(ctx, mine, csr->n, n, out))) { /* in row order, sorted within rows */
         for (int64_t k = 0; k < n; k++) {
             (*out)->rowptr[got[k].row - start[rank] + 1]++;
             (*out)->colind[k] = got[k].col;
@@ -216,7 +219,7 @@ static spx_status dist_read(MPI_Comm comm, spx_ctx *ctx, const char *path, int64
     st = entries_to_csr(ctx, got, ngot, start1[rank], start1[rank + 1] - start1[rank], t.h.n, &block);
     if ((st = dist_agree(comm, ctx, st)) || (st = dist_balance(comm, ctx, t.h.m, start1[rank], block->m, block->rowptr, start)))
         goto done;
-    st = move_rows(comm, ctx, block, start1[rank], start, local);
+    st = dist_move_rows(comm, ctx, block, start1[rank], NULL, start, local);
     *m = t.h.m;
     *n = t.h.n;
 done:
@@ -272,19 +275,33 @@ static spx_status dist_generate(MPI_Comm comm, spx_ctx *ctx, const char *spec, i
     return st;
 }
 
-spx_status spx_dist_load(MPI_Comm comm, spx_ctx *ctx, const char *source, const spx_plan_opts *po, spx_dist_matrix **out)
+spx_status spx_dist_load_ex(MPI_Comm comm, spx_ctx *ctx, const char *source, const spx_plan_opts *po,
+                            const spx_dist_opts *opts, spx_dist_matrix **out)
 {
     if (!ctx) return SPX_ERR_ARG;
-    int size = 1;
+    int size = 1, metis = 0;
     MPI_Comm_size(comm, &size);
-    int64_t *start = spx_malloc_array(ctx, (size_t)size + 1, sizeof *start), m = 0, n = 0;
+    int64_t *start = spx_malloc_array(ctx, (size_t)size + 1, sizeof *start), m = 0, n = 0, *orig = NULL;
     spx_csr *local = NULL;
     spx_status st = start && source && out ? SPX_OK : spx_fail(ctx, SPX_ERR_ARG, "spx_dist_load: NULL argument or no memory");
+    if (!st) st = dist_partition_choice(ctx, opts, &metis);
     if (!(st = dist_agree(comm, ctx, st)))
         st = strncmp(source, "gen:", 4) == 0 ? dist_generate(comm, ctx, source, start, &m, &n, &local)
                                              : dist_read(comm, ctx, source, start, &m, &n, &local);
+    if (!st && metis) st = dist_metis_renumber(comm, ctx, m, n, start, &local, &orig);
     if (!st) st = dist_build(comm, ctx, m, n, start, local, po, out); /* takes local */
     else spx_csr_destroy(&local);
+    if (!st && metis) {
+        (*out)->partition = "metis";
+        (*out)->row_orig = orig;
+    } else {
+        spx_free(ctx, orig);
+    }
     spx_free(ctx, start);
     return st;
+}
+
+spx_status spx_dist_load(MPI_Comm comm, spx_ctx *ctx, const char *source, const spx_plan_opts *po, spx_dist_matrix **out)
+{
+    return spx_dist_load_ex(comm, ctx, source, po, NULL, out);
 }

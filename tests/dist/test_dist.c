@@ -4,7 +4,10 @@
  * bad file of tests/data/bad with the serial reader's status and message on every rank;
  * distributed SpMV equals the serial product on generated and shared matrices and on the edge
  * cases (more ranks than rows, no ghost columns, every column a ghost, rectangular, a dense row
- * and a dense column); CG and BiCGSTAB (with and without Jacobi) match the serial solvers. */
+ * and a dense column); CG and BiCGSTAB (with and without Jacobi) match the serial solvers. The
+ * metis partition (when the build has METIS, else skipped with the reason): SpMV and CG equal
+ * the serial ones through the row map, every row is held once, the R-MAT halo is not larger
+ * than the row blocks', and the refusals (rectangular, unknown name) agree on every rank. */
 #define _POSIX_C_SOURCE 200809L /* access */
 #include <dirent.h>
 #include <sys/stat.h>
@@ -143,27 +146,45 @@ static void check_bad_reads(spx_ctx *ctx, const char *dir)
     free_list(files);
 }
 
-/* y = A x distributed against the serial oracle for the global A; x[i] = a function of i. */
+/* The global rows of D's local rows (spx_dist_get_rows; malloc'd, in.nrows entries). */
+static int64_t *local_rows(spx_dist_matrix *D, const spx_dist_info *in)
+{
+    int64_t *g = malloc(((size_t)in->nrows + 1) * sizeof *g);
+    CHECK(g && spx_dist_get_rows(D, g) == SPX_OK);
+    return g;
+}
+
+/* v's entries at the global indices idx[0..n) into out (a local part from a global vector). */
+static void pick(const double *v, const int64_t *idx, int64_t n, double *out)
+{
+    for (int64_t i = 0; i < n; i++) out[i] = v[idx[i]];
+}
+
+/* y = A x distributed against the serial oracle for the global A; x[i] = a function of i; the
+ * local parts mapped by spx_dist_get_rows (x too when square, else by col_lo). */
 static int spmv_matches(spx_ctx *ctx, const spx_csr *A, spx_dist_matrix *D, const char *what)
 {
     spx_dist_info in;
     spx_dist_get_info(D, &in);
     double *x = malloc(((size_t)A->n + 1) * sizeof *x), *ref = malloc(((size_t)A->m + 1) * sizeof *ref);
-    double *y = malloc(((size_t)in.nrows + 1) * sizeof *y);
+    double *y = malloc(((size_t)in.nrows + 1) * sizeof *y), *xl = malloc(((size_t)in.ncols + 1) * sizeof *xl);
+    int64_t *rows = local_rows(D, &in);
     for (int64_t i = 0; i < A->n; i++) x[i] = sin(0.37 * (double)i) + 0.25;
     spx_csr_spmv_ref(A, 1.0, x, 0.0, ref);
+    if (A->m == A->n) pick(x, rows, in.ncols, xl);
+    else memcpy(xl, x + in.col_lo, (size_t)in.ncols * sizeof *xl);
     spx_vec *xv = NULL, *yv = NULL;
     CHECK_OK(ctx, spx_vec_create(ctx, be_, SPX_FP64, in.ncols, &xv));
     CHECK_OK(ctx, spx_vec_create(ctx, be_, SPX_FP64, in.nrows, &yv));
-    CHECK_OK(ctx, spx_vec_set(xv, x + in.col_lo));
+    CHECK_OK(ctx, spx_vec_set(xv, xl));
     CHECK_OK(ctx, spx_vec_fill(yv, NAN)); /* b = 0 must not read y */
     CHECK_OK(ctx, spx_dist_spmv(D, 1.0, xv, 0.0, yv));
     CHECK_OK(ctx, spx_dist_spmv(D, 0.5, xv, 0.5, yv)); /* y = 0.5 A x + 0.5 A x */
     CHECK_OK(ctx, spx_vec_get(yv, y));
     double e2 = 0.0, r2 = 0.0, loc[2], all[2];
     for (int64_t i = 0; i < in.nrows; i++) {
-        e2 += (y[i] - ref[in.row_lo + i]) * (y[i] - ref[in.row_lo + i]);
-        r2 += ref[in.row_lo + i] * ref[in.row_lo + i];
+        e2 += (y[i] - ref[rows[i]]) * (y[i] - ref[rows[i]]);
+        r2 += ref[rows[i]] * ref[rows[i]];
     }
     loc[0] = e2;
     loc[1] = r2;
@@ -173,8 +194,10 @@ static int spmv_matches(spx_ctx *ctx, const spx_csr *A, spx_dist_matrix *D, cons
     spx_vec_destroy(&xv);
     spx_vec_destroy(&yv);
     free(x);
+    free(xl);
     free(ref);
     free(y);
+    free(rows);
     return rel <= 1e-13;
 }
 
@@ -324,15 +347,17 @@ static void check_edges(spx_ctx *ctx)
     free(v);
 }
 
-/* The distributed solver against the serial one on src (b = A*ones, x0 = 0). */
-static void check_solve(spx_ctx *ctx, const char *src, int bicgstab, int jacobi)
+/* The distributed solver against the serial one on src (b = A*ones, x0 = 0), the rows cut by
+ * partition (NULL: the default), the vectors mapped by spx_dist_get_rows. */
+static void check_solve(spx_ctx *ctx, const char *src, int bicgstab, int jacobi, const char *partition)
 {
     if (!have(src)) return;
     spx_csr *A = NULL;
     spx_dist_matrix *D = NULL;
     spx_plan *p = NULL;
+    spx_dist_opts dopts = {.partition = partition};
     CHECK_OK(ctx, spx_load(ctx, src, NULL, &A));
-    CHECK_OK(ctx, spx_dist_load(MPI_COMM_WORLD, ctx, src, NULL, &D));
+    CHECK_OK(ctx, spx_dist_load_ex(MPI_COMM_WORLD, ctx, src, NULL, &dopts, &D));
     if (D && transport_) CHECK_OK(ctx, spx_dist_set_transport(D, transport_));
     CHECK_OK(ctx, spx_plan_create(ctx, A, NULL, &p));
     if (!A || !D || !p) goto done;
@@ -340,8 +365,11 @@ static void check_solve(spx_ctx *ctx, const char *src, int bicgstab, int jacobi)
     spx_dist_get_info(D, &in);
     double *ones = malloc(((size_t)A->n + 1) * sizeof *ones), *b = malloc(((size_t)A->m + 1) * sizeof *b);
     double *xs = malloc(((size_t)A->m + 1) * sizeof *xs), *xd = malloc(((size_t)in.nrows + 1) * sizeof *xd);
+    double *bl = malloc(((size_t)in.nrows + 1) * sizeof *bl);
+    int64_t *rows = local_rows(D, &in);
     for (int64_t i = 0; i < A->n; i++) ones[i] = 1.0;
     spx_csr_spmv_ref(A, 1.0, ones, 0.0, b);
+    pick(b, rows, in.nrows, bl);
     spx_vec *bs = NULL, *xsv = NULL, *bd = NULL, *xdv = NULL, *ds = NULL, *dd = NULL;
     spx_solve_result rs, rd;
     spx_solve_opts os = {.tol = 1e-10, .precond = jacobi ? SPX_PRECOND_JACOBI : SPX_PRECOND_NONE}, od = os;
@@ -350,7 +378,7 @@ static void check_solve(spx_ctx *ctx, const char *src, int bicgstab, int jacobi)
     CHECK_OK(ctx, spx_vec_create(ctx, be_, SPX_FP64, in.nrows, &bd));
     CHECK_OK(ctx, spx_vec_create(ctx, be_, SPX_FP64, in.nrows, &xdv));
     CHECK_OK(ctx, spx_vec_set(bs, b));
-    CHECK_OK(ctx, spx_vec_set(bd, b + in.row_lo));
+    CHECK_OK(ctx, spx_vec_set(bd, bl));
     if (jacobi) {
         CHECK_OK(ctx, spx_solve_inv_diag(ctx, A, p, &ds));
         CHECK_OK(ctx, spx_dist_inv_diag(D, &dd));
@@ -362,16 +390,16 @@ static void check_solve(spx_ctx *ctx, const char *src, int bicgstab, int jacobi)
     CHECK_OK(ctx, spx_vec_get(xsv, xs));
     CHECK_OK(ctx, spx_vec_get(xdv, xd));
     double e = 0.0, all = 0.0;
-    for (int64_t i = 0; i < in.nrows; i++) e = fmax(e, fabs(xd[i] - xs[in.row_lo + i]));
+    for (int64_t i = 0; i < in.nrows; i++) e = fmax(e, fabs(xd[i] - xs[rows[i]]));
     MPI_Allreduce(&e, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     CHECK_MSG(rd.status == SPX_SOLVE_CONVERGED && rs.status == SPX_SOLVE_CONVERGED && abs(rd.iterations - rs.iterations) <= 2 &&
                   all <= 1e-6,
-              "%s %s%s on %d ranks: %d vs %d iterations (%s / %s), max |x - x_serial| %.3e", src, bicgstab ? "bicgstab" : "cg",
-              jacobi ? "+jacobi" : "", size_, rd.iterations, rs.iterations, spx_solve_status_str(rd.status),
+              "%s %s%s (partition %s) on %d ranks: %d vs %d iterations (%s / %s), max |x - x_serial| %.3e", src,
+              bicgstab ? "bicgstab" : "cg", jacobi ? "+jacobi" : "", in.partition, size_, rd.iterations, rs.iterations, spx_solve_status_str(rd.status),
               spx_solve_status_str(rs.status), all);
     if (rank_ == 0)
-        printf("%s %s%s: %d iterations distributed, %d serial, max |x - x_serial| = %.2e\n", src, bicgstab ? "bicgstab" : "cg",
-               jacobi ? "+jacobi" : "", rd.iterations, rs.iterations, all);
+        printf("%s %s%s (partition %s): %d iterations distributed, %d serial, max |x - x_serial| = %.2e\n", src,
+               bicgstab ? "bicgstab" : "cg", jacobi ? "+jacobi" : "", in.partition, rd.iterations, rs.iterations, all);
     spx_vec_destroy(&bs);
     spx_vec_destroy(&xsv);
     spx_vec_destroy(&bd);
@@ -382,6 +410,8 @@ static void check_solve(spx_ctx *ctx, const char *src, int bicgstab, int jacobi)
     free(b);
     free(xs);
     free(xd);
+    free(bl);
+    free(rows);
 done:
     spx_plan_destroy(&p);
     spx_dist_destroy(&D);
@@ -425,6 +455,117 @@ static void check_solve_errors(spx_ctx *ctx)
     spx_dist_destroy(&D);
 }
 
+/* Whether this build has the metis partition: a small load says (without METIS: skipped, with
+ * the reason, which every rank gives alike). */
+static int metis_built(spx_ctx *ctx)
+{
+    spx_dist_opts o = {.partition = "metis"};
+    spx_dist_matrix *D = NULL;
+    const spx_status st = spx_dist_load_ex(MPI_COMM_WORLD, ctx, "gen:poisson3d:n=3", NULL, &o, &D);
+    spx_dist_destroy(&D);
+    if (st == SPX_ERR_UNSUPPORTED) {
+        const char *why = spx_ctx_last_error(ctx);
+        CHECK_MSG(strstr(why, "METIS") && same_everywhere(why), "metis refused without the reason: '%s'", why);
+        if (rank_ == 0) printf("skipped: the metis partition: %s\n", why);
+        return 0;
+    }
+    CHECK_OK(ctx, st);
+    return st == SPX_OK;
+}
+
+/* Every row of D's m is held by exactly one rank, by the row maps of all ranks. */
+static void check_cover(spx_dist_matrix *D, const char *what)
+{
+    spx_dist_info in;
+    spx_dist_get_info(D, &in);
+    int64_t *rows = local_rows(D, &in);
+    int *seen = calloc((size_t)in.m + 1, sizeof *seen), *all = calloc((size_t)in.m + 1, sizeof *all), bad = 0, once = 1;
+    for (int64_t i = 0; i < in.nrows; i++) {
+        if (rows[i] < 0 || rows[i] >= in.m) bad = 1;
+        else seen[rows[i]]++;
+    }
+    MPI_Allreduce(seen, all, (int)in.m, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int64_t i = 0; i < in.m; i++) once &= all[i] == 1;
+    CHECK_MSG(all_true(!bad) && once, "%s: the metis rows do not cover 0..%lld once", what, (long long)in.m);
+    free(rows);
+    free(seen);
+    free(all);
+}
+
+/* src with the metis partition: SpMV equals the serial one through the row map, every row once. */
+static void check_metis_source(spx_ctx *ctx, const char *src)
+{
+    if (!have(src)) return;
+    spx_csr *A = NULL;
+    spx_dist_matrix *D = NULL;
+    spx_dist_opts o = {.partition = "metis"};
+    char what[512];
+    snprintf(what, sizeof what, "%s (metis)", src);
+    CHECK_OK(ctx, spx_load(ctx, src, NULL, &A));
+    CHECK_OK(ctx, spx_dist_load_ex(MPI_COMM_WORLD, ctx, src, NULL, &o, &D));
+    if (D && transport_) CHECK_OK(ctx, spx_dist_set_transport(D, transport_));
+    if (A && D) {
+        spmv_matches(ctx, A, D, what);
+        check_cover(D, what);
+    }
+    spx_dist_destroy(&D);
+    spx_csr_destroy(&A);
+}
+
+/* The ghost columns of D summed over the ranks (-1 without D). */
+static int64_t total_ghosts(const spx_dist_matrix *D)
+{
+    spx_dist_info in = {.ghosts = -1};
+    if (D) spx_dist_get_info(D, &in);
+    int64_t all = 0;
+    MPI_Allreduce(&in.ghosts, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return D ? all : -1;
+}
+
+/* The metis halo (ghosts summed over the ranks) is not larger than the row blocks' on src. */
+static void check_metis_halo(spx_ctx *ctx, const char *src)
+{
+    spx_dist_matrix *R = NULL, *M = NULL;
+    spx_dist_opts o = {.partition = "metis"};
+    CHECK_OK(ctx, spx_dist_load(MPI_COMM_WORLD, ctx, src, NULL, &R));
+    CHECK_OK(ctx, spx_dist_load_ex(MPI_COMM_WORLD, ctx, src, NULL, &o, &M));
+    const int64_t gr = total_ghosts(R), gm = total_ghosts(M);
+    if (rank_ == 0) printf("%s on %d ranks: ghosts summed, rows %lld, metis %lld\n", src, size_, (long long)gr, (long long)gm);
+    CHECK_MSG(R && M && gm <= gr, "%s: metis halo %lld > rows halo %lld", src, (long long)gm, (long long)gr);
+    spx_dist_destroy(&R);
+    spx_dist_destroy(&M);
+}
+
+/* The refusals agree on every rank: an unknown partition (any build), metis on a rectangular
+ * matrix (builds with METIS). */
+static void check_partition_errors(spx_ctx *ctx, int metis)
+{
+    spx_dist_matrix *D = NULL;
+    spx_dist_opts o = {.partition = "zigzag"};
+    CHECK(spx_dist_load_ex(MPI_COMM_WORLD, ctx, "gen:poisson3d:n=4", NULL, &o, &D) == SPX_ERR_ARG && !D &&
+          strstr(spx_ctx_last_error(ctx), "zigzag") && same_everywhere(spx_ctx_last_error(ctx)));
+    if (!metis) return;
+    o.partition = "metis";
+    spx_status st = spx_dist_load_ex(MPI_COMM_WORLD, ctx, "gen:uniform:m=40,n=30,k=3", NULL, &o, &D);
+    CHECK_MSG(st == SPX_ERR_ARG && !D && strstr(spx_ctx_last_error(ctx), "square") && same_everywhere(spx_ctx_last_error(ctx)),
+              "metis on 40 x 30: %d '%s'", st, spx_ctx_last_error(ctx));
+}
+
+/* The metis partition: SpMV on generated, shared and tiny matrices (more ranks than rows), CG,
+ * the R-MAT halo against the row blocks', the refusals; skipped with the reason without METIS. */
+static void check_metis(spx_ctx *ctx)
+{
+    const int built = metis_built(ctx);
+    check_partition_errors(ctx, built);
+    if (!built) return;
+    const char *srcs[] = {"gen:poisson3d:n=12", "gen:rmat:scale=10,ef=8,sym=1", SPX_SHARED_MATRICES "/bcsstk15.mtx.gz",
+                          SPX_TEST_DATA "/good/coord_real_symmetric.mtx", SPX_TEST_DATA "/good/empty_0x0.mtx"};
+    for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) check_metis_source(ctx, srcs[i]);
+    check_metis_halo(ctx, "gen:rmat:scale=12,ef=8,sym=1");
+    check_solve(ctx, "gen:poisson3d:n=12,laplace=1", 0, 0, "metis");
+    check_solve(ctx, SPX_SHARED_MATRICES "/bcsstk15.mtx.gz", 0, 1, "metis");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -437,7 +578,7 @@ int main(int argc, char **argv)
     spx_ctx_opts co = {.backend = be_, .threads = 1, .device = spx_dist_device(MPI_COMM_WORLD)};
     if (spx_ctx_create(&ctx, &co) != SPX_OK) return 1;
     if (rank_ == 0) printf("%d ranks, backend %s\n", size_, spx_backend_str(be_));
-    const char *only = argc > 1 ? argv[1] : "all"; /* "read", "spmv", "solve" or "all" */
+    const char *only = argc > 1 ? argv[1] : "all"; /* "read", "spmv", "solve", "metis" or "all" */
     if (argc > 2 && !strcmp(argv[2], "small")) max_file_bytes = 100000;
     if (!strcmp(only, "read") || !strcmp(only, "all")) {
         check_reads(ctx, SPX_TEST_DATA "/good");
@@ -452,13 +593,14 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) check_source(ctx, srcs[i]);
     }
     if (!strcmp(only, "solve") || !strcmp(only, "all")) {
-        check_solve(ctx, "gen:poisson3d:n=12,laplace=1", 0, 0);
-        check_solve(ctx, "gen:poisson3d:n=12,laplace=1", 0, 1);
-        check_solve(ctx, "gen:poisson3d:n=12,laplace=1", 1, 0);
-        check_solve(ctx, SPX_SHARED_MATRICES "/cage10.mtx.gz", 1, 1);
-        check_solve(ctx, SPX_SHARED_MATRICES "/bcsstk15.mtx.gz", 0, 1);
+        check_solve(ctx, "gen:poisson3d:n=12,laplace=1", 0, 0, NULL);
+        check_solve(ctx, "gen:poisson3d:n=12,laplace=1", 0, 1, NULL);
+        check_solve(ctx, "gen:poisson3d:n=12,laplace=1", 1, 0, NULL);
+        check_solve(ctx, SPX_SHARED_MATRICES "/cage10.mtx.gz", 1, 1, NULL);
+        check_solve(ctx, SPX_SHARED_MATRICES "/bcsstk15.mtx.gz", 0, 1, NULL);
         check_solve_errors(ctx);
     }
+    if (!strcmp(only, "metis") || !strcmp(only, "all")) check_metis(ctx);
     spx_mem_stats ms;
     /* every block given back; on CUDA the context keeps its device state (properties and the
      * table of live device blocks, which grows and is not shrunk) until spx_ctx_destroy */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/dist/test_dist_cli.sh: `mpiexec -n P spx spmv|solve SRC --distributed` for P = 1..4:
 # the report verifies against the serial result and holds one table line per rank; a malformed
-# file, a missing file and a solve of a rectangular matrix fail on every rank with the same one
-# message and exit code 2, within a timeout (no rank hangs).
+# file, a missing file, a solve of a rectangular matrix and an unknown --partition fail on every
+# rank with the same one message and exit code 2, within a timeout (no rank hangs); --partition
+# metis verifies too (skipped, with the reason, in a build without METIS).
 # Usage: test_dist_cli.sh SPX DATA_DIR SHARED_DIR all|quick MPIEXEC... (the launcher up to its
 # -n flag); quick (the ASan build, where every launch costs a second or two) runs 1 and 3 ranks
 # and one shared matrix.
@@ -71,5 +72,16 @@ run missing 3 solve "$tmp/no_such.mtx" --distributed
 fails_alike missing 3
 run rectangular 2 solve gen:uniform:m=40,n=30,k=3 --distributed
 fails_alike rectangular 2
+run metis 3 spmv gen:poisson3d:n=16 --distributed --reps 5 --no-model --partition metis
+if grep -q 'partition metis: not built' "$tmp/metis.err"; then
+  echo "skipped: --partition metis: $(grep -m1 '^error: ' "$tmp/metis.err")"
+  fails_alike metis 3
+else
+  verified metis 3
+  grep -q 'METIS parts' "$tmp/metis.out" && ok || bad "metis: the report does not name the partition"
+fi
+run partition_bad 2 spmv gen:poisson3d:n=8 --distributed --partition zigzag
+fails_alike partition_bad 2
+grep -q "partition 'zigzag': not a partition (rows or metis)" "$tmp/partition_bad.err" && ok || bad "partition_bad: not the message"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,7 +2,8 @@
  * generated in parallel (spx_dist_load), the distributed SpMV timed or the distributed solver
  * run, the usual report on rank 0 with a per-rank table (rows, nonzeros, ghost columns,
  * neighbours, halo bytes, compute, exchange and wait times, and the scaling model's prediction
- * beside them: docs/distributed.md), verified against the serial result computed on rank 0.
+ * beside them: docs/distributed.md), verified against the serial result computed on rank 0
+ * (--partition metis renumbers the rows: vectors are mapped by their original indices).
  * Every rank returns the same exit code; errors are printed by every rank, identically. */
 #include <math.h>
 #include <omp.h>
@@ -31,6 +32,7 @@ typedef struct dist_run {
     spx_ctx *ctx;
     spx_dist_matrix *A;
     spx_dist_info info;
+    int64_t *orig; /* the original global row of each local row (spx_dist_get_rows) */
     double link_bw, latency; /* ranks 0-1 over the matrix's transport (0 with one rank) */
 } dist_run;
 
@@ -83,11 +85,15 @@ static int dist_begin(int argc, char **argv, const char *allowed, int model, dis
     if (!rc && !(r->ctx = cli_ctx(&r->o))) rc = CLI_ERROR;
     if ((rc = agree_rc(rc))) return rc;
     spx_plan_opts po = {.format = r->o.format, .algo = r->o.algo, .backend = r->o.backend, .precision = r->o.precision};
-    spx_status s = spx_dist_load(MPI_COMM_WORLD, r->ctx, r->o.positional[0], &po, &r->A);
+    spx_dist_opts dopts = {.partition = r->o.partition};
+    spx_status s = spx_dist_load_ex(MPI_COMM_WORLD, r->ctx, r->o.positional[0], &po, &dopts, &r->A);
     if (s) return agree_rc(cli_fail(r->ctx, r->o.positional[0], s));
     if (r->o.transport && (s = spx_dist_set_transport(r->A, r->o.transport)))
         return agree_rc(cli_fail(r->ctx, "--transport", s));
     spx_dist_get_info(r->A, &r->info);
+    if (agree_rc(!(r->orig = malloc((size_t)(r->info.nrows ? r->info.nrows : 1) * sizeof *r->orig))))
+        return cli_error("--distributed: no memory for the row map");
+    spx_dist_get_rows(r->A, r->orig);
     if (model && !r->o.no_model && (s = spx_dist_measure_link(r->A, &r->latency, &r->link_bw)))
         return agree_rc(cli_fail(r->ctx, "link", s));
     return CLI_OK;
@@ -96,6 +102,7 @@ static int dist_begin(int argc, char **argv, const char *allowed, int model, dis
 /* Frees the run and finalizes MPI; returns rc. */
 static int dist_end(dist_run *r, int rc)
 {
+    free(r->orig);
     spx_dist_destroy(&r->A);
     spx_ctx_destroy(&r->ctx);
     MPI_Finalize();
@@ -152,16 +159,28 @@ static void global_x(int64_t n, double *x)
     for (int64_t i = 0; i < n; i++) x[i] = x_value(i);
 }
 
-/* Gathers the local parts y (info.nrows each) into all (m entries) on rank 0. */
-static void gather_rows(const dist_run *r, const double *y, double *all)
+/* Gathers the local parts y (info.nrows each) into all (m entries) on rank 0, each value at its
+ * original row (r->orig); returns 0 when rank 0 had no memory for it. Collective. */
+static int gather_rows(const dist_run *r, const double *y, double *all)
 {
+    const size_t m = (size_t)(r->info.m ? r->info.m : 1);
     int *cnt = r->rank == 0 ? calloc((size_t)r->size, sizeof *cnt) : NULL, *disp = r->rank == 0 ? calloc((size_t)r->size, sizeof *disp) : NULL;
+    double *val = r->rank == 0 ? malloc(m * sizeof *val) : NULL;
+    int64_t *row = r->rank == 0 ? malloc(m * sizeof *row) : NULL;
+    const int ok = agree_rc(r->rank == 0 && (!cnt || !disp || !val || !row)) == 0;
     int mine = (int)r->info.nrows;
-    MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    for (int k = 1; cnt && disp && k < r->size; k++) disp[k] = disp[k - 1] + cnt[k - 1];
-    MPI_Gatherv(y, mine, MPI_DOUBLE, all, cnt, disp, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (ok) {
+        MPI_Gather(&mine, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        for (int k = 1; cnt && k < r->size; k++) disp[k] = disp[k - 1] + cnt[k - 1];
+        MPI_Gatherv(y, mine, MPI_DOUBLE, val, cnt, disp, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Gatherv(r->orig, mine, MPI_INT64_T, row, cnt, disp, MPI_INT64_T, 0, MPI_COMM_WORLD);
+        for (int64_t k = 0; r->rank == 0 && k < r->info.m; k++) all[row[k]] = val[k];
+    }
     free(cnt);
     free(disp);
+    free(val);
+    free(row);
+    return ok;
 }
 
 /* Rank 0: the serial matrix (spx_load, as `spx spmv` reads it) for the checks; NULL elsewhere.
@@ -180,7 +199,8 @@ static spx_status make_xy(const dist_run *r, spx_vec **x, spx_vec **y)
     const spx_backend b = r->info.backend;
     double *h = malloc((size_t)(r->info.ncols ? r->info.ncols : 1) * sizeof *h);
     spx_status s = h ? SPX_OK : SPX_ERR_NOMEM;
-    for (int64_t i = 0; h && i < r->info.ncols; i++) h[i] = x_value(r->info.col_lo + i);
+    for (int64_t i = 0; h && i < r->info.ncols; i++) /* a square matrix's x is mapped like its rows */
+        h[i] = x_value(r->info.m == r->info.n ? r->orig[i] : r->info.col_lo + i);
     if (!s) s = spx_vec_create(r->ctx, b, SPX_FP64, r->info.ncols, x);
     if (!s) s = spx_vec_set(*x, h);
     if (!s) s = spx_vec_create(r->ctx, b, SPX_FP64, r->info.nrows, y);
@@ -232,8 +252,9 @@ static double model_max(const dist_run *r, const rank_row *mine)
 static void print_head(const dist_run *r)
 {
     const spx_dist_info *i = &r->info;
-    printf("matrix      %s (%lld x %lld) on %d ranks, rows balanced to equal nonzeros\n", r->o.positional[0], (long long)i->m,
-           (long long)i->n, r->size);
+    printf("matrix      %s (%lld x %lld) on %d ranks, %s\n", r->o.positional[0], (long long)i->m, (long long)i->n, r->size,
+           strcmp(i->partition, "metis") ? "rows balanced to equal nonzeros"
+                                         : "rows in METIS parts (k-way, nonzero-weighted), renumbered into blocks");
     printf("blocks      rank 0: diagonal %s, off-diagonal %s  backend %s  precision fp64\n", i->format_diag, i->format_offd,
            spx_backend_str(i->backend));
     printf("transport   %s\n", i->transport);
@@ -242,7 +263,7 @@ static void print_head(const dist_run *r)
 int cli_dist_spmv(int argc, char **argv)
 {
     dist_run r = {0};
-    int rc = dist_begin(argc, argv, "--distributed --no-model --transport: --format: --algo: --backend: --precision: --reps: --threads:", 1, &r);
+    int rc = dist_begin(argc, argv, "--distributed --no-model --transport: --partition: --format: --algo: --backend: --precision: --reps: --threads:", 1, &r);
     if (rc) return dist_end(&r, rc);
     spx_vec *x = NULL, *y = NULL;
     spx_csr *S = NULL;
@@ -265,7 +286,10 @@ int cli_dist_spmv(int argc, char **argv)
         rc = agree_rc(cli_error("spmv --distributed: cannot gather y"));
         goto done;
     }
-    gather_rows(&r, yh, yall);
+    if (!gather_rows(&r, yh, yall)) {
+        rc = agree_rc(cli_error("spmv --distributed: cannot gather y"));
+        goto done;
+    }
     if ((rc = serial_matrix(&r, &S))) goto done;
     double err = r.rank == 0 ? check_spmv(&r, S, yall) : 0.0;
     const int verified = err <= 1e-12;
@@ -375,7 +399,7 @@ int cli_dist_solve(int argc, char **argv)
     dist_run r = {0};
     solve_setup s;
     int rc = dist_begin(argc, argv,
-                        "--distributed --transport: --method: --precond: --tol: --maxit: --format: --algo: --backend: --threads:", 0, &r);
+                        "--distributed --transport: --partition: --method: --precond: --tol: --maxit: --format: --algo: --backend: --threads:", 0, &r);
     if (!rc) rc = agree_rc(solve_options(&r.o, &s));
     if (!rc && r.info.m != r.info.n)
         rc = agree_rc(cli_error("%s: a solve needs a square matrix, this one is %lld x %lld", r.o.positional[0],
@@ -407,7 +431,10 @@ int cli_dist_solve(int argc, char **argv)
         rc = agree_rc(cli_error("solve --distributed: cannot gather x"));
         goto done;
     }
-    gather_rows(&r, xh, xall);
+    if (!gather_rows(&r, xh, xall)) {
+        rc = agree_rc(cli_error("solve --distributed: cannot gather x"));
+        goto done;
+    }
     if ((rc = serial_matrix(&r, &S)) || (rc = agree_rc(r.rank == 0 ? serial_solve(r.ctx, S, &r.o, &s, xs, &sres) : CLI_OK)))
         goto done;
     const double xdiff = r.rank == 0 ? spx_rel_error(xall, SPX_FP64, xs, r.info.m) : 0.0;

@@ -1,6 +1,7 @@
 /* include/spx/dist/dist.h: distributed SpMV and solvers over MPI (the optional module
  * libspx_dist, built when CMake finds MPI; docs/distributed.md). A matrix is cut into contiguous
- * row blocks of about equal nonzeros, one per rank; each rank holds its diagonal block (the
+ * row blocks of about equal nonzeros, one per rank (or, with spx_dist_load_ex, into METIS parts
+ * renumbered into contiguous blocks); each rank holds its diagonal block (the
  * columns of its own part of x) and its off-diagonal block over compressed ghost columns
  * (PETSc's MPIAIJ, hypre's ParCSR), each an spx plan. Not part of spx.h: include it and link
  * the spx_dist target (in the build tree; not installed yet). Every function here is
@@ -35,6 +36,20 @@ spx_status spx_dist_create_from_rows(MPI_Comm comm, spx_ctx *ctx, int64_t n, int
  * gen: spec (generated whole on every rank, each keeping its rows: no communication). Rows are
  * balanced to equal nonzeros per rank. */
 spx_status spx_dist_load(MPI_Comm comm, spx_ctx *ctx, const char *source, const spx_plan_opts *po, spx_dist_matrix **out);
+/* How spx_dist_load_ex cuts the rows (NULL options, or NULL fields: the defaults). */
+typedef struct spx_dist_opts {
+    const char *partition; /* "rows" (the default): contiguous blocks of equal nonzeros, in the
+                              matrix's order; "metis" (square matrices, builds with METIS): a
+                              k-way partition of the symmetrized graph (serial METIS on rank 0),
+                              rows and columns renumbered alike so that each rank's part is a
+                              contiguous block: the matrix held is P A P^T, and spx_dist_get_rows
+                              maps its rows (and x's entries) back to A's */
+} spx_dist_opts;
+/* spx_dist_load with options: the partition above. An unknown partition: SPX_ERR_ARG; metis
+ * without METIS in the build: SPX_ERR_UNSUPPORTED; metis on a rectangular matrix: SPX_ERR_ARG
+ * (each on every rank, with the same message). Ranks may get empty parts. */
+spx_status spx_dist_load_ex(MPI_Comm comm, spx_ctx *ctx, const char *source, const spx_plan_opts *po,
+                            const spx_dist_opts *opts, spx_dist_matrix **out);
 /* The parallel read alone: this rank's rows [*row_lo, *row_lo + (*local)->m) of the file's
  * matrix (equal nonzeros per rank), as CSR with global columns, exactly the rows spx_mtx_read
  * gives (same entries, order and sums). Reading is never strict. A malformed file fails on
@@ -71,8 +86,13 @@ typedef struct spx_dist_info {
     double bytes_per_spmv;     /* the two plans' minimum bytes moved per SpMV (their layouts') */
     spx_backend backend;
     const char *transport;     /* how halos travel, e.g. "MPI, host-staged" */
+    const char *partition;     /* "rows" or "metis" (spx_dist_opts) */
 } spx_dist_info;
 spx_status spx_dist_get_info(const spx_dist_matrix *A, spx_dist_info *out);
+/* global_rows[i] (info.nrows entries): the source matrix's global row of local row i, so a
+ * caller can scatter y and gather x; for a square matrix also the global index of local entry i
+ * of x. Partition rows: row_lo + i; metis: the row before renumbering. Not collective. */
+spx_status spx_dist_get_rows(const spx_dist_matrix *A, int64_t *global_rows);
 
 /* Time this rank spent in spx_dist_spmv since the last reset (not collective): compute (the
  * two blocks' products), exchange (packing, posting, waiting and unpacking the halo) and, of

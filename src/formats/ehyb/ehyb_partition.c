@@ -143,8 +143,10 @@ static int64_t edge_cut(const ehyb_graph *g, const int32_t *part)
 }
 
 #if SPX_HAVE_METIS
-/* METIS_PartGraphKway into nparts parts, deterministic (fixed seed). */
-static spx_status metis_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part, int64_t *cut)
+/* METIS_PartGraphKway into nparts parts, deterministic (fixed seed); vertex weights vwgt (NULL:
+ * one each). */
+static spx_status metis_parts(spx_ctx *ctx, const ehyb_graph *g, const int32_t *vwgt, int32_t nparts, int32_t *part,
+                              int64_t *cut)
 {
     if (g->xadj[g->nv] > EHYB_IDX_MAX)
         return spx_fail(ctx, SPX_ERR_OVERFLOW,
@@ -153,6 +155,7 @@ static spx_status metis_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts,
     spx_status s = SPX_OK;
     idx_t *xadj = spx_malloc_array(ctx, (size_t)g->nv + 1, sizeof *xadj);
     idx_t *ipart = spx_malloc_array(ctx, (size_t)g->nv, sizeof *ipart);
+    idx_t *iwgt = vwgt ? spx_malloc_array(ctx, (size_t)g->nv, sizeof *iwgt) : NULL;
 #if IDXTYPEWIDTH == 32
     idx_t *adj = g->adj; /* the same type: no copy */
 #else
@@ -160,18 +163,19 @@ static spx_status metis_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts,
     if (adj)
         for (int64_t k = 0; k < g->xadj[g->nv]; k++) adj[k] = g->adj[k];
 #endif
-    if (!xadj || !ipart || !adj) {
+    if (!xadj || !ipart || !adj || (vwgt && !iwgt)) {
         s = spx_fail_nomem(ctx, "ehyb: METIS input");
         goto done;
     }
     for (int32_t v = 0; v <= g->nv; v++) xadj[v] = (idx_t)g->xadj[v];
+    for (int32_t v = 0; iwgt && v < g->nv; v++) iwgt[v] = vwgt[v];
     idx_t opts[METIS_NOPTIONS];
     METIS_SetDefaultOptions(opts);
     opts[METIS_OPTION_SEED] = SPX_EHYB_METIS_SEED;
     opts[METIS_OPTION_UFACTOR] = SPX_EHYB_METIS_UFACTOR;
     opts[METIS_OPTION_NUMBERING] = 0;
     idx_t nv = g->nv, ncon = 1, np = nparts, objval = 0;
-    int rc = METIS_PartGraphKway(&nv, &ncon, xadj, adj, NULL, NULL, NULL, &np, NULL, NULL, opts, &objval, ipart);
+    int rc = METIS_PartGraphKway(&nv, &ncon, xadj, adj, iwgt, NULL, NULL, &np, NULL, NULL, opts, &objval, ipart);
     if (rc != METIS_OK) {
         s = spx_fail(ctx, rc == METIS_ERROR_MEMORY ? SPX_ERR_NOMEM : SPX_ERR_UNSUPPORTED,
                      "ehyb: METIS_PartGraphKway failed (%s) on %d vertices, %d parts",
@@ -186,6 +190,7 @@ static spx_status metis_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts,
 done:
     spx_free(ctx, xadj);
     spx_free(ctx, ipart);
+    spx_free(ctx, iwgt);
 #if IDXTYPEWIDTH != 32
     spx_free(ctx, adj);
 #endif
@@ -194,7 +199,8 @@ done:
 #else
 /* Without METIS the default algorithm is not available (the ops table's `available` says so
  * before a plan gets here). */
-static spx_status metis_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part, int64_t *cut)
+static spx_status metis_parts(spx_ctx *ctx, const ehyb_graph *g, const int32_t *vwgt, int32_t nparts, int32_t *part,
+                              int64_t *cut)
 {
     return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "ehyb: METIS not found (install libmetis-dev)");
 }
@@ -381,6 +387,22 @@ static void part_count(int32_t m, int32_t n, int32_t P, int32_t seg_cap, int32_t
     *nparts = (int32_t)np;
 }
 
+spx_status spx_ehyb_metis_kway(spx_ctx *ctx, const spx_csr *A, const int32_t *vwgt, int32_t nparts, int32_t *part)
+{
+    if (A->nnz == 0 || nparts == 1 || A->n <= nparts) { /* nothing to cut, or a vertex a part at most */
+        block_parts(A->n, nparts, part);
+        return SPX_OK;
+    }
+    ehyb_graph g = {0};
+    int64_t cut = 0;
+    spx_status s = build_graph(ctx, A, &g);
+    if (s) return s;
+    if (g.xadj[g.nv] == 0) block_parts(A->n, nparts, part); /* no edge: any split is as good */
+    else s = metis_parts(ctx, &g, vwgt, nparts, part, &cut);
+    graph_free(ctx, &g);
+    return s;
+}
+
 void spx_ehyb_parts_free(spx_ctx *ctx, spx_ehyb_parts *P)
 {
     if (!P) return;
@@ -403,7 +425,7 @@ static spx_status graph_split(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo
         out->split = SPX_EHYB_SPLIT_BLOCKS;
         block_parts(A->n, out->nparts, out->row_part);
     } else if (algo == SPX_EHYB_METIS) {
-        s = metis_parts(ctx, &g, out->nparts, out->row_part, &out->edge_cut);
+        s = metis_parts(ctx, &g, NULL, out->nparts, out->row_part, &out->edge_cut);
     } else if (algo == SPX_EHYB_GROW) {
         s = grow_parts(ctx, &g, out->nparts, out->row_part, &out->edge_cut);
     } else {

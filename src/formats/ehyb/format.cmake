@@ -2,12 +2,17 @@
 # the tree's .device/metis (Debian's libmetis5 + libmetis-dev unpacked with dpkg -x, carried to
 # the GPU machine, which cannot install packages) and in the system paths; links it to spx
 # (a full library path, so CMake's build RPATH finds it at run time) and sets SPX_HAVE_METIS
-# to 1, or to 0 when missing (the format's `available` then says why; algorithm bfs still runs).
-find_path(SPX_METIS_INCLUDE_DIR metis.h
-  HINTS ${CMAKE_SOURCE_DIR}/.device/metis/usr/include)
-find_library(SPX_METIS_LIBRARY NAMES metis
-  HINTS ${CMAKE_SOURCE_DIR}/.device/metis/usr/lib/x86_64-linux-gnu)
-if(SPX_METIS_INCLUDE_DIR AND SPX_METIS_LIBRARY)
+# to 1, or to 0 when missing (the format's `available` then says why; algorithm bfs still runs;
+# the distributed module's metis partition refuses with the reason).
+# -DSPX_ENABLE_METIS=OFF builds without it even where it is installed (to test that build).
+option(SPX_ENABLE_METIS "Use METIS when found (ehyb's default partitioner, the distributed metis partition)" ON)
+if(SPX_ENABLE_METIS)
+  find_path(SPX_METIS_INCLUDE_DIR metis.h
+    HINTS ${CMAKE_SOURCE_DIR}/.device/metis/usr/include)
+  find_library(SPX_METIS_LIBRARY NAMES metis
+    HINTS ${CMAKE_SOURCE_DIR}/.device/metis/usr/lib/x86_64-linux-gnu)
+endif()
+if(SPX_ENABLE_METIS AND SPX_METIS_INCLUDE_DIR AND SPX_METIS_LIBRARY)
   target_include_directories(spx PRIVATE ${SPX_METIS_INCLUDE_DIR})
   target_link_libraries(spx PRIVATE ${SPX_METIS_LIBRARY})
   target_compile_definitions(spx PRIVATE SPX_HAVE_METIS=1)
@@ -20,5 +25,9 @@ if(SPX_METIS_INCLUDE_DIR AND SPX_METIS_LIBRARY)
   message(STATUS "spx: ehyb: METIS ${SPX_METIS_LIBRARY}")
 else()
   target_compile_definitions(spx PRIVATE SPX_HAVE_METIS=0)
-  message(STATUS "spx: ehyb: METIS not found (install libmetis-dev); ehyb's metis algorithm is not built")
+  set(spx_metis_why "not found (install libmetis-dev)")
+  if(NOT SPX_ENABLE_METIS)
+    set(spx_metis_why "disabled (-DSPX_ENABLE_METIS=OFF)")
+  endif()
+  message(STATUS "spx: ehyb: METIS ${spx_metis_why}; ehyb's metis algorithm and the distributed metis partition are not built")
 endif()
