@@ -30,7 +30,7 @@ static const char usage[] =
     "       [--json FILE] [--history FILE.json] [--threads N]\n"
     "                                       solve A x = b (b = A*ones without --rhs): iterations,\n"
     "                                       true residual, time per iteration, break-even vs cuSPARSE\n"
-    "  spmv|solve SRC --distributed [their options] [--partition rows|metis] [--transport mpi|nccl]\n"
+    "  spmv|solve SRC --distributed [their options] [--partition rows|metis] [--transport mpi|mpi-host|mpi-device|nccl]\n"
     "                                       (under mpirun -np P) each rank holds a block of rows (metis:\n"
     "                                       a graph part, renumbered); the usual report plus a per-rank\n"
     "                                       table, verified against the serial result (docs/distributed.md)\n"

@@ -40,6 +40,8 @@ struct spx_dist_matrix {
     int32_t *send_idx_dev;          /* CUDA: send_idx on the device, */
     double *send_dev;               /* and the values packed there before the copy to send_buf */
     spx_vec *ghost;    /* the ghost values as the off-diagonal plan's x */
+    int mpi_device;    /* CUDA matrices: MPI moves the halo between device buffers (a CUDA-aware
+                          MPI), not through send_buf and ghost_host */
     dist_nccl *nccl;   /* the NCCL transport when chosen (spx_dist_set_transport), else NULL:
                           MPI point-to-point through host buffers */
     MPI_Request *req;  /* nrecv + nsend */
@@ -92,6 +94,9 @@ spx_status dist_partition_choice(spx_ctx *ctx, const spx_dist_opts *opts, int *m
  * Collective, status agreed. */
 spx_status dist_metis_renumber(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, int64_t *start, spx_csr **local,
                                int64_t **orig);
+/* 1 when every rank's MPI library reports CUDA support (device pointers may be handed to it),
+ * else 0 with the reason in why[0..len). Collective. */
+int dist_mpi_cuda_aware(MPI_Comm comm, char *why, size_t len);
 /* The matrix from this rank's rows [row_start[rank], row_start[rank+1]) of an m x n matrix in
  * local (CSR with global columns, taken over: freed here whatever happens): the blocks, the
  * halo's neighbour lists, the plans. Collective. */

@@ -1,6 +1,7 @@
 /* src/dist/dist_link.c: the link figures the scaling model uses, measured over the matrix's own
- * transport between ranks 0 and 1: MPI ping-pong between host buffers, or NCCL exchanges
- * between device buffers (both directions at once, as the halo goes). */
+ * transport between ranks 0 and 1: MPI ping-pong between host buffers (device buffers with a
+ * CUDA-aware MPI), or NCCL exchanges between device buffers (both directions at once, as the
+ * halo goes). */
 #include "cuda/gateway.h"
 #include "dist/dist_internal.h"
 
@@ -62,13 +63,15 @@ static spx_status measure_pair(spx_dist_matrix *A, double fig[2])
         st = nccl_exchange(A, dev, 1, st, &small);
         st = nccl_exchange(A, dev, LINK_BIG, st, &big);
         if (dev) spx_cuda_free(A->ctx, dev);
-    } else {
-        double *buf = spx_calloc_array(A->ctx, LINK_BIG, sizeof *buf);
-        st = buf ? SPX_OK : spx_fail_nomem(A->ctx, "link buffer");
+    } else { /* host buffers, or device ones when MPI takes them (CUDA-aware) */
+        double *buf = NULL;
+        if (A->mpi_device) st = spx_cuda_malloc(A->ctx, (void **)&buf, LINK_BIG * sizeof *buf);
+        else if (!(buf = spx_calloc_array(A->ctx, LINK_BIG, sizeof *buf))) st = spx_fail_nomem(A->ctx, "link buffer");
         double *one = buf ? buf : &small; /* without the buffer: the barriers, one value each way */
         small = mpi_one_way(A, one, 1);
         big = mpi_one_way(A, one, buf ? LINK_BIG : 1);
-        spx_free(A->ctx, buf);
+        if (A->mpi_device && buf) spx_cuda_free(A->ctx, buf);
+        else spx_free(A->ctx, buf);
     }
     fig[1] = small;
     fig[0] = LINK_BIG * sizeof(double) / (big - small > 0 ? big - small : big);

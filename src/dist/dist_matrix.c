@@ -259,6 +259,21 @@ static spx_status dist_shell(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, 
     return SPX_OK;
 }
 
+/* MPI point-to-point: "mpi" (device buffers when every rank's MPI is CUDA-aware, else host
+ * staging), "mpi-host" (host staging) or "mpi-device" (device buffers; refused without a
+ * CUDA-aware MPI or for a CPU matrix). Collective. */
+static spx_status use_mpi(spx_dist_matrix *A, const char *transport)
+{
+    char why[192] = "";
+    const int aware = dist_mpi_cuda_aware(A->comm, why, sizeof why), cuda = A->backend == SPX_BACKEND_CUDA;
+    if (!strcmp(transport, "mpi-device") && !(cuda && aware))
+        return spx_fail(A->ctx, SPX_ERR_UNSUPPORTED, "transport mpi-device: %s",
+                        cuda ? why : "the matrix runs on the CPU; device buffers need a CUDA matrix");
+    dist_nccl_destroy(&A->nccl);
+    A->mpi_device = cuda && aware && strcmp(transport, "mpi-host");
+    return SPX_OK;
+}
+
 spx_status dist_build(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, const int64_t *row_start, spx_csr *local,
                       const spx_plan_opts *po, spx_dist_matrix **out)
 {
@@ -271,6 +286,7 @@ spx_status dist_build(MPI_Comm comm, spx_ctx *ctx, int64_t m, int64_t n, const i
     spx_csr_destroy(&local);
     if (!(st = dist_agree(comm, ctx, st))) st = halo_setup(A);
     if (!st) st = dist_agree(comm, ctx, make_plans(A, po));
+    if (!st) st = use_mpi(A, "mpi"); /* the default: device buffers where the MPI takes them */
     if (st) {
         spx_dist_destroy(&A);
         return st;
@@ -387,9 +403,11 @@ spx_status spx_dist_get_info(const spx_dist_matrix *A, spx_dist_info *out)
         out->bytes_per_spmv += (double)A->offd->m * (2 * sizeof(double) + sizeof(int32_t) + sizeof(double));
     out->backend = A->backend;
     out->partition = A->partition;
-    out->transport = A->nccl ? "NCCL send/recv, device to device (its own stream, no host wait)"
-                     : A->backend == SPX_BACKEND_CUDA ? "MPI point-to-point, host-staged (packed on the device, copied to the host and back)"
-                                                      : "MPI point-to-point (Isend/Irecv, neighbours only)";
+    out->transport = A->nccl         ? "NCCL send/recv, device to device (its own stream, no host wait)"
+                     : A->mpi_device ? "MPI point-to-point, device buffers (CUDA-aware MPI)"
+                     : A->backend == SPX_BACKEND_CUDA
+                         ? "MPI point-to-point, host-staged (packed on the device, copied to the host and back)"
+                         : "MPI point-to-point (Isend/Irecv, neighbours only)";
     return SPX_OK;
 }
 
@@ -439,17 +457,18 @@ static spx_status join_nccl(spx_dist_matrix *A)
 spx_status spx_dist_set_transport(spx_dist_matrix *A, const char *transport)
 {
     if (!A) return SPX_ERR_ARG;
-    if (transport && !strcmp(transport, "mpi")) {
-        dist_nccl_destroy(&A->nccl);
-        return SPX_OK;
-    }
+    if (transport && (!strcmp(transport, "mpi") || !strcmp(transport, "mpi-host") || !strcmp(transport, "mpi-device")))
+        return use_mpi(A, transport);
     if (!transport || strcmp(transport, "nccl"))
-        return spx_fail(A->ctx, SPX_ERR_ARG, "spx_dist_set_transport: '%s' is not a transport (mpi or nccl)",
+        return spx_fail(A->ctx, SPX_ERR_ARG,
+                        "spx_dist_set_transport: '%s' is not a transport (mpi, mpi-host, mpi-device or nccl)",
                         transport ? transport : "(null)");
     if (dist_nccl_why()[0])
         return spx_fail(A->ctx, SPX_ERR_UNSUPPORTED, "transport nccl: not built: %s", dist_nccl_why());
     if (A->backend != SPX_BACKEND_CUDA)
         return spx_fail(A->ctx, SPX_ERR_UNSUPPORTED, "transport nccl: the matrix runs on the %s; NCCL moves device halos",
                         spx_backend_str(A->backend));
-    return A->nccl ? SPX_OK : join_nccl(A);
+    if (A->nccl) return SPX_OK;
+    A->mpi_device = 0;
+    return join_nccl(A);
 }

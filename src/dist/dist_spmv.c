@@ -35,9 +35,10 @@ static spx_status pack_halo(spx_dist_matrix *A, const spx_vec *x)
     const int64_t nsend = A->send_off[A->nsend];
     if (nsend == 0) return SPX_OK;
     const void *xd = spx_vec_data((spx_vec *)x);
-    if (A->backend == SPX_BACKEND_CUDA) {
+    if (A->backend == SPX_BACKEND_CUDA) { /* a CUDA-aware MPI reads send_dev once the stream is there */
         spx_status st = spx_vec_cuda_gather(A->ctx, SPX_FP64, nsend, A->send_idx_dev, xd, A->send_dev);
-        return st ? st : spx_cuda_d2h(A->ctx, A->send_buf, A->send_dev, (size_t)nsend * sizeof *A->send_buf);
+        if (st || A->mpi_device) return st ? st : spx_cuda_sync(A->ctx);
+        return spx_cuda_d2h(A->ctx, A->send_buf, A->send_dev, (size_t)nsend * sizeof *A->send_buf);
     }
     const double *xs = xd;
     double *buf = A->send_buf;
@@ -52,19 +53,22 @@ static spx_status pack_halo(spx_dist_matrix *A, const spx_vec *x)
  * diagonal product and before the off-diagonal one. */
 static spx_status unpack_halo(spx_dist_matrix *A)
 {
-    if (A->backend != SPX_BACKEND_CUDA || A->nghost == 0) return SPX_OK;
+    if (A->backend != SPX_BACKEND_CUDA || A->mpi_device || A->nghost == 0) return SPX_OK;
     return spx_cuda_h2d_async(A->ctx, spx_vec_data(A->ghost), A->ghost_host, (size_t)A->nghost * sizeof *A->ghost_host);
 }
 
-/* Posts the receives into the ghost buffer and the sends of the packed values. */
+/* Posts the receives into the ghost buffer and the sends of the packed values (the device
+ * ones with a CUDA-aware MPI, the host ones otherwise). */
 static void post_halo(spx_dist_matrix *A)
 {
+    double *recv = A->mpi_device ? spx_vec_data(A->ghost) : A->ghost_host;
+    const double *send = A->mpi_device ? A->send_dev : A->send_buf;
     for (int i = 0; i < A->nrecv; i++)
-        MPI_Irecv(A->ghost_host + A->recv_off[i], (int)(A->recv_off[i + 1] - A->recv_off[i]), MPI_DOUBLE, A->recv_rank[i], 0,
-                  A->comm, &A->req[i]);
+        MPI_Irecv(recv + A->recv_off[i], (int)(A->recv_off[i + 1] - A->recv_off[i]), MPI_DOUBLE, A->recv_rank[i], 0, A->comm,
+                  &A->req[i]);
     for (int i = 0; i < A->nsend; i++)
-        MPI_Isend(A->send_buf + A->send_off[i], (int)(A->send_off[i + 1] - A->send_off[i]), MPI_DOUBLE, A->send_rank[i], 0,
-                  A->comm, &A->req[A->nrecv + i]);
+        MPI_Isend(send + A->send_off[i], (int)(A->send_off[i + 1] - A->send_off[i]), MPI_DOUBLE, A->send_rank[i], 0, A->comm,
+                  &A->req[A->nrecv + i]);
 }
 
 /* y = a*D*x + b*y with the diagonal block D (y = b*y when D has no entries). */

@@ -262,6 +262,26 @@ static void equal_rows(int64_t m, int64_t *start)
     for (int r = 0; r <= size_; r++) start[r] = m * r / size_;
 }
 
+/* A CUDA matrix over MPI with device buffers: taken when every rank's MPI reports CUDA support
+ * (then the info names it and the SpMV still matches the serial one), else refused on every
+ * rank with the same reason, the matrix left host-staged; "mpi" picks whichever applies. */
+static void check_mpi_device(spx_ctx *ctx, spx_dist_matrix *D)
+{
+    spx_dist_info in;
+    const spx_status s = spx_dist_set_transport(D, "mpi-device");
+    CHECK_MSG(s == SPX_OK || (s == SPX_ERR_UNSUPPORTED && same_everywhere(spx_ctx_last_error(ctx))), "mpi-device: %s: %s",
+              spx_status_str(s), spx_ctx_last_error(ctx));
+    if (s) printf("mpi-device refused (expected without a CUDA-aware MPI): %s\n", spx_ctx_last_error(ctx));
+    spx_dist_get_info(D, &in);
+    CHECK_MSG(strstr(in.transport, s ? "host-staged" : "device buffers") != NULL, "transport %s", in.transport);
+    CHECK_OK(ctx, spx_dist_set_transport(D, "mpi-host"));
+    spx_dist_get_info(D, &in);
+    CHECK(strstr(in.transport, "host-staged") != NULL);
+    CHECK_OK(ctx, spx_dist_set_transport(D, "mpi"));
+    spx_dist_get_info(D, &in);
+    CHECK(strstr(in.transport, s ? "host-staged" : "device buffers") != NULL);
+}
+
 /* The §edge cases through spx_dist_create_from_rows. */
 static void check_edges(spx_ctx *ctx)
 {
@@ -441,10 +461,13 @@ static void check_solve_errors(spx_ctx *ctx)
     spx_vec_destroy(&x);
     spx_dist_destroy(&D);
     CHECK_OK(ctx, spx_dist_load(MPI_COMM_WORLD, ctx, "gen:poisson3d:n=4", NULL, &D));
-    if (D && be_ == SPX_BACKEND_CPU) { /* NCCL moves device halos: refused for a CPU matrix, the same way everywhere */
+    if (D && be_ == SPX_BACKEND_CPU) { /* NCCL and device buffers need a CUDA matrix: refused, the same way everywhere */
         CHECK(spx_dist_set_transport(D, "nccl") == SPX_ERR_UNSUPPORTED && same_everywhere(spx_ctx_last_error(ctx)));
-        CHECK(spx_dist_set_transport(D, "carrier-pigeon") == SPX_ERR_ARG && spx_dist_set_transport(D, "mpi") == SPX_OK);
+        CHECK(spx_dist_set_transport(D, "mpi-device") == SPX_ERR_UNSUPPORTED && same_everywhere(spx_ctx_last_error(ctx)));
+        CHECK(spx_dist_set_transport(D, "carrier-pigeon") == SPX_ERR_ARG && spx_dist_set_transport(D, "mpi") == SPX_OK &&
+              spx_dist_set_transport(D, "mpi-host") == SPX_OK);
     }
+    if (D && be_ == SPX_BACKEND_CUDA) check_mpi_device(ctx, D);
     spx_dist_destroy(&D);
     CHECK_OK(ctx, spx_dist_load(MPI_COMM_WORLD, ctx, "gen:uniform:m=40,n=30,k=3", NULL, &D));
     CHECK_OK(ctx, spx_vec_create(ctx, be_, SPX_FP64, 1, &b));

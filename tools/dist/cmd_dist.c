@@ -138,8 +138,9 @@ static void print_table(const dist_run *r, const rank_row *mine)
     MPI_Gather(mine, RANK_ROW_DOUBLES, MPI_DOUBLE, all, RANK_ROW_DOUBLES, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (!all) return;
     if (r->link_bw > 0)
-        printf("link        latency %.2f us, bandwidth %.2f GB/s (ranks 0-1, %s)\n", r->latency * 1e6, r->link_bw * 1e-9,
-               r->o.transport && !strcmp(r->o.transport, "nccl") ? "NCCL exchange of device buffers" : "MPI ping-pong of host buffers");
+        printf("link        latency %.2f us, bandwidth %.2f GB/s (ranks 0-1, over the transport above: %s)\n",
+               r->latency * 1e6, r->link_bw * 1e-9, r->info.backend == SPX_BACKEND_CUDA && r->o.transport && !strcmp(r->o.transport, "nccl")
+                   ? "NCCL exchanges of device buffers" : "MPI ping-pong");
     printf("%4s %10s %12s %8s %7s %10s %10s %9s %10s %10s %9s %10s\n", "rank", "rows", "nnz", "ghosts", "nbrs", "halo B",
            "local MB", "mem GB/s", "compute ms", "exch ms", "wait ms", "model ms");
     for (int k = 0; k < r->size; k++) {

@@ -58,10 +58,13 @@ spx_status spx_dist_read_csr(MPI_Comm comm, spx_ctx *ctx, const char *path, int6
 /* Frees *A (NULL accepted; not collective) and sets it to NULL. */
 void spx_dist_destroy(spx_dist_matrix **A);
 
-/* How the halo travels: "mpi" (the default: MPI Isend/Irecv with the neighbours; a CUDA halo
- * is packed on the device and staged through host buffers) or "nccl" (CUDA matrices in a build
- * with NCCL: device to device with ncclSend/ncclRecv on a stream of its own, ordered by events,
- * no host wait; SPX_ERR_UNSUPPORTED with the reason otherwise). */
+/* How the halo travels (collective): "mpi" (the default: MPI Isend/Irecv with the neighbours;
+ * a CUDA halo is packed on the device and handed to MPI in device memory when every rank's MPI
+ * reports CUDA support at run time, else staged through host buffers), "mpi-host" (always
+ * staged), "mpi-device" (device buffers; SPX_ERR_UNSUPPORTED with the reason when an MPI is
+ * not CUDA-aware or the matrix runs on the CPU) or "nccl" (CUDA matrices in a build with NCCL:
+ * device to device with ncclSend/ncclRecv on a stream of its own, ordered by events, no host
+ * wait; SPX_ERR_UNSUPPORTED with the reason otherwise). spx_dist_get_info names the one used. */
 spx_status spx_dist_set_transport(spx_dist_matrix *A, const char *transport);
 
 /* The link between ranks 0 and 1 over A's transport, for the scaling model: the one-way time
