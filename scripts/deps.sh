@@ -12,9 +12,10 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 # python3-dev, python3-pytest, python3-venv: the Python module (python/: its headers, its pytest
 # suite, and the `pip install .` check in a venv); libopenmpi-dev, openmpi-bin: MPI for the
 # optional distributed module (src/dist; its tests run under mpiexec; without them it is
-# listed as not built and its tests skip)
+# listed as not built and its tests skip); mpich, libmpich-dev: the same module checked against
+# MPICH (scripts/test.sh; Open MPI stays the default mpicc and mpiexec)
 for p in cmake make gcc zlib1g-dev python3 python3-scipy python3-dev python3-pytest python3-venv clang libomp-14-dev \
-         libclang-rt-14-dev libmetis-dev pkgconf libopenmpi-dev openmpi-bin; do
+         libclang-rt-14-dev libmetis-dev pkgconf libopenmpi-dev openmpi-bin mpich libmpich-dev; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

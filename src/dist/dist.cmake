@@ -12,9 +12,10 @@ set(SPX_DIST_WHY "MPI not found (install libopenmpi-dev and openmpi-bin, or MPIC
 if(SPX_ENABLE_MPI)
   # The GPU machine cannot install packages: an OpenMPI carried in .device/openmpi
   # (scripts/mpi-bundle.sh; `source .device/openmpi/env.sh` first) is used as found there,
-  # bypassing the compiler wrapper, unless an MPI was named on the command line.
+  # bypassing the compiler wrapper, unless an MPI was named on the command line (its
+  # libraries, or its compiler wrapper: -DMPI_C_COMPILER=mpicc.mpich for MPICH).
   set(spx_mpi_bundle ${CMAKE_SOURCE_DIR}/.device/openmpi)
-  if(EXISTS ${spx_mpi_bundle}/env.sh AND NOT MPI_C_LIBRARIES)
+  if(EXISTS ${spx_mpi_bundle}/env.sh AND NOT MPI_C_LIBRARIES AND NOT MPI_C_COMPILER)
     file(GLOB spx_mpi_inc ${spx_mpi_bundle}/usr/lib/*/openmpi/include)
     file(GLOB spx_mpi_lib ${spx_mpi_bundle}/usr/lib/*/openmpi/lib/libmpi.so)
     set(MPI_C_ADDITIONAL_INCLUDE_DIRS ${spx_mpi_inc})
