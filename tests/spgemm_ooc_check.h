@@ -10,17 +10,13 @@
 /* Room for a status name and the context's last error. */
 #define OC_MSG_LEN 640
 
-/* Plans and runs A*B (A*B^T) with the panel mode, device limit and GPU share; *C and *info
- * on success (the caller destroys *C); the plan is destroyed. */
-static inline spx_status oc_product(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b, spx_precision p,
-                             spx_spgemm_panels panels, size_t limit, double share, spx_csr **C, spx_spgemm_info *info,
-                             spx_spgemm_panel_event *ev, int ev_cap, int *n_ev)
+/* Plans and runs A*B with options o; *C, *info (when info) and up to ev_cap timeline events
+ * (when n_ev) on success (the caller destroys *C); the plan is destroyed. */
+static inline spx_status oc_run(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *o, spx_csr **C,
+                                spx_spgemm_info *info, spx_spgemm_panel_event *ev, int ev_cap, int *n_ev)
 {
-    spx_spgemm_opts o = {.precision = p, .transpose_b = transpose_b, .device_mem_limit = limit, .panels = panels,
-                         .gpu_share = share};
-    if (panels == SPX_PANELS_CPU) o.backend = SPX_BACKEND_CPU;
     spx_spgemm_plan *plan = NULL;
-    spx_status s = spx_spgemm_plan_create(ctx, A, B, &o, &plan);
+    spx_status s = spx_spgemm_plan_create(ctx, A, B, o, &plan);
     if (!s) s = spx_spgemm_run(plan, C);
     if (!s && info) spx_spgemm_plan_get_info(plan, info);
     if (!s && n_ev) *n_ev = spx_spgemm_plan_timeline(plan, ev, ev_cap);
@@ -28,17 +24,24 @@ static inline spx_status oc_product(spx_ctx *ctx, const spx_csr *A, const spx_cs
     return s;
 }
 
+/* Plans and runs A*B (A*B^T) with the panel mode, device limit and GPU share (oc_run). */
+static inline spx_status oc_product(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b, spx_precision p,
+                             spx_spgemm_panels panels, size_t limit, double share, spx_csr **C, spx_spgemm_info *info,
+                             spx_spgemm_panel_event *ev, int ev_cap, int *n_ev)
+{
+    spx_spgemm_opts o = {.precision = p, .transpose_b = transpose_b, .device_mem_limit = limit, .panels = panels,
+                         .gpu_share = share};
+    if (panels == SPX_PANELS_CPU) o.backend = SPX_BACKEND_CPU;
+    return oc_run(ctx, A, B, &o, C, info, ev, ev_cap, n_ev);
+}
+
 /* The in-core product on the CPU (Gustavson, panels off) into *R: the bit-for-bit reference of
  * CPU panels on any context. */
 static inline spx_status oc_cpu_product(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b,
                                         spx_precision p, spx_csr **R)
 {
-    spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU, .precision = p, .transpose_b = transpose_b, .panels = SPX_PANELS_OFF};
-    spx_spgemm_plan *plan = NULL;
-    spx_status s = spx_spgemm_plan_create(ctx, A, B, &o, &plan);
-    if (!s) s = spx_spgemm_run(plan, R);
-    spx_spgemm_plan_destroy(&plan);
-    return s;
+    const spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU, .precision = p, .transpose_b = transpose_b, .panels = SPX_PANELS_OFF};
+    return oc_run(ctx, A, B, &o, R, NULL, NULL, 0, NULL);
 }
 
 /* Whether a plan with this limit can be made (panels CPU, the sizing is the same for every

@@ -244,12 +244,7 @@ static spx_status oc_product_switched(spx_ctx *ctx, const spx_csr *A, spx_precis
 {
     const spx_spgemm_opts o = {.precision = p, .device_mem_limit = budget, .panels = split,
                                .pin_min_bytes = pin_min == SIZE_MAX ? 0 : pin_min, .gpu_counts_rows = !take_rows};
-    spx_spgemm_plan *plan = NULL;
-    spx_status s = spx_spgemm_plan_create(ctx, A, A, &o, &plan);
-    if (!s) s = spx_spgemm_run(plan, C);
-    if (!s) spx_spgemm_plan_get_info(plan, info);
-    spx_spgemm_plan_destroy(&plan);
-    return s;
+    return oc_run(ctx, A, A, &o, C, info, NULL, 0, NULL);
 }
 
 /* A*A in `split` panels under budget with the switches sw; C

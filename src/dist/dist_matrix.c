@@ -28,16 +28,29 @@ static int32_t ghost_index(const spx_dist_matrix *A, int64_t c)
     return (int32_t)lo;
 }
 
-/* A's ghost columns: the distinct columns of local outside [col_lo, col_lo + ncols), ascending. */
-static spx_status find_ghosts(spx_dist_matrix *A, const spx_csr *local, int64_t col_lo)
+/* Whether global column c is outside A's own columns [col_lo, col_lo + ncols): a ghost. */
+static int is_ghost(const spx_dist_matrix *A, int64_t col_lo, int64_t c)
+{
+    return c < col_lo || c >= col_lo + A->ncols;
+}
+
+/* A's ghost columns: the distinct columns of local outside [col_lo, col_lo + ncols), ascending;
+ * *entries: local's entries in them, *rows: local's rows holding one or more. */
+static spx_status find_ghosts(spx_dist_matrix *A, const spx_csr *local, int64_t col_lo, int64_t *entries, int64_t *rows)
 {
     int64_t k = 0;
-    for (int64_t e = 0; e < local->nnz; e++) k += local->colind[e] < col_lo || local->colind[e] >= col_lo + A->ncols;
+    *rows = 0;
+    for (int64_t i = 0; i < A->nrows; i++) {
+        const int64_t k0 = k;
+        for (int64_t e = local->rowptr[i]; e < local->rowptr[i + 1]; e++) k += is_ghost(A, col_lo, local->colind[e]);
+        *rows += k > k0;
+    }
+    *entries = k;
     A->ghost_col = spx_malloc_array(A->ctx, k ? (size_t)k : 1, sizeof *A->ghost_col);
     if (!A->ghost_col) return spx_fail_nomem(A->ctx, "ghost columns");
     k = 0;
     for (int64_t e = 0; e < local->nnz; e++)
-        if (local->colind[e] < col_lo || local->colind[e] >= col_lo + A->ncols) A->ghost_col[k++] = local->colind[e];
+        if (is_ghost(A, col_lo, local->colind[e])) A->ghost_col[k++] = local->colind[e];
     qsort(A->ghost_col, (size_t)k, sizeof *A->ghost_col, cmp_i64);
     int64_t u = 0;
     for (int64_t i = 0; i < k; i++)
@@ -54,40 +67,27 @@ static spx_status find_ghosts(spx_dist_matrix *A, const spx_csr *local, int64_t 
  * than the rows it skips. */
 #define DIST_OFFD_COMPRESS 0.5
 
-/* The number of rows of local with a column outside [col_lo, col_lo + ncols). */
-static int64_t rows_with_ghosts(const spx_dist_matrix *A, const spx_csr *local, int64_t col_lo)
-{
-    int64_t r = 0;
-    for (int64_t i = 0; i < A->nrows; i++) {
-        int64_t e = local->rowptr[i];
-        while (e < local->rowptr[i + 1] && local->colind[e] >= col_lo && local->colind[e] < col_lo + A->ncols) e++;
-        r += e < local->rowptr[i + 1];
-    }
-    return r;
-}
-
 /* The diagonal block (local columns) and the off-diagonal block (ghost numbers; only its rows
  * with entries, listed in offd_row, when DIST_OFFD_COMPRESS says so) of local, whose rows hold
  * sorted, distinct columns. */
 static spx_status split_blocks(spx_dist_matrix *A, const spx_csr *local)
 {
     const int64_t col_lo = A->col_start[A->rank];
-    spx_status st = find_ghosts(A, local, col_lo);
+    int64_t ghost_entries = 0, ghost_rows = 0;
+    spx_status st = find_ghosts(A, local, col_lo, &ghost_entries, &ghost_rows);
     if (st) return st;
-    int64_t nd = 0;
-    for (int64_t e = 0; e < local->nnz; e++) nd += local->colind[e] >= col_lo && local->colind[e] < col_lo + A->ncols;
-    const int64_t ghost_rows = rows_with_ghosts(A, local, col_lo);
+    const int64_t nd = local->nnz - ghost_entries;
     const int compress = ghost_rows > 0 && ghost_rows <= DIST_OFFD_COMPRESS * (double)A->nrows;
     if (compress && !(A->offd_row = spx_malloc_array(A->ctx, (size_t)ghost_rows, sizeof *A->offd_row)))
         return spx_fail_nomem(A->ctx, "off-diagonal rows");
     if ((st = spx_csr_alloc(A->ctx, A->nrows, A->ncols, nd, &A->diag)) ||
-        (st = spx_csr_alloc(A->ctx, compress ? ghost_rows : A->nrows, A->nghost, local->nnz - nd, &A->offd)))
+        (st = spx_csr_alloc(A->ctx, compress ? ghost_rows : A->nrows, A->nghost, ghost_entries, &A->offd)))
         return st;
     int64_t d = 0, o = 0, r = 0;
     for (int64_t i = 0; i < A->nrows; i++) {
         for (int64_t e = local->rowptr[i]; e < local->rowptr[i + 1]; e++) {
             const int64_t c = local->colind[e];
-            if (c >= col_lo && c < col_lo + A->ncols) {
+            if (!is_ghost(A, col_lo, c)) {
                 A->diag->colind[d] = (int32_t)(c - col_lo);
                 A->diag->val[d++] = local->val[e];
             } else {

@@ -42,7 +42,7 @@ static spx_status read_header(spx_ctx *ctx, const char *path, dist_text *t)
         if (!st) t->data_off = t->h.data - w;
         t->h.data = NULL;
         spx_free(ctx, w);
-        if (!st || whole || !strstr(spx_ctx_last_error(ctx), "missing size line")) return st;
+        if (!st || whole || !t->h.no_size_line) return st;
     }
 }
 

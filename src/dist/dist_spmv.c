@@ -36,7 +36,7 @@ static spx_status pack_halo(spx_dist_matrix *A, const spx_vec *x)
     if (nsend == 0) return SPX_OK;
     const void *xd = spx_vec_data((spx_vec *)x);
     if (A->backend == SPX_BACKEND_CUDA) { /* a CUDA-aware MPI reads send_dev once the stream is there */
-        spx_status st = spx_vec_cuda_gather(A->ctx, SPX_FP64, nsend, A->send_idx_dev, xd, A->send_dev);
+        spx_status st = spx_vec_cuda_gather(A->ctx, nsend, A->send_idx_dev, xd, A->send_dev);
         if (st || A->mpi_device) return st ? st : spx_cuda_sync(A->ctx);
         return spx_cuda_d2h(A->ctx, A->send_buf, A->send_dev, (size_t)nsend * sizeof *A->send_buf);
     }
@@ -118,7 +118,7 @@ static spx_status spmv_nccl(spx_dist_matrix *A, double a, const spx_vec *x, doub
     const double t0 = MPI_Wtime();
     const int64_t nsend = A->send_off[A->nsend];
     spx_status st = check_vectors(A, x, y);
-    if (!st && nsend) st = spx_vec_cuda_gather(A->ctx, SPX_FP64, nsend, A->send_idx_dev, spx_vec_data((spx_vec *)x), A->send_dev);
+    if (!st && nsend) st = spx_vec_cuda_gather(A->ctx, nsend, A->send_idx_dev, spx_vec_data((spx_vec *)x), A->send_dev);
     /* posted even after an error here: the neighbours' receives wait for these values */
     const spx_status posted = dist_nccl_post(A->nccl, A->ctx, A->nrecv, A->recv_rank, A->recv_off, spx_vec_data(A->ghost),
                                              A->nsend, A->send_rank, A->send_off, A->send_dev);

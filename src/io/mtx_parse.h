@@ -24,6 +24,8 @@ typedef struct mtx_header {
     int64_t entries;  /* stored entries: declared (coordinate) or implied (array) */
     const char *data; /* first byte after the size line */
     int64_t data_line;
+    int no_size_line; /* the text ended before a size line (then SPX_ERR_PARSE): a reader of
+                         a window of the file may read a longer one */
 } mtx_header;
 
 /* A run of whole lines of the entry text, and what each pass learnt about it. */

@@ -263,6 +263,7 @@ spx_status spx_mtx_parse_header(spx_ctx *ctx, const char *path, const char *text
         }
         p = le;
     }
+    h->no_size_line = 1;
     return spx_fail(ctx, SPX_ERR_PARSE, "%s:%lld: missing size line (file ends after the %s)",
                     path, (long long)line, line == 1 ? "banner" : "comments");
 }

@@ -43,16 +43,22 @@ static spx_status resolve_format(spx_ctx *ctx, const spx_plan_opts *o, spx_backe
     }
 }
 
+/* Whether a CUDA plan of the format with GPU half cu builds on the device under option b. */
+static int builds_on_device(spx_build_site b, const spx_format_cuda *cu)
+{
+    return b != SPX_BUILD_HOST && cu && cu->build;
+}
+
 /* Whether the CUDA plan builds on the device, per the option and what the format offers. */
 static spx_status choose_site(spx_plan *p, const spx_plan_opts *o, int *on_device)
 {
-    int can = p->cuda->build != NULL;
+    const int can = p->cuda->build != NULL;
     if (o->build == SPX_BUILD_DEVICE && !can)
         return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' cannot build its layout on the device",
                         p->ops->name);
     if (o->build == SPX_BUILD_HOST && !p->cuda->upload)
         return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' builds only on the device", p->ops->name);
-    *on_device = o->build == SPX_BUILD_DEVICE || (o->build == SPX_BUILD_AUTO && can);
+    *on_device = builds_on_device(o->build, p->cuda);
     return SPX_OK;
 }
 
@@ -103,11 +109,9 @@ static spx_status check_opts(spx_ctx *ctx, const spx_plan_opts *o)
  * device-built formats at 100 and 10000 SpMVs). */
 static int features_on_device(const spx_plan_opts *o)
 {
-    if (o->build == SPX_BUILD_HOST) return 0;
-    if (format_is_auto(o)) return 1;
+    if (format_is_auto(o)) return o->build != SPX_BUILD_HOST;
     const spx_format_ops *ops = spx_format_find(o->format);
-    const spx_format_cuda *cu = ops ? spx_format_cuda_of(ops) : NULL;
-    return cu && cu->build;
+    return builds_on_device(o->build, ops ? spx_format_cuda_of(ops) : NULL);
 }
 
 /* A's features for a plan on backend b, timed into *tf (and the upload into *tu when they are

@@ -47,13 +47,12 @@ __global__ void __launch_bounds__(SPX_VEC_BLOCK) vec_mul_kernel(int64_t n, const
         z[i] = (VT)((double)x[i] * (double)y[i]);
 }
 
-/* out[k] = x[idx[k]] as fp64. */
-template <typename VT>
+/* out[k] = x[idx[k]]. */
 __global__ void __launch_bounds__(SPX_VEC_BLOCK) vec_gather_kernel(int64_t n, const int32_t *__restrict__ idx,
-                                                                   const VT *__restrict__ x, double *__restrict__ out)
+                                                                   const double *__restrict__ x, double *__restrict__ out)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) out[k] = (double)x[idx[k]];
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) out[k] = x[idx[k]];
 }
 
 /* y[idx[k]] += z[k] (idx distinct). */
@@ -246,17 +245,11 @@ extern "C" spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n,
     return SPX_OK;
 }
 
-extern "C" spx_status spx_vec_cuda_gather(spx_ctx *ctx, spx_precision p, int64_t n, const int32_t *idx, const void *x,
-                                          double *out)
+extern "C" spx_status spx_vec_cuda_gather(spx_ctx *ctx, int64_t n, const int32_t *idx, const double *x, double *out)
 {
-    spx_status s = check_args(ctx, "spx_vec_cuda_gather", p, n, idx, x);
-    if (s || (s = check_args(ctx, "spx_vec_cuda_gather", p, n, out, out)) || n == 0) return s;
-    const unsigned grid = grid_for(ctx, n);
-    cudaStream_t st = spx_cuda_stream(ctx);
-    if (p == SPX_FP32)
-        vec_gather_kernel<float><<<grid, SPX_VEC_BLOCK, 0, st>>>(n, idx, (const float *)x, out);
-    else
-        vec_gather_kernel<double><<<grid, SPX_VEC_BLOCK, 0, st>>>(n, idx, (const double *)x, out);
+    spx_status s = check_args(ctx, "spx_vec_cuda_gather", SPX_FP64, n, idx, x);
+    if (s || (s = check_args(ctx, "spx_vec_cuda_gather", SPX_FP64, n, out, out)) || n == 0) return s;
+    vec_gather_kernel<<<grid_for(ctx, n), SPX_VEC_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, idx, x, out);
     SPX_CUDA_LAUNCHED(ctx, "vec_gather_kernel");
     return SPX_OK;
 }

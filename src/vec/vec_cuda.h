@@ -40,9 +40,9 @@ spx_status spx_vec_cuda_axpby(spx_ctx *ctx, spx_precision p, int64_t n, double a
                               double b, void *y);
 /* z = x .* y (fp64 product, rounded once for fp32); z may be x or y; asynchronous. */
 spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n, const void *x, const void *y, void *z);
-/* out[k] = x[idx[k]] for k < n, as fp64 (device idx, x and out; the distributed SpMV packs
- * its halo with it, src/dist); asynchronous. */
-spx_status spx_vec_cuda_gather(spx_ctx *ctx, spx_precision p, int64_t n, const int32_t *idx, const void *x, double *out);
+/* out[k] = x[idx[k]] for k < n, fp64 (device idx, x and out; the distributed SpMV packs its
+ * halo with it, src/dist); asynchronous. */
+spx_status spx_vec_cuda_gather(spx_ctx *ctx, int64_t n, const int32_t *idx, const double *x, double *out);
 /* y[idx[k]] += z[k] for k < n, fp64, the idx distinct (device idx, z and y; the distributed
  * SpMV adds its compressed off-diagonal rows with it); asynchronous. */
 spx_status spx_vec_cuda_scatter_add(spx_ctx *ctx, int64_t n, const int32_t *idx, const double *z, double *y);

@@ -25,7 +25,7 @@ spx_status spx_vec_cuda_mul(spx_ctx *ctx, spx_precision p, int64_t n, const void
     return not_compiled(ctx);
 }
 
-spx_status spx_vec_cuda_gather(spx_ctx *ctx, spx_precision p, int64_t n, const int32_t *idx, const void *x, double *out)
+spx_status spx_vec_cuda_gather(spx_ctx *ctx, int64_t n, const int32_t *idx, const double *x, double *out)
 {
     return not_compiled(ctx);
 }

@@ -263,13 +263,12 @@ static spx_status bfs_sweep(spx_ctx *ctx, const ehyb_graph *g, int32_t **pos, in
 }
 
 /* Breadth-first order of g (component by component) cut into nparts equal blocks. */
-static spx_status bfs_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part, int64_t *cut)
+static spx_status bfs_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part)
 {
     int32_t *pos = NULL, *order = NULL;
     spx_status s = bfs_sweep(ctx, g, &pos, &order);
     if (s) return s;
     for (int32_t v = 0; v < g->nv; v++) part[v] = (int32_t)((int64_t)pos[v] * nparts / g->nv);
-    *cut = edge_cut(g, part);
     spx_free(ctx, pos);
     spx_free(ctx, order);
     return SPX_OK;
@@ -300,7 +299,7 @@ static int32_t grow_ball(const ehyb_graph *g, int32_t seed, int32_t p, int32_t s
  * the first unassigned vertex of a breadth-first sweep (so parts follow the sweep and leave
  * few isolated holes); a ball that runs out of room continues from the next seed. Linear in
  * the edges: a cheap stand-in for METIS with compact parts on meshes. */
-static spx_status grow_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part, int64_t *cut)
+static spx_status grow_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, int32_t *part)
 {
     const int32_t nv = g->nv;
     int32_t *pos = NULL, *order = NULL;
@@ -318,7 +317,6 @@ static spx_status grow_parts(spx_ctx *ctx, const ehyb_graph *g, int32_t nparts, 
             have += grow_ball(g, order[next], p, size - have, part, q);
         }
     }
-    *cut = edge_cut(g, part);
     spx_free(ctx, pos);
     spx_free(ctx, order);
     return SPX_OK;
@@ -427,11 +425,12 @@ static spx_status graph_split(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo
     } else if (algo == SPX_EHYB_METIS) {
         s = metis_parts(ctx, &g, NULL, out->nparts, out->row_part, &out->edge_cut);
     } else if (algo == SPX_EHYB_GROW) {
-        s = grow_parts(ctx, &g, out->nparts, out->row_part, &out->edge_cut);
+        s = grow_parts(ctx, &g, out->nparts, out->row_part);
     } else {
-        s = bfs_parts(ctx, &g, out->nparts, out->row_part, &out->edge_cut);
+        s = bfs_parts(ctx, &g, out->nparts, out->row_part);
     }
     if (!s) s = split_oversize(ctx, A->n, out->seg_cap, out->row_part, &out->nparts);
+    /* the cut of the final parts (after the oversize splits), whatever made them */
     if (!s && out->split == SPX_EHYB_SPLIT_GRAPH) out->edge_cut = edge_cut(&g, out->row_part);
     *t_part += spx_now() - t0;
     graph_free(ctx, &g);

@@ -6,6 +6,7 @@
 
 #include "spgemm/ooc/ooc_internal.h"
 #include "spgemm/ooc/ooc_tuning.h"
+#include "spgemm/spgemm_internal.h"
 
 /* The CPU's analysis and symbolic phase over all of A, and C's row pointers. */
 static spx_status cpu_plan(spx_ctx *ctx, spx_ooc *o, const spx_spgemm_input *in, spx_phase_log *log,
@@ -24,11 +25,21 @@ static spx_status cpu_plan(spx_ctx *ctx, spx_ooc *o, const spx_spgemm_input *in,
     return SPX_OK;
 }
 
-/* The panels sized to the budget, their affinity order, the run's event arrays. */
+/* What the panel split reads of o. */
+static spx_ooc_split_in split_in(const spx_ooc *o)
+{
+    return (spx_ooc_split_in){o->A, o->B, o->crow, o->prod, o->precision, o->budget, SPX_OOC_GPU_LANES};
+}
+
+/* A's rows' products counted, the panels sized to the budget, their affinity order, the run's
+ * event arrays. */
 static spx_status make_panels(spx_ctx *ctx, spx_ooc *o, spx_phase_log *log)
 {
     const double t0 = spx_now();
-    const spx_ooc_split_in si = {o->A, o->B, o->crow, o->precision, o->budget, SPX_OOC_GPU_LANES};
+    o->prod = spx_malloc_array(ctx, (size_t)o->A->m + 1, sizeof *o->prod);
+    if (!o->prod) return spx_fail_nomem(ctx, "spgemm panels");
+    spx_spgemm_row_products(o->A, o->B, o->prod, spx_ctx_threads(ctx));
+    const spx_ooc_split_in si = split_in(o);
     spx_status s = spx_ooc_split(ctx, &si, &o->panel, &o->n_panels);
     const size_t n = (size_t)o->n_panels + 1;
     if (!s) {
@@ -49,13 +60,12 @@ static spx_status make_panels(spx_ctx *ctx, spx_ooc *o, spx_phase_log *log)
 static spx_ooc_panel sample_panel(const spx_ooc *o)
 {
     const spx_ooc_panel *pn = &o->panel[o->order[o->n_panels / 2]];
-    const spx_csr *A = o->A, *B = o->B;
+    const spx_csr *A = o->A;
     spx_ooc_panel sp = {pn->row0, pn->row0, 0, 0, 0, pn->affinity};
     const double want = SPX_OOC_SAMPLE_FRACTION * (double)pn->products;
     while (sp.row1 < pn->row1 && (sp.row1 == sp.row0 || (double)sp.products < want)) {
         const int32_t i = sp.row1++;
-        for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            sp.products += B->rowptr[A->colind[q] + 1] - B->rowptr[A->colind[q]];
+        sp.products += o->prod[i];
         sp.nnz_a += A->rowptr[i + 1] - A->rowptr[i];
     }
     sp.nnz_c = o->crow[sp.row1] - o->crow[sp.row0];
@@ -73,14 +83,11 @@ static spx_status time_sample(spx_ctx *ctx, spx_ooc *o, const spx_ooc_panel *sp,
     double *cv = spx_malloc_array(ctx, (size_t)sp->nnz_c + 1, sizeof *cv);
     spx_status s = arow && crow && ci && cv ? SPX_OK : spx_fail_nomem(ctx, "spgemm panels: K's sample");
     spx_csr Ap, Cv;
-    memset(&Ap, 0, sizeof Ap);
-    memset(&Cv, 0, sizeof Cv);
-    Cv.m = rows, Cv.n = o->B->n, Cv.nnz = sp->nnz_c, Cv.rowptr = crow, Cv.colind = ci, Cv.val = cv, Cv.ctx = ctx;
     spx_ooc_times t = {0, 0, 0, 0};
     double t_gpu = 0, t_cpu = 0;
     if (!s) {
         spx_ooc_panel_view(o->A, sp->row0, sp->row1, arow, &Ap);
-        spx_ooc_rebase(o->crow, sp->row0, sp->row1, crow);
+        spx_ooc_c_view(o->crow, sp->row0, sp->row1, o->B->n, ci, cv, crow, ctx, &Cv);
         s = spx_ooc_gpu_panel(ctx, &o->gpu, &Ap, o->B, &Cv, &t);
     }
     if (!s) s = spx_ooc_gpu_panel(ctx, &o->gpu, &Ap, o->B, &Cv, &t);
@@ -146,15 +153,18 @@ spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_oo
     o->precision = in->precision;
     o->A = in->A, o->B = in->B;
     o->budget = opts->budget;
+    /* in hetero runs the CPU side's OpenMP team has the context's threads less one per GPU
+     * lane (at least one): a lane's thread mostly waits on its stream, but CUDA's
+     * synchronisation spins a core */
     const int threads = spx_ctx_threads(ctx);
-    o->cpu_threads = o->split == SPX_PANELS_HETERO && threads > SPX_OOC_GPU_LANES ? threads - SPX_OOC_GPU_LANES
-                     : o->split == SPX_PANELS_HETERO                        ? 1
-                                                                            : threads;
+    o->cpu_threads = o->split != SPX_PANELS_HETERO     ? threads
+                     : threads > SPX_OOC_GPU_LANES ? threads - SPX_OOC_GPU_LANES
+                                                   : 1;
     spx_status s = cpu_plan(ctx, o, in, log, products, nnz_c);
     if (!s) s = make_panels(ctx, o, log);
     if (!s && o->split != SPX_PANELS_CPU) {
         const double t0 = spx_now();
-        const spx_ooc_split_in si = {o->A, o->B, o->crow, o->precision, o->budget, SPX_OOC_GPU_LANES};
+        const spx_ooc_split_in si = split_in(o);
         const size_t held0 = ctx->dev.bytes;
         s = spx_ooc_gpu_open(ctx, opts->gpu_impl, o->B, o->precision, opts->pin_min, opts->take_rows, &o->gpu);
         o->b_held = ctx->dev.bytes - held0;
@@ -222,6 +232,7 @@ void spx_ooc_destroy(spx_ctx *ctx, spx_ooc *o)
     spx_ooc_lanes_close(o->lane, o->n_lanes);
     spx_ooc_gpu_close(ctx, &o->gpu);
     spx_free(ctx, o->crow);
+    spx_free(ctx, o->prod);
     spx_free(ctx, o->panel);
     spx_free(ctx, o->order);
     spx_free(ctx, o->done);

@@ -32,6 +32,7 @@ struct spx_ooc {
     spx_ooc_lane lane[SPX_OOC_GPU_LANES]; /* the GPU side's contexts (none for SPX_PANELS_CPU) */
     int n_lanes;
     int64_t *crow;                   /* C's row pointers, m + 1 */
+    int64_t *prod;                   /* A's rows' products, counted once (the split, K's sample) */
     spx_ooc_panel *panel;
     int n_panels;
     int32_t rows_max;                /* rows of the largest panel */

@@ -42,10 +42,7 @@ static spx_status gpu_panel(ooc_side *sd, const spx_ooc_panel *pn, spx_ooc_times
     const int64_t at = o->crow[pn->row0];
     spx_csr Ap, Cv;
     spx_ooc_panel_view(o->A, pn->row0, pn->row1, sd->arow, &Ap);
-    spx_ooc_rebase(o->crow, pn->row0, pn->row1, sd->cbuf);
-    memset(&Cv, 0, sizeof Cv);
-    Cv.m = pn->row1 - pn->row0, Cv.n = sd->C->n, Cv.nnz = pn->nnz_c;
-    Cv.rowptr = sd->cbuf, Cv.colind = sd->C->colind + at, Cv.val = sd->C->val + at, Cv.ctx = sd->ctx;
+    spx_ooc_c_view(o->crow, pn->row0, pn->row1, sd->C->n, sd->C->colind + at, sd->C->val + at, sd->cbuf, sd->ctx, &Cv);
     spx_status s = spx_ooc_gpu_panel(sd->ctx, &o->gpu, &Ap, o->B, &Cv, t);
     if (!s && !same_rows(o->crow, pn, sd->cbuf))
         s = spx_fail(sd->ctx, SPX_ERR_VERIFY, "spgemm panel rows [%d, %d): the GPU's row lengths differ from the CPU's",

@@ -47,7 +47,5 @@
  * compute the same panels. 2: a panel's transfers beside another's compute (the copy engines,
  * one per direction, would allow 3). Not measured. */
 #define SPX_OOC_GPU_LANES 2
-/* In hetero runs the CPU side's OpenMP team has the context's threads less one per GPU lane:
- * a lane's thread mostly waits on its stream, but CUDA's synchronisation spins a core. */
 
 #endif

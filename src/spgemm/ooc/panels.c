@@ -6,7 +6,6 @@
 
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
-#include "spgemm/spgemm_internal.h"
 
 size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p)
 {
@@ -130,12 +129,13 @@ static spx_status split_limits(spx_ctx *ctx, const spx_ooc_split_in *in, int lon
 spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out)
 {
     const spx_csr *A = in->A;
-    int64_t *prod = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *prod);
+    const int64_t *prod = in->prod;
     spx_ooc_panel *pn = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *pn);
-    spx_status s = prod && pn ? SPX_OK : spx_fail_nomem(ctx, "spgemm panels");
+    spx_status s = pn ? SPX_OK : spx_fail_nomem(ctx, "spgemm panels");
     int n = 0;
     if (!s) {
-        const int64_t total = spx_spgemm_row_products(A, in->B, prod, spx_ctx_threads(ctx));
+        int64_t total = 0;
+        for (int32_t i = 0; i < A->m; i++) total += prod[i];
         const int64_t cap = (total + SPX_OOC_MIN_PANELS - 1) / SPX_OOC_MIN_PANELS;
         const int long_rows = has_long_row(prod, A->m);
         size_t fixed = 0, room = 0;
@@ -143,7 +143,6 @@ spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel
         if (!s) n = split_rows(ctx, in, prod, cap > 0 ? cap : 1, long_rows, room, fixed, pn);
         if (n < 0) s = SPX_ERR_DEVICE_ALLOC;
     }
-    spx_free(ctx, prod);
     if (s) {
         spx_free(ctx, pn);
         return s;
@@ -198,4 +197,18 @@ void spx_ooc_panel_view(const spx_csr *A, int32_t r0, int32_t r1, int64_t *rowpt
     view->val = A->val + base;
     view->ctx = A->ctx;
     view->owns = 0;
+}
+
+void spx_ooc_c_view(const int64_t *crow, int32_t r0, int32_t r1, int32_t n, int32_t *colind, double *val,
+                    int64_t *rowptr, spx_ctx *ctx, spx_csr *view)
+{
+    spx_ooc_rebase(crow, r0, r1, rowptr);
+    memset(view, 0, sizeof *view);
+    view->m = r1 - r0;
+    view->n = n;
+    view->nnz = crow[r1] - crow[r0];
+    view->rowptr = rowptr;
+    view->colind = colind;
+    view->val = val;
+    view->ctx = ctx;
 }

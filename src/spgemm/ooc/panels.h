@@ -23,6 +23,7 @@ typedef struct spx_ooc_panel {
 typedef struct spx_ooc_split_in {
     const spx_csr *A, *B;
     const int64_t *crow;
+    const int64_t *prod; /* the products of each of A's rows (spx_spgemm_row_products) */
     spx_precision precision;
     size_t budget;
     int lanes;
@@ -50,6 +51,11 @@ void spx_ooc_rebase(const int64_t *ptr, int32_t r0, int32_t r1, int64_t *out);
 /* view = A's rows [r0, r1) as a CSR sharing A's columns and values; rowptr (r1 - r0 + 1
  * entries, the caller's) receives the row pointers rebased to 0. */
 void spx_ooc_panel_view(const spx_csr *A, int32_t r0, int32_t r1, int64_t *rowptr, spx_csr *view);
+/* view = rows [r0, r1) of C (n columns) by its row pointers crow, into the slice colind/val
+ * (crow[r1] - crow[r0] entries, the caller's); rowptr (r1 - r0 + 1, the caller's) receives
+ * the row pointers rebased to 0. */
+void spx_ooc_c_view(const int64_t *crow, int32_t r0, int32_t r1, int32_t n, int32_t *colind, double *val,
+                    int64_t *rowptr, spx_ctx *ctx, spx_csr *view);
 
 #ifdef __cplusplus
 }
