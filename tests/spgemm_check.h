@@ -151,6 +151,13 @@ static int sc_check(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transp
 }
 
 static int64_t sc_len_dense0(int32_t i, int32_t m, int32_t n) { (void)m; return i == 0 ? n : 2; }
+/* Every 97th row a hub of 3000 + i entries (at most n), the others 6. */
+static int64_t sc_len_hubs(int32_t i, int32_t m, int32_t n)
+{
+    (void)m;
+    const int64_t hub = 3000 + (int64_t)i;
+    return i % 97 ? 6 : hub < n ? hub : n;
+}
 
 /* A product's shape: A is m x k with row lengths la, B is k x n with row lengths lb. */
 typedef struct sc_case {
@@ -172,11 +179,15 @@ static const sc_case sc_cases[] = {
     {"rectangular tall * wide", 2000, 40, 3000, tm_len_one, tm_len_varied},
     {"hash rows (wide B)", 500, 500, 20000, tm_len_const8, tm_len_const8},
     {"rows of 31..33", 200, 1000, 1000, tm_len_around32, tm_len_around32},
-    {"a dense row over a wide B (GPU: chunked fallback, numeric)", 8, 3000, 10000, sc_len_dense0, tm_len_const8},
-    {"a dense row over a wider B (GPU: chunked fallback, several chunks)", 8, 3000, 60000, sc_len_dense0,
+    {"a dense row over a wide B (GPU: dense fallback)", 8, 3000, 10000, sc_len_dense0, tm_len_const8},
+    {"a dense row over a wider B (GPU: dense fallback)", 8, 3000, 60000, sc_len_dense0, tm_len_const8},
+    {"a dense row over a very wide B (GPU: dense fallback, 1M columns)", 4, 3000, 1000000, sc_len_dense0,
      tm_len_const8},
-    {"a dense row over a very wide B (GPU: too many chunks, global fallback)", 4, 3000, 1000000, sc_len_dense0,
-     tm_len_const8},
+    {"a dense row over 1.5M columns (GPU: dense symbolic, global numeric fallback)", 4, 3000, 1500000,
+     sc_len_dense0, tm_len_const8},
+    {"a dense row over 2M columns (GPU: global fallback)", 4, 3000, 2000000, sc_len_dense0, tm_len_const8},
+    {"hub rows in B (GPU: dense fallback, long B rows walked by the whole block)", 64, 2000, 50000, sc_len_dense0,
+     sc_len_hubs},
 };
 #define SC_N_CASES ((int)(sizeof sc_cases / sizeof sc_cases[0]))
 

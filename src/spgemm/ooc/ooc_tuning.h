@@ -11,10 +11,6 @@
  * with the CPU's row pointers given, analyse_rows, the products and the symbolic row list are
  * not held at all). */
 #define SPX_OOC_DEV_BYTES_PER_ROW 36
-/* Device bytes per row of the chunked fallback's per-(row, chunk) counts (SPX_GPU_CHUNK_MAX
- * chunks of 4 bytes), counted for every row of a panel that has a row too long for shared
- * memory (below). */
-#define SPX_OOC_DEV_BYTES_PER_FALLBACK_ROW (16 * 4)
 /* Device bytes a panel's computation holds beside its arrays: the binning statistics (40 bins
  * of counts, sums, maxima and cursors) and CUB's scan scratch: both a few kB; 1 MiB leaves
  * room (an upper bound, not measured). */
@@ -22,8 +18,9 @@
 /* A row of A*B with more products than this may not fit a shared-memory hash table (H100/H200:
  * 227 kB a block, 2 slots of 4 + 8 bytes a key in fp64: ~9.6k keys; 8192 is the power of two
  * below; the products bound both the symbolic table and C's row), so the GPU may take its
- * global fallback: one n-wide accumulator (column marks and values) is then reserved for
- * every lane, and the chunked fallback's counts for every row. */
+ * global fallback (n too wide for the dense fallback's bitmap, which holds nothing on the
+ * device beyond C): one n-wide accumulator (column marks and values) is then reserved for
+ * every lane. */
 #define SPX_OOC_SHARED_ROW_MAX 8192
 /* Without a device budget (none set, no device) the panels still split the work: at least
  * this many panels of about equal products, so that the two sides can share and steal (the

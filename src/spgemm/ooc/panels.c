@@ -27,18 +27,16 @@ static size_t fixed_bytes(const spx_csr *A, const spx_csr *B, int long_rows, spx
 }
 
 /* Device bytes of a panel of `rows` rows, nnz_a entries of A and nnz_c of C, beside B and the
- * fixed workspace; long_rows: it has a row of C past SPX_OOC_SHARED_ROW_MAX. */
-static size_t panel_bytes(int64_t rows, int64_t nnz_a, int64_t nnz_c, int long_rows, spx_precision p)
+ * fixed workspace. */
+static size_t panel_bytes(int64_t rows, int64_t nnz_a, int64_t nnz_c, spx_precision p)
 {
-    size_t b = spx_ooc_dev_csr_bytes(rows, nnz_a, p) + spx_ooc_c_bytes(nnz_c, p) + (size_t)rows * SPX_OOC_DEV_BYTES_PER_ROW;
-    if (long_rows) b += (size_t)rows * SPX_OOC_DEV_BYTES_PER_FALLBACK_ROW;
-    return b;
+    return spx_ooc_dev_csr_bytes(rows, nnz_a, p) + spx_ooc_c_bytes(nnz_c, p) + (size_t)rows * SPX_OOC_DEV_BYTES_PER_ROW;
 }
 
 size_t spx_ooc_incore_bytes(const spx_csr *A, const spx_csr *B, int64_t nnz_c, int long_rows, spx_precision p)
 {
     return spx_ooc_dev_csr_bytes(B->m, B->nnz, p) + fixed_bytes(A, B, long_rows, p) +
-           panel_bytes(A->m, A->nnz, nnz_c, long_rows, p);
+           panel_bytes(A->m, A->nnz, nnz_c, p);
 }
 
 /* Sparsity of the panel's A part and of its B part (B's rows it reads, weighted by use: the
@@ -75,8 +73,8 @@ static int has_long_row(const int64_t *prod, int32_t m)
 
 /* The panels, greedily in row order, into pn (room for m entries); returns their count or -1
  * (error set) when a row does not fit `room` bytes. */
-static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *prod, int64_t cap, int long_rows,
-                      size_t room, size_t fixed, spx_ooc_panel *pn)
+static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *prod, int64_t cap, size_t room,
+                      size_t fixed, spx_ooc_panel *pn)
 {
     const spx_csr *A = in->A;
     int n = 0;
@@ -86,12 +84,12 @@ static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *p
             const int32_t i = c.row1;
             const int64_t na = c.nnz_a + (A->rowptr[i + 1] - A->rowptr[i]), nc = in->crow[i + 1] - in->crow[c.row0];
             const int64_t pr = c.products + prod[i];
-            const int fits = panel_bytes(i + 1 - c.row0, na, nc, long_rows, in->precision) <= room;
+            const int fits = panel_bytes(i + 1 - c.row0, na, nc, in->precision) <= room;
             if (c.row1 > c.row0 && (!fits || pr > cap)) break;
             if (!fits) {
                 char what[96];
                 snprintf(what, sizeof what, "row %d of A (%lld nonzeros of C)", i, (long long)(in->crow[i + 1] - in->crow[i]));
-                too_small(ctx, in, what, panel_bytes(1, na, nc, long_rows, in->precision) * (size_t)in->lanes,
+                too_small(ctx, in, what, panel_bytes(1, na, nc, in->precision) * (size_t)in->lanes,
                           "B resident and the GPU lanes' fixed workspace", fixed);
                 return -1;
             }
@@ -140,7 +138,7 @@ spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel
         const int long_rows = has_long_row(prod, A->m);
         size_t fixed = 0, room = 0;
         s = split_limits(ctx, in, long_rows, &fixed, &room);
-        if (!s) n = split_rows(ctx, in, prod, cap > 0 ? cap : 1, long_rows, room, fixed, pn);
+        if (!s) n = split_rows(ctx, in, prod, cap > 0 ? cap : 1, room, fixed, pn);
         if (n < 0) s = SPX_ERR_DEVICE_ALLOC;
     }
     if (s) {

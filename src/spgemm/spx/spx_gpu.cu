@@ -45,10 +45,10 @@ typedef struct gpu_state {
     int64_t *d_prod;   /* device, m: products per row of C (analyse to the symbolic binning) */
     int64_t *d_crow;   /* device, m + 1: symbolic counts, then C's row pointers */
     spx_gpu_bin_stats *d_stats; /* device: the binning kernels' statistics and cursors */
+    unsigned int *d_ticket;     /* device: the dense fallback's next row */
     spx_gpu_bin_stats sym;      /* host: the products' statistics (analyse), for the symbolic bins */
     gpu_bins num;      /* the numeric phase's bins (by exact row length) */
     int64_t nnz_c, dense_rows, dense_cols, fallback_rows;
-    int32_t chunk_w;   /* columns per chunk of the chunked fallback; 0: none */
     int sm_count, max_threads_sm;
     size_t smem_limit; /* dynamic shared memory a block may have */
     char kernel[64];
@@ -76,14 +76,39 @@ static size_t group_bytes(const gpu_state *S, int numeric, int slots)
     return (size_t)slots * (sizeof(int32_t) + value_bytes(S, numeric)) + sizeof(int);
 }
 
+/* Shared bytes of the dense fallback's block: n bits, and in numeric a rank per 64-bit word. */
+static size_t dense_bytes(const gpu_state *S, int numeric)
+{
+    const size_t words = ((size_t)S->n + 63) / 64;
+    return words * (sizeof(unsigned long long) + (numeric ? sizeof(int32_t) : 0));
+}
+
+/* Whether the dense fallback takes the rows whose table does not fit (n bits fit a block). */
+static int dense_fits(const gpu_state *S, int numeric)
+{
+    const size_t reserve = sizeof(spx_gpu_dense_scan_t::TempStorage) + sizeof(spx_gpu_dense_shared) + 64; /* static */
+    return SPX_GPU_DENSE_FALLBACK && S->smem_limit > reserve && dense_bytes(S, numeric) <= S->smem_limit - reserve;
+}
+
+/* The smallest table that goes to the dense fallback though shared memory holds it; 0: none. */
+static int64_t dense_from_slots(const gpu_state *S, int numeric)
+{
+    if (!SPX_GPU_DENSE_TABLE_DIV || !dense_fits(S, numeric)) return 0;
+    const int64_t by_n = S->n / SPX_GPU_DENSE_TABLE_DIV;
+    return by_n > SPX_GPU_DENSE_MIN_TABLE ? by_n : SPX_GPU_DENSE_MIN_TABLE;
+}
+
 /* The largest table (a power of two, at most 2^24 slots) one row group may have in shared
- * memory; 0 when not even SPX_GPU_MIN_SLOTS fit. A row's bin (spx_gpu_bin_of) compares its
- * table with it. */
+ * memory (below dense_from_slots); 0 when not even SPX_GPU_MIN_SLOTS fit. A row's bin
+ * (spx_gpu_bin_of) compares its table with it: a larger one is the fallback bin's. */
 static int64_t fit_slots(const gpu_state *S, int numeric)
 {
+    const int64_t dense_from = dense_from_slots(S, numeric);
     int64_t fit = 0;
-    for (int64_t s = SPX_GPU_MIN_SLOTS; s <= (1 << 24) && group_bytes(S, numeric, (int)s) <= S->smem_limit; s <<= 1)
+    for (int64_t s = SPX_GPU_MIN_SLOTS; s <= (1 << 24) && group_bytes(S, numeric, (int)s) <= S->smem_limit; s <<= 1) {
+        if (dense_from && s >= dense_from) break;
         fit = s;
+    }
     return fit;
 }
 
@@ -251,61 +276,24 @@ done:
     return s;
 }
 
-/* Columns per chunk of the chunked fallback (a multiple of 32): as many values (numeric
- * precision) and bitmap bits as a block's shared memory holds beside the block scan, at most
- * n rounded up to 32; 0 when not even 32 fit. */
-static int32_t chunk_width(const gpu_state *S)
-{
-    const size_t reserve = sizeof(spx_gpu_chunk_scan_t::TempStorage) + 64; /* static shared memory */
-    if (S->smem_limit <= reserve) return 0;
-    const size_t per8 = 8 * spx_precision_bytes(S->prec) + 1; /* bytes per 8 columns: values and a bitmap byte */
-    const int64_t fit = (int64_t)((S->smem_limit - reserve) * 8 / per8) & ~(int64_t)31;
-    const int64_t need = ((int64_t)S->n + 31) & ~(int64_t)31;
-    return (int32_t)(fit < need ? fit : need);
-}
-
-/* Chunks of n columns the chunked fallback takes; 0 when it is not used (no chunk width, or
- * more than SPX_GPU_CHUNK_MAX chunks: the global fallback then). */
-static int32_t chunk_count(const gpu_state *S)
-{
-    if (S->chunk_w <= 0) return 0;
-    const int64_t c = ((int64_t)S->n + S->chunk_w - 1) / S->chunk_w;
-    return c >= 1 && c <= SPX_GPU_CHUNK_MAX ? (int32_t)c : 0;
-}
-
-/* Runs the fallback bin by column chunks (spx_spgemm_chunk_count_kernel, and in numeric
- * spx_spgemm_chunk_numeric_kernel after a count pass into per-chunk counts). */
+/* Runs the fallback bin with the dense fallback (spx_spgemm_dense_kernel), one wave of
+ * blocks taking its rows by a ticket. */
 template <bool NUMERIC, typename V>
-static spx_status launch_chunked(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b,
-                                 int64_t *counts, int32_t *cci, V *cv)
+static spx_status launch_dense(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b,
+                               int64_t *counts, int32_t *cci, V *cv)
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
-    const int32_t W = S->chunk_w, nch = chunk_count(S);
-    const int64_t pairs = (int64_t)b->count * nch;
-    const size_t bits = (size_t)W / 8, vals = NUMERIC ? (size_t)W * sizeof(V) : 0;
-    const unsigned grid_count = one_wave(S, pairs, SPX_GPU_CHUNK_BLOCK, bits);
-    const unsigned grid_num = one_wave(S, pairs, SPX_GPU_CHUNK_BLOCK, bits + vals);
+    const size_t smem = dense_bytes(S, NUMERIC);
     const int sub0 = (int)pow2_at_least((int64_t)(S->avg_b_row + 0.5)), sub = sub0 < 1 ? 1 : sub0 > 32 ? 32 : sub0;
-    auto numeric_kernel = spx_spgemm_chunk_numeric_kernel<V>;
-    int32_t *chunk_cnt = NULL;
-    spx_status s = SPX_OK;
-    if (NUMERIC && (s = spx_cuda_malloc(ctx, (void **)&chunk_cnt, (size_t)pairs * sizeof *chunk_cnt))) return s;
-    if ((s = spx_cuda_allow_max_smem(ctx, spx_spgemm_chunk_count_kernel))) goto done;
-    spx_spgemm_chunk_count_kernel<<<grid_count, SPX_GPU_CHUNK_BLOCK, bits, spx_cuda_stream(ctx)>>>(
-        A->rowptr, A->colind, B->rowptr, B->colind, L->d_rows + b->first, b->count, S->n, W, nch, sub,
-        NUMERIC ? nullptr : counts, chunk_cnt);
-    SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_chunk_count_kernel");
-    if (NUMERIC) {
-        if ((s = spx_cuda_allow_max_smem(ctx, numeric_kernel))) goto done;
-        numeric_kernel<<<grid_num, SPX_GPU_CHUNK_BLOCK, bits + vals, spx_cuda_stream(ctx)>>>(
-            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
-            b->count, S->n, W, nch, sub, chunk_cnt, S->d_crow, cci, cv);
-        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_chunk_numeric_kernel");
-        s = spx_cuda_sync(ctx); /* chunk_cnt is freed next */
-    }
-done:
-    spx_cuda_free(ctx, chunk_cnt);
-    return s;
+    auto kernel = spx_spgemm_dense_kernel<NUMERIC, V>;
+    spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
+    if (s) return s;
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_ticket, 0, sizeof *S->d_ticket, spx_cuda_stream(ctx)));
+    kernel<<<one_wave(S, b->count, SPX_GPU_DENSE_BLOCK, smem), SPX_GPU_DENSE_BLOCK, smem, spx_cuda_stream(ctx)>>>(
+        A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
+        b->count, S->n, sub, S->d_ticket, counts, S->d_crow, cci, cv);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_dense_kernel");
+    return SPX_OK;
 }
 
 /* Every bin of L, symbolic (counts) or numeric (cci, cv). */
@@ -315,7 +303,7 @@ static spx_status run_bins(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, 
     spx_status s = SPX_OK;
     for (int i = 0; !s && i < L->n; i++)
         s = L->bin[i].slots ? launch_rows<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
-            : chunk_count(S) ? launch_chunked<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
+            : dense_fits(S, NUMERIC) ? launch_dense<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
                              : launch_fallback<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv);
     return s;
 }
@@ -380,13 +368,13 @@ static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_l
     S->m = in->A->m, S->k = in->A->n, S->n = in->B->n;
     S->avg_b_row = in->B->m ? (double)in->B->nnz / in->B->m : 0.0;
     read_device(ctx, S);
-    S->chunk_w = chunk_width(S);
     snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s", S->prec == SPX_FP32 ? "fp32" : "fp64");
     const double t0 = spx_now();
     spx_status s = spx_spgemm_dev_upload(ctx, in, &S->ops);
     spx_phase_add(log, "upload", spx_now() - t0);
     if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_crow, ((size_t)S->m + 1) * sizeof *S->d_crow);
     if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_stats, sizeof *S->d_stats);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_ticket, sizeof *S->d_ticket);
     if (s) {
         gpu_destroy(ctx, S);
         return s;
@@ -544,6 +532,7 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
     spx_cuda_free(ctx, S->d_prod);
     spx_cuda_free(ctx, S->d_crow);
     spx_cuda_free(ctx, S->d_stats);
+    spx_cuda_free(ctx, S->d_ticket);
     spx_cuda_free(ctx, S->num.d_rows);
     spx_free(ctx, S);
 }
@@ -552,7 +541,7 @@ static const char *gpu_kernel(const void *state) { return state ? ((const gpu_st
 
 static const spx_spgemm_impl spx_gpu_impl = {
     "spx",
-    "spx GPU (ApSpGEMM §4-§5.1): GPU pre-analysis and binning by table size, hash in shared memory, chunked or "
+    "spx GPU (ApSpGEMM §4-§5.1): GPU pre-analysis and binning by table size, hash in shared memory, dense (bitmap) or "
     "global fallback",
     NULL,
     SPX_BACKEND_CUDA,

@@ -2,10 +2,11 @@
  * per row of C, nonzeros per column of A, the §4.2 dense rows and columns; ApSpGEMM §4.1),
  * the dynamic binning on the device (per-bin statistics, then the row ids scattered bin after
  * bin), the row-group kernel with a hash table per row in shared memory (§5.1: symbolic
- * counts, numeric sums and writes the row sorted), and for rows whose table does not fit:
- * the chunked fallback (one block per row and column chunk, a dense accumulator of the chunk
- * in shared memory) or, when n takes too many chunks, the global fallback (one block per row
- * with an n-wide dense accumulator in global memory); both read out in column order. */
+ * counts, numeric sums and writes the row sorted), and for rows whose table does not fit
+ * (or is large beside n): the dense fallback (one block per row, a bitmap of the row's
+ * columns in shared memory, values added into C in place) or, when n bits do not fit shared
+ * memory, the global fallback (one block per row with an n-wide dense accumulator in global
+ * memory); both read out in column order. */
 #ifndef SPX_SPGEMM_SPX_KERNELS_CUH
 #define SPX_SPGEMM_SPX_KERNELS_CUH
 
@@ -381,109 +382,124 @@ __global__ void __launch_bounds__(SPX_GPU_FALLBACK_BLOCK)
     }
 }
 
-/* The chunked fallback's block scan (its storage is reserved beside the dynamic shared memory). */
-typedef cub::BlockScan<int, SPX_GPU_CHUNK_BLOCK> spx_gpu_chunk_scan_t;
+/* The dense fallback's block scan (its storage is reserved beside the dynamic shared memory). */
+typedef cub::BlockScan<int, SPX_GPU_DENSE_BLOCK> spx_gpu_dense_scan_t;
 
-/* The chunked fallback's count: blocks loop over the pairs t = r * nchunks + ch (r < nrows):
- * row i = rows[r], columns [lo, hi) = [ch * W, min(ch * W + W, n)); the row's distinct columns
- * there are marked in a bitmap of W bits in shared memory (dynamic: W / 8 bytes, W a multiple
- * of 32) and counted. Adds the count to counts[i] (symbolic, atomically: a row's chunks run in
- * parallel; may be NULL) and stores it in chunk_cnt[t] (the numeric count pass; may be NULL).
- * Groups of `sub` lanes (a power of two <= 32) take A's entries and stride B's rows. */
-__global__ void __launch_bounds__(SPX_GPU_CHUNK_BLOCK)
-    spx_spgemm_chunk_count_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                                  const int32_t *__restrict__ brp, const int32_t *__restrict__ bci,
-                                  const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int32_t W, int32_t nchunks,
-                                  int sub, int64_t *__restrict__ counts, int32_t *__restrict__ chunk_cnt)
+/* The dense fallback's static shared memory beside its scan: the queue of long B rows, its
+ * length, the row's count, the row taken. */
+typedef struct spx_gpu_dense_shared {
+    int32_t queue[SPX_GPU_DENSE_QUEUE];
+    int queued;
+    unsigned int found;
+    int64_t row;
+} spx_gpu_dense_shared;
+
+/* Calls visit(qa, qb) once for every product of row i (A entry qa, B entry qb): A's entries in
+ * rounds of SPX_GPU_DENSE_QUEUE, groups of `sub` lanes taking one each and striding its B row,
+ * except B rows longer than SPX_GPU_DENSE_LONG_B, which are queued and walked by the whole
+ * block after the round (a long B row left to `sub` lanes is a serial tail: R-MAT's and the
+ * power-law matrix's hubs). Every thread of the block calls it, sh->queued 0; ends with a
+ * barrier. */
+template <typename F>
+__device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                                   const int32_t *__restrict__ brp, int32_t i, int sub,
+                                                   spx_gpu_dense_shared *sh, F visit)
 {
-    extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
-    __shared__ unsigned int found;
-    uint32_t *bits = (uint32_t *)spx_spgemm_smem;
-    const int words = W >> 5, g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
-    for (int64_t t = blockIdx.x; t < (int64_t)nrows * nchunks; t += gridDim.x) {
-        const int32_t i = rows[t / nchunks];
-        const int64_t lo = (t % nchunks) * (int64_t)W, hi = lo + W < n ? lo + W : n;
-        for (int w = threadIdx.x; w < words; w += blockDim.x) bits[w] = 0;
-        if (threadIdx.x == 0) found = 0;
-        __syncthreads();
-        unsigned int fresh = 0;
-        for (int32_t qa = arp[i] + g; qa < arp[i + 1]; qa += groups) {
-            const int32_t k = aci[qa];
-            for (int32_t qb = brp[k] + lane; qb < brp[k + 1]; qb += sub) {
-                const int32_t j = bci[qb];
-                if (j >= lo && j < hi) {
-                    const uint32_t u = (uint32_t)(j - lo), bit = 1u << (u & 31);
-                    fresh += !(atomicOr(bits + (u >> 5), bit) & bit);
-                }
+    const int g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
+    const int32_t last = arp[i + 1];
+    for (int32_t start = arp[i]; start < last; start += SPX_GPU_DENSE_QUEUE) {
+        const int32_t stop = last - start < SPX_GPU_DENSE_QUEUE ? last : start + SPX_GPU_DENSE_QUEUE;
+        for (int32_t qa = start + g; qa < stop; qa += groups) {
+            const int32_t k = aci[qa], b0 = brp[k], b1 = brp[k + 1];
+            if (b1 - b0 > SPX_GPU_DENSE_LONG_B) {
+                if (lane == 0) sh->queue[atomicAdd(&sh->queued, 1)] = qa;
+                continue;
             }
+            for (int32_t qb = b0 + lane; qb < b1; qb += sub) visit(qa, qb);
         }
-        if (fresh) atomicAdd(&found, fresh);
         __syncthreads();
-        if (threadIdx.x == 0) {
-            if (counts && found) atomicAdd((unsigned long long *)(counts + i), (unsigned long long)found);
-            if (chunk_cnt) chunk_cnt[t] = (int32_t)found;
+        const int nq = sh->queued;
+        __syncthreads(); /* everyone has read the length */
+        if (threadIdx.x == 0) sh->queued = 0;
+        for (int t = 0; t < nq; t++) {
+            const int32_t qa = sh->queue[t], k = aci[qa];
+            for (int32_t qb = brp[k] + (int32_t)threadIdx.x; qb < brp[k + 1]; qb += (int32_t)blockDim.x) visit(qa, qb);
         }
-        /* no barrier needed before the next pair: everyone is past the walk, thread 0 resets
-         * found after reading it, the others add to it only after the next pair's barrier */
+        __syncthreads(); /* the queue is read before the next round fills it */
     }
 }
 
-/* The chunked fallback's numeric pass, over the same pairs as the count (chunk_cnt[t] its
- * counts): the chunk's sums in W values and its columns in a W-bit bitmap in shared memory
- * (dynamic: W * sizeof(V) + W / 8 bytes), then written in column order at the chunk's place
- * in C's row (crow[i] plus the counts of the row's earlier chunks): each thread takes a run
- * of bitmap words, a block scan of their populations gives its first place. */
-template <typename V>
-__global__ void __launch_bounds__(SPX_GPU_CHUNK_BLOCK)
-    spx_spgemm_chunk_numeric_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                                    const V *__restrict__ av, const int32_t *__restrict__ brp,
-                                    const int32_t *__restrict__ bci, const V *__restrict__ bv,
-                                    const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int32_t W,
-                                    int32_t nchunks, int sub, const int32_t *__restrict__ chunk_cnt,
-                                    const int64_t *__restrict__ crow, int32_t *__restrict__ cci, V *__restrict__ cv)
+/* The dense fallback: blocks take rows rows[0..nrows) by a ticket (*ticket 0 at launch); a
+ * row's columns are marked in a bitmap of n bits in shared memory (words = ceil(n / 64) 64-bit
+ * words, dynamic), each of the row's products read once (spx_gpu_dense_walk). SYMBOLIC
+ * (NUMERIC false): counts[i] = the marked bits. NUMERIC: a block scan of the words'
+ * populations gives each word's first place in C's row (rank[], words int32 beside the
+ * bitmap), the columns are written in order from the bitmap with their values zeroed, then
+ * the products are read again and each added (global atomicAdd) at its column's place: the
+ * rank of its word plus the bits below it. No accumulator beyond shared memory and C itself.
+ * Dynamic shared memory: words * 8 (symbolic) or words * 12 (numeric) bytes. */
+template <bool NUMERIC, typename V>
+__global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
+    spx_spgemm_dense_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
+                            const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
+                            const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int sub,
+                            unsigned int *__restrict__ ticket, int64_t *__restrict__ counts,
+                            const int64_t *__restrict__ crow, int32_t *__restrict__ cci, V *__restrict__ cv)
 {
     extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
-    __shared__ typename spx_gpu_chunk_scan_t::TempStorage scan_tmp;
-    V *vals = (V *)spx_spgemm_smem;
-    uint32_t *bits = (uint32_t *)(spx_spgemm_smem + (size_t)W * sizeof(V));
-    const int words = W >> 5, per = (words + (int)blockDim.x - 1) / (int)blockDim.x;
-    const int g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
+    __shared__ typename spx_gpu_dense_scan_t::TempStorage scan_tmp;
+    __shared__ spx_gpu_dense_shared sh;
+    unsigned long long *bits = (unsigned long long *)spx_spgemm_smem;
+    const int words = (int)(((int64_t)n + 63) >> 6), per = (words + (int)blockDim.x - 1) / (int)blockDim.x;
+    int32_t *rank = (int32_t *)(bits + words); /* NUMERIC: the row's columns before word w */
     const int w0 = (int)threadIdx.x * per, w1 = w0 + per < words ? w0 + per : words;
-    for (int64_t t = blockIdx.x; t < (int64_t)nrows * nchunks; t += gridDim.x) {
-        const int64_t r = t / nchunks, ch = t % nchunks;
-        const int32_t i = rows[r];
-        const int64_t lo = ch * (int64_t)W, hi = lo + W < n ? lo + W : n;
+    if (threadIdx.x == 0) sh.queued = 0;
+    for (;;) {
+        if (threadIdx.x == 0) {
+            sh.row = (int64_t)atomicAdd(ticket, 1u);
+            sh.found = 0;
+        }
         for (int w = threadIdx.x; w < words; w += blockDim.x) bits[w] = 0;
-        for (int u = threadIdx.x; u < W; u += blockDim.x) vals[u] = V(0);
         __syncthreads();
-        for (int32_t qa = arp[i] + g; qa < arp[i + 1]; qa += groups) {
-            const int32_t k = aci[qa];
-            const V a = av[qa];
-            for (int32_t qb = brp[k] + lane; qb < brp[k + 1]; qb += sub) {
-                const int32_t j = bci[qb];
-                if (j >= lo && j < hi) {
-                    const uint32_t u = (uint32_t)(j - lo);
-                    atomicOr(bits + (u >> 5), 1u << (u & 31));
-                    atomicAdd(vals + u, a * bv[qb]);
-                }
-            }
+        const int64_t r = sh.row;
+        if (r >= nrows) return;
+        const int32_t i = rows[r];
+        spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh, [&](int32_t qa, int32_t qb) {
+            const int32_t j = bci[qb];
+            atomicOr(bits + (j >> 6), 1ull << (j & 63));
+        });
+        int mine = 0;
+        for (int w = w0; w < w1; w++) mine += __popcll(bits[w]);
+        if (!NUMERIC) {
+            if (mine) atomicAdd(&sh.found, (unsigned int)mine);
+            __syncthreads();
+            if (threadIdx.x == 0) counts[i] = (int64_t)sh.found;
+            __syncthreads(); /* sh is read before thread 0 takes the next row */
+            continue;
+        }
+        int pos = 0;
+        spx_gpu_dense_scan_t(scan_tmp).ExclusiveSum(mine, pos);
+        for (int w = w0; w < w1; w++) {
+            rank[w] = pos;
+            pos += __popcll(bits[w]);
         }
         __syncthreads();
-        int64_t out = crow[i];
-        const int64_t end = crow[i + 1];
-        for (int64_t c = 0; c < ch; c++) out += chunk_cnt[r * nchunks + c];
-        int mine = 0, pos = 0;
-        for (int w = w0; w < w1; w++) mine += __popc(bits[w]);
-        spx_gpu_chunk_scan_t(scan_tmp).ExclusiveSum(mine, pos);
-        for (int w = w0; w < w1; w++)
-            for (uint32_t b = bits[w]; b; b &= b - 1, pos++) {
-                const int u = w * 32 + __ffs((int)b) - 1;
-                if (out + pos < end) {
-                    cci[out + pos] = (int32_t)(lo + u);
-                    cv[out + pos] = vals[u];
+        const int64_t out = crow[i], len = crow[i + 1] - crow[i];
+        for (int w = threadIdx.x; w < words; w += blockDim.x) { /* neighbouring words, neighbouring places */
+            int at = rank[w];
+            for (unsigned long long b = bits[w]; b; b &= b - 1, at++)
+                if (at < len) {
+                    cci[out + at] = w * 64 + __ffsll((long long)b) - 1;
+                    cv[out + at] = V(0);
                 }
-            }
-        __syncthreads(); /* bits, vals and scan_tmp are reused */
+        }
+        __syncthreads(); /* the row's values are zero before anyone adds */
+        spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh, [&](int32_t qa, int32_t qb) {
+            const int32_t j = bci[qb];
+            const int at = rank[j >> 6] + __popcll(bits[j >> 6] & ((1ull << (j & 63)) - 1ull));
+            if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
+        });
+        /* the walk ended with a barrier: bits, rank and scan_tmp are free for the next row */
     }
 }
 

@@ -1,5 +1,5 @@
-/* src/spgemm/spx/spx_tuning.h: the spx GPU SpGEMM's constants, each with its source. None is
- * measured on the GPU machine yet: the first GPU run should sweep them (bench/NOTES.md). */
+/* src/spgemm/spx/spx_tuning.h: the spx GPU SpGEMM's constants, each with its source: the
+ * literature's, a measurement (named with its device and figures), or a guess (said so). */
 #ifndef SPX_SPGEMM_SPX_TUNING_H
 #define SPX_SPGEMM_SPX_TUNING_H
 
@@ -42,16 +42,37 @@
  * row's n-wide accumulator is always allocated). */
 #define SPX_GPU_FALLBACK_BLOCK 256
 #define SPX_GPU_FALLBACK_POOL_BYTES (1ull << 30)
-/* The chunked fallback (rows whose hash table does not fit shared memory, when n is narrow
- * enough): the columns split into chunks of W (as many as one block's shared memory holds as
- * values and a bitmap, numeric precision), one block of SPX_GPU_CHUNK_BLOCK threads per (row,
- * chunk). Each block walks all of its row's products, so a row's products are read once per
- * chunk (twice per chunk in numeric: count, then sum); SPX_GPU_CHUNK_MAX bounds that re-read.
- * Up to 16 coalesced re-reads of a product are taken to cost less than the global fallback's
- * one global atomic per product plus its scan of n markers per row: a guess, not measured
- * (sweep it with the rest, bench/NOTES.md). Beyond it, the global fallback. */
-#define SPX_GPU_CHUNK_BLOCK 512
-#define SPX_GPU_CHUNK_MAX 16
+/* The dense fallback (rows whose hash table does not fit shared memory, when n bits fit it):
+ * one block of SPX_GPU_DENSE_BLOCK threads per row, a bitmap of n bits (and in numeric a rank
+ * per 64-bit word: 12 bytes per 64 columns) in shared memory, each product read once
+ * (symbolic) or twice (numeric: mark, then add at its place in C with a global atomic). Up to
+ * 1.86M columns (symbolic) and 1.22M (numeric) on a 227 KB block. It replaced a chunked
+ * fallback (values and a bitmap of a column chunk in shared memory, products re-read per
+ * chunk): H200, numeric phase, R-MAT 18 478 -> 198 ms, the power-law matrix 220 -> 166 ms
+ * before the long-B walk (bench/NOTES.md, 2026-11-26). SPX_GPU_DENSE_FALLBACK 0 turns it off
+ * (the global fallback then takes every such row: for measuring). 1024 threads: a block is
+ * alone on its SM when n is large (guess). */
+#ifndef SPX_GPU_DENSE_FALLBACK
+#define SPX_GPU_DENSE_FALLBACK 1
+#endif
+#define SPX_GPU_DENSE_BLOCK 1024
+/* The dense fallback's walk: a B row longer than SPX_GPU_DENSE_LONG_B is walked by the whole
+ * block, not by one group of lanes (H200, ncu: the power-law matrix's hub rows left to groups
+ * of 8 lanes took the dense kernel to 200 ms); A's entries are taken in rounds of
+ * SPX_GPU_DENSE_QUEUE, so that the queue of long rows cannot overflow. Guesses. */
+#define SPX_GPU_DENSE_LONG_B 256
+#define SPX_GPU_DENSE_QUEUE 1024
+/* Tables of at least max(n / SPX_GPU_DENSE_TABLE_DIV, SPX_GPU_DENSE_MIN_TABLE) slots go to
+ * the dense fallback too (DIV 0: only the rows whose table does not fit): there the bitmap is
+ * small beside the table, the row needs no sort, and its work fills a block. H200, run before
+ * the long-B walk (numeric ms, fallback only / tables >= n/8 / >= n/64): R-MAT 18 198 / 198 /
+ * 174, R-MAT 16 54 / 44 / 44, landmark*landmark^T symbolic 51 / 7.7 / 7.7; but bcsstk29 0.92
+ * / 0.98 / 1.34 (its 256-slot rows leave most of a 1024-thread block idle), hence the floor
+ * of 2048 slots (guess between the two). */
+#ifndef SPX_GPU_DENSE_TABLE_DIV
+#define SPX_GPU_DENSE_TABLE_DIV 64
+#endif
+#define SPX_GPU_DENSE_MIN_TABLE 2048
 /* Pre-analysis and binning kernels: threads per block (a multiple of 32: the binning kernels
  * combine a warp's rows with ballots); grid-stride blocks per SM. */
 #define SPX_GPU_ANALYSE_BLOCK 256
