@@ -46,6 +46,8 @@ typedef struct gpu_state {
     int64_t *d_crow;   /* device, m + 1: symbolic counts, then C's row pointers */
     spx_gpu_bin_stats *d_stats; /* device: the binning kernels' statistics and cursors */
     unsigned int *d_ticket;     /* device: the dense fallback's next row */
+    int32_t *d_cci;    /* device, nnz(C): C's columns and values, from the first run on */
+    void *d_cv;
     spx_gpu_bin_stats sym;      /* host: the products' statistics (analyse), for the symbolic bins */
     gpu_bins num;      /* the numeric phase's bins (by exact row length) */
     int64_t nnz_c, dense_rows, dense_cols, fallback_rows;
@@ -496,25 +498,31 @@ static spx_status gpu_update_values(spx_ctx *ctx, void *state, const spx_spgemm_
     return s;
 }
 
+/* Frees C's device arrays (the next run allocates them again). */
+static void release_c(spx_ctx *ctx, gpu_state *S)
+{
+    spx_cuda_free(ctx, S->d_cci);
+    spx_cuda_free(ctx, S->d_cv);
+    S->d_cci = NULL, S->d_cv = NULL;
+}
+
 template <typename V>
 static spx_status numeric_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, spx_csr *C)
 {
-    int32_t *cci = NULL;
-    V *cv = NULL;
     double t0 = spx_now();
-    spx_status s = spx_cuda_malloc(ctx, (void **)&cci, (size_t)S->nnz_c * sizeof *cci);
-    if (!s) s = spx_cuda_malloc(ctx, (void **)&cv, (size_t)S->nnz_c * sizeof *cv);
-    if (!s) s = run_bins<true, V>(ctx, S, &S->num, nullptr, cci, cv);
+    spx_status s = SPX_OK;
+    if (!S->d_cci) s = spx_cuda_malloc(ctx, (void **)&S->d_cci, (size_t)S->nnz_c * sizeof *S->d_cci);
+    if (!s && !S->d_cv) s = spx_cuda_malloc(ctx, &S->d_cv, (size_t)S->nnz_c * sizeof(V));
+    if (!s) s = run_bins<true, V>(ctx, S, &S->num, nullptr, S->d_cci, (V *)S->d_cv);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "numeric", spx_now() - t0);
     t0 = spx_now();
     if (!s) {
         s = spx_cuda_d2h(ctx, C->rowptr, S->d_crow, ((size_t)S->m + 1) * sizeof *C->rowptr);
-        if (!s) s = spx_spgemm_dev_download(ctx, cci, cv, S->prec, S->nnz_c, C);
+        if (!s) s = spx_spgemm_dev_download(ctx, S->d_cci, S->d_cv, S->prec, S->nnz_c, C);
     }
     spx_phase_add(log, "download", spx_now() - t0);
-    spx_cuda_free(ctx, cci);
-    spx_cuda_free(ctx, cv);
+    if (!SPX_GPU_KEEP_C || s) release_c(ctx, S);
     return s;
 }
 
@@ -528,6 +536,7 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
 {
     gpu_state *S = (gpu_state *)state;
     if (!S) return;
+    release_c(ctx, S);
     spx_spgemm_dev_free(ctx, &S->ops);
     spx_cuda_free(ctx, S->d_prod);
     spx_cuda_free(ctx, S->d_crow);

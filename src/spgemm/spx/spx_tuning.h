@@ -73,6 +73,11 @@
 #define SPX_GPU_DENSE_TABLE_DIV 64
 #endif
 #define SPX_GPU_DENSE_MIN_TABLE 2048
+/* Whether a plan keeps C's device arrays from one run to the next (as cuSPARSE's does), or
+ * allocates and frees them in every run (for measuring the difference). */
+#ifndef SPX_GPU_KEEP_C
+#define SPX_GPU_KEEP_C 1
+#endif
 /* Pre-analysis and binning kernels: threads per block (a multiple of 32: the binning kernels
  * combine a warp's rows with ballots); grid-stride blocks per SM. */
 #define SPX_GPU_ANALYSE_BLOCK 256
