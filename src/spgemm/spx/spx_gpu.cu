@@ -6,7 +6,8 @@
  * reordering), a thread-group size per bin by Algorithm 2 on the host from the bins'
  * statistics. symbolic: row counts by the shared-memory kernel or the global fallback, C's
  * row pointers by a device scan (nnz(C) the one number read back), and the rows binned again
- * by their exact length for the numeric phase. numeric: C's arrays (exact size), the same
+ * by their exact length for the numeric phase. numeric: C's arrays (exact size, kept for the
+ * next run), the same
  * kernels summing, the rows written sorted, C (row pointers included) downloaded.
  * analyse_rows (the out-of-core panels): C's row pointers given by the caller stand for
  * analyse and symbolic: uploaded, then only the numeric phase's binning. Every device
@@ -164,6 +165,10 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
      * group's lanes), which Algorithm 2 does not weigh: enough lanes that each holds a few slots */
     const int sort_lanes = b->slots / SPX_GPU_SORT_SLOTS_PER_LANE;
     if (numeric && M < sort_lanes) M = sort_lanes < Mmax ? sort_lanes : Mmax;
+    /* symbolic: the tables, not the threads, bound the rows an SM holds; lanes enough that
+     * those rows fill it with warps */
+    const int table_lanes = SPX_GPU_SYM_SLOTS_PER_LANE ? b->slots / SPX_GPU_SYM_SLOTS_PER_LANE : 0;
+    if (!numeric && M < table_lanes) M = table_lanes < Mmax ? table_lanes : Mmax;
     b->group = M;
     b->groups = groups_per_block(S, numeric, b, M);
     b->smem = b->groups * group_bytes(S, numeric, b->slots);

@@ -292,15 +292,29 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
             if (active) {
                 const int32_t i = rows[r];
                 const int64_t out = crow[i], end = crow[i + 1];
-                for (int s = lane; s < slots; s += group) {
-                    const int32_t key = mykeys[s];
-                    if (key < 0) continue;
-                    int64_t rank = 0;
-                    for (int t = 0; t < slots; t++) rank += (uint32_t)mykeys[t] < (uint32_t)key;
-                    if (out + rank < end) {
-                        cci[out + rank] = key;
-                        cv[out + rank] = myvals[s];
+                /* a lane's slots in batches of SPX_GPU_RANK_KEYS (one batch when the group has
+                 * slots / SPX_GPU_RANK_KEYS lanes or more): their keys in registers, then one pass
+                 * over the table (the group's lanes read the same slot: one broadcast a slot) */
+                for (int s0 = lane; s0 < slots; s0 += SPX_GPU_RANK_KEYS * group) {
+                    uint32_t key[SPX_GPU_RANK_KEYS];
+                    int rank[SPX_GPU_RANK_KEYS];
+#pragma unroll
+                    for (int u = 0; u < SPX_GPU_RANK_KEYS; u++) {
+                        const int s = s0 + u * group;
+                        key[u] = s < slots ? (uint32_t)mykeys[s] : 0xffffffffu; /* empty: -1 */
+                        rank[u] = 0;
                     }
+                    for (int t = 0; t < slots; t++) {
+                        const uint32_t kt = (uint32_t)mykeys[t];
+#pragma unroll
+                        for (int u = 0; u < SPX_GPU_RANK_KEYS; u++) rank[u] += kt < key[u];
+                    }
+#pragma unroll
+                    for (int u = 0; u < SPX_GPU_RANK_KEYS; u++)
+                        if (key[u] != 0xffffffffu && out + rank[u] < end) {
+                            cci[out + rank[u]] = (int32_t)key[u];
+                            cv[out + rank[u]] = myvals[s0 + u * group];
+                        }
                 }
             }
         } else if (NUMERIC) { /* the row's columns sorted to the table's front, then written */

@@ -10,17 +10,27 @@
 /* Hash slots per key a row's table holds at least (load <= 1/2, as the CPU's tables). */
 #define SPX_GPU_SLOTS_PER_KEY 2
 /* Numeric phase, writing a row sorted: tables up to this many slots rank each key against
- * every slot (slots^2 / lanes reads a lane, no barrier); larger ones run a bitonic network
- * (log^2 slots barriers). H200, poisson3d n = 100 (64-slot rows): rank 16 ms, bitonic 33 ms;
- * R-MAT 16 (up to 8192 slots): rank 1.14 s, bitonic 0.37 s. */
+ * every slot (a lane's SPX_GPU_RANK_KEYS keys in registers against one pass over the table:
+ * slots broadcast reads a lane, no barrier); larger ones run a bitonic network (log^2 slots
+ * barriers, ~18 shared-memory wavefronts a stage and warp). H200 before the register ranks
+ * (each key re-reading the table): poisson3d n = 100 (64-slot rows) rank 16 ms, bitonic 33
+ * ms; R-MAT 16 (up to 8192 slots) rank 1.14 s, bitonic 0.37 s; at 128 slots (uniform 2M x 8)
+ * both 10.3 ms, the kernel shared-memory bound (ncu: L1 90 %, DRAM 6 %). 256: guess. */
 #ifndef SPX_GPU_RANK_SORT_MAX_SLOTS
-#define SPX_GPU_RANK_SORT_MAX_SLOTS 64
+#define SPX_GPU_RANK_SORT_MAX_SLOTS 256
 #endif
+#define SPX_GPU_RANK_KEYS 4
 /* Numeric phase: a row group has at least slots / this lanes, whatever Algorithm 2 chose
  * (which weighs the products, not the sort of the table). H200, 9ec43fb: uniform m = 2M, k = 8
  * (64-entry rows, 128-slot tables) ran with M = 1: numeric 88.7 ms against symbolic 4.6 ms.
  * Guess: 4 slots a lane. */
 #define SPX_GPU_SORT_SLOTS_PER_LANE 4
+/* Symbolic phase: a row group has at least slots / this lanes (0: Algorithm 2's M alone).
+ * Algorithm 2 gave uniform m = 2M, k = 8 (128-slot tables) one lane a row: 95-thread blocks,
+ * 4 a SM by shared memory, 19 % of the warps active (ncu, H200) and 5.5 ms. Guess: 16. */
+#ifndef SPX_GPU_SYM_SLOTS_PER_LANE
+#define SPX_GPU_SYM_SLOTS_PER_LANE 16
+#endif
 /* The smallest table a row gets (one slot per lane of a warp-sized group). */
 #define SPX_GPU_MIN_SLOTS 32
 /* Row bins: bin c holds the rows whose table has SPX_GPU_MIN_SLOTS << c slots, the last one the
