@@ -178,6 +178,10 @@ static const sc_case sc_cases[] = {
     {"rectangular 30x50 * 50x20", 30, 50, 20, tm_len_const8, tm_len_const8},
     {"rectangular tall * wide", 2000, 40, 3000, tm_len_one, tm_len_varied},
     {"hash rows (wide B)", 500, 500, 20000, tm_len_const8, tm_len_const8},
+    /* CPU: a row's span above 4096 x its products takes the hash table (A rows of more than 16)
+     * or the k-way merge (shorter A rows, no repeated column) */
+    {"CPU hash rows (A rows of 31..33, very wide B)", 200, 200, 200000, tm_len_around32, tm_len_one},
+    {"CPU merge rows (A rows of 8, very wide B)", 300, 300, 200000, tm_len_const8, tm_len_one},
     {"rows of 31..33", 200, 1000, 1000, tm_len_around32, tm_len_around32},
     {"a dense row over a wide B (GPU: dense fallback)", 8, 3000, 10000, sc_len_dense0, tm_len_const8},
     {"a dense row over a wider B (GPU: dense fallback)", 8, 3000, 60000, sc_len_dense0, tm_len_const8},

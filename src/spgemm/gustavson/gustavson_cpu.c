@@ -1,11 +1,14 @@
 /* src/spgemm/gustavson/gustavson_cpu.c: the CPU SpGEMM and the oracle of every other path:
  * Gustavson row by row with OpenMP. Analysis counts each row's products and splits the rows
- * between threads by products; the symbolic phase counts each C row's distinct columns with
- * a dense or hash accumulator chosen by the row's upper bound, giving C's row pointers
- * exactly; the numeric phase writes each row straight into its slice of C: a k-way merge of
- * the B rows for short A rows, else the accumulator, then sorted.
+ * between threads by products; the symbolic phase picks each row's accumulator from its
+ * products and the span of its columns and counts the row's distinct columns, giving C's
+ * row pointers exactly; the numeric phase writes each row straight into its slice of C, in
+ * column order: from a flag-and-value array over the row's column span (read out by scanning
+ * its flags: no sort), or a k-way merge of the B rows for short A rows, or a hash table then
+ * sorted.
  * Every allocation goes through the context, made before the parallel regions. */
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,12 +17,13 @@
 #include "spgemm/spgemm_internal.h"
 
 /* How a row of C is accumulated. */
-enum { ROW_EMPTY, ROW_SINGLE, ROW_HASH, ROW_DENSE };
+enum { ROW_EMPTY, ROW_SINGLE, ROW_HASH, ROW_SPAN };
 
-/* Per-chunk workspace sizes: hash slots and whether the dense accumulator is needed. */
+/* Per-chunk workspace sizes: hash slots and the span accumulator's width. */
 typedef struct gus_chunk {
     int64_t hash_sym, hash_num; /* slots for the symbolic (from bounds) and numeric (exact) */
-    int dense;
+    int64_t stamps;             /* symbolic: min(n, SPX_GUS_SPAN_MAX_COLS), 0 no row may need it */
+    int64_t span;               /* numeric: the widest span of the chunk's span rows, 0 none */
 } gus_chunk;
 
 typedef struct gus_state {
@@ -28,19 +32,30 @@ typedef struct gus_state {
     float *a32, *b32; /* fp32: A's and B's values rounded once */
     int chunks;
     int64_t *prod;   /* m + 1: prefix sums of the rows' products */
+    uint8_t *kind;   /* m: each row's accumulator (ROW_*), chosen by the symbolic phase */
     int32_t *bounds; /* chunks + 1: chunk t holds rows [bounds[t], bounds[t + 1]) */
     gus_chunk *chunk;
     int64_t *crow;   /* m + 1: C's row pointers (symbolic) */
-    int64_t rows_dense, rows_hash;
     char kernel[64];
 } gus_state;
 
-/* One chunk's accumulators for a pass. */
+/* One chunk's accumulators for a pass. The span accumulator indexes a row's columns by
+ * their offset o = j - lo from the row's smallest column: in the symbolic pass a stamp per
+ * offset (the row that last touched it); in the numeric pass a flag byte per offset, a flag
+ * byte per block of 64 offsets, and a value per offset. The read-out scans the block flags
+ * eight at a time and turns each flagged block's 64 flags into one bit mask. Flags are 0
+ * and values -0.0 between rows (-0.0 + x == x exactly, so the first product needs no test).
+ * A product costs plain byte stores, no read-modify-write of a word its neighbours share:
+ * bits set in a bitmap chain consecutive columns through memory (numeric 1.27x slower on
+ * stencil27 n=60, 1.35x on bcsstk29; 0.78x on poisson3d n=100, whose sparse blocks cost
+ * the byte read-out more: 2-core CI machine, 2026-11-26). */
 typedef struct gus_ws {
-    int32_t *keys;   /* hash keys, -1 empty */
-    double *hvals;   /* hash values (numeric) */
-    int32_t *marker; /* dense: the row that last touched each column, -1 none */
-    double *dense;   /* dense values (numeric) */
+    int32_t *keys;  /* hash keys, -1 empty */
+    double *hvals;  /* hash values (numeric) */
+    int32_t *stamp; /* span (symbolic): the last row that touched each offset, -1 none */
+    uint8_t *flag;  /* span (numeric): 1 where the row has a column */
+    uint8_t *block; /* span (numeric): 1 where a block of 64 flags has a 1 */
+    double *sval;   /* span (numeric): values, -0.0 unused */
 } gus_ws;
 
 /* Smallest power of two >= x (x >= 1). */
@@ -51,21 +66,57 @@ static int64_t pow2_at_least(int64_t x)
     return c;
 }
 
-static inline uint32_t hash_col(int32_t j) { return (uint32_t)j * 2654435761u; }
-
-/* The accumulator row i uses, from its A length and products. */
-static int row_kind(const gus_state *S, int32_t i)
+/* Column j's home slot in a table of mask + 1 slots (a power of two): the high bits of a
+ * multiplicative hash (its low bits depend only on j's low bits). */
+static inline uint32_t hash_col(int32_t j, uint32_t mask)
 {
-    const int64_t p = S->prod[i + 1] - S->prod[i];
-    const int32_t n = S->B->n;
-    if (p == 0) return ROW_EMPTY;
-    if (S->A->rowptr[i + 1] - S->A->rowptr[i] == 1) return ROW_SINGLE;
-    const int64_t ub = p < n ? p : n;
-    return n <= SPX_GUS_DENSE_MAX_COLS && ub * SPX_GUS_DENSE_DIV >= n ? ROW_DENSE : ROW_HASH;
+    return (uint32_t)(((uint64_t)((uint32_t)j * 2654435761u) * ((uint64_t)mask + 1)) >> 32);
 }
 
 /* Hash slots for a row that may receive `keys` distinct columns. */
 static int64_t hash_slots(int64_t keys) { return pow2_at_least(keys * SPX_GUS_HASH_SLOTS_PER_KEY); }
+
+/* The columns of C's row i lie in [*lo, *lo + span) (B's rows are sorted: the first and
+ * last entry of each); returns the span, 0 when the row has no products. */
+static int64_t row_span(const gus_state *S, int32_t i, int32_t *lo)
+{
+    const spx_csr *A = S->A, *B = S->B;
+    int32_t l = INT32_MAX, h = -1;
+    for (int64_t qa = A->rowptr[i]; qa < A->rowptr[i + 1]; qa++) {
+        const int32_t k = A->colind[qa];
+        const int64_t b0 = B->rowptr[k], b1 = B->rowptr[k + 1];
+        if (b0 == b1) continue;
+        if (B->colind[b0] < l) l = B->colind[b0];
+        if (B->colind[b1 - 1] > h) h = B->colind[b1 - 1];
+    }
+    *lo = l;
+    return h < 0 ? 0 : (int64_t)h - l + 1;
+}
+
+/* The accumulator row i uses, from its A length, products and column span. */
+static int choose_kind(const gus_state *S, int32_t i, int64_t span)
+{
+    const int64_t p = S->prod[i + 1] - S->prod[i];
+    if (p == 0) return ROW_EMPTY;
+    if (S->A->rowptr[i + 1] - S->A->rowptr[i] == 1) return ROW_SINGLE;
+    const int64_t ub = p < span ? p : span;
+    return span <= SPX_GUS_SPAN_MAX_COLS && span <= ub * SPX_GUS_SPAN_PER_KEY ? ROW_SPAN : ROW_HASH;
+}
+
+/* Whether row i may take the hash table, known from its products alone (its span is at most
+ * n: a row whose products reach n / SPX_GUS_SPAN_PER_KEY takes the span accumulator). */
+static int may_hash(const gus_state *S, int32_t i)
+{
+    const int64_t p = S->prod[i + 1] - S->prod[i], n = S->B->n;
+    return p > 0 && S->A->rowptr[i + 1] - S->A->rowptr[i] > 1 && (n > SPX_GUS_SPAN_MAX_COLS || p * SPX_GUS_SPAN_PER_KEY < n);
+}
+
+/* Upper bound of the length of C's row i: its products, at most n. */
+static int64_t row_bound(const gus_state *S, int32_t i)
+{
+    const int64_t p = S->prod[i + 1] - S->prod[i];
+    return p < S->B->n ? p : S->B->n;
+}
 
 /* Rows [r0, r1) split into `parts` ranges of about equal work (products + A entries + 1 per
  * row): part t holds rows [bounds[t], bounds[t + 1]). */
@@ -90,22 +141,41 @@ static void split_range(const gus_state *S, int32_t r0, int32_t r1, int parts, i
 /* All rows split into the state's chunks. */
 static void split_rows(gus_state *S) { split_range(S, 0, S->A->m, S->chunks, S->bounds); }
 
+/* The operands as the inner loops read them, copied to locals so that a store to an
+ * accumulator (a byte flag may alias anything) does not make the compiler reload them. */
+typedef struct gus_ops {
+    const int64_t *arp, *brp;
+    const int32_t *acol, *bcol;
+    const double *aval, *bval;
+    const float *a32, *b32; /* fp32: the rounded copies */
+    int fp32;
+} gus_ops;
+
+static inline gus_ops ops_of(const gus_state *S)
+{
+    const gus_ops O = {S->A->rowptr, S->B->rowptr, S->A->colind, S->B->colind, S->A->val, S->B->val,
+                       S->a32,       S->b32,       S->fp32};
+    return O;
+}
+
 /* A value of A or B in the plan's precision. */
-static inline double a_val(const gus_state *S, int64_t q) { return S->fp32 ? (double)S->a32[q] : S->A->val[q]; }
-static inline double b_val(const gus_state *S, int64_t q) { return S->fp32 ? (double)S->b32[q] : S->B->val[q]; }
+static inline double a_val(gus_ops O, int64_t q) { return O.fp32 ? (double)O.a32[q] : O.aval[q]; }
+static inline double b_val(gus_ops O, int64_t q) { return O.fp32 ? (double)O.b32[q] : O.bval[q]; }
 /* x rounded to the plan's precision (double arithmetic rounded to float after each
  * operation is float arithmetic: double carries more than 2 * 24 + 2 bits). */
 static inline double rnd(int fp32, double x) { return fp32 ? (double)(float)x : x; }
 
-/* Runs the block (the variadic part) for every product of C's row i: j its column, pr its value a*b (rounded to the
- * plan's precision), A's entries in order and B's row for each. */
-#define FOR_EACH_PRODUCT(S, i, j, pr, ...)                                                     \
-    for (int64_t qa_ = (S)->A->rowptr[i]; qa_ < (S)->A->rowptr[(i) + 1]; qa_++) {             \
-        const int32_t k_ = (S)->A->colind[qa_];                                                \
-        const double a_ = a_val((S), qa_);                                                     \
-        for (int64_t qb_ = (S)->B->rowptr[k_]; qb_ < (S)->B->rowptr[k_ + 1]; qb_++) {         \
-            const int32_t j = (S)->B->colind[qb_];                                             \
-            const double pr = rnd((S)->fp32, a_ * b_val((S), qb_));                            \
+/* Runs the block (the variadic part) for every product of C's row i (O: the operands): j
+ * its column, pr its value a*b (rounded to the plan's precision), A's entries in order and
+ * B's row for each. */
+#define FOR_EACH_PRODUCT(O, i, j, pr, ...)                                                     \
+    for (int64_t qa_ = (O).arp[i], qa1_ = (O).arp[(i) + 1]; qa_ < qa1_; qa_++) {              \
+        const int32_t k_ = (O).acol[qa_];                                                      \
+        const double a_ = a_val((O), qa_);                                                     \
+        const int64_t qb1_ = (O).brp[k_ + 1];                                                  \
+        for (int64_t qb_ = (O).brp[k_]; qb_ < qb1_; qb_++) {                                   \
+            const int32_t j = (O).bcol[qb_];                                                   \
+            const double pr = rnd((O).fp32, a_ * b_val((O), qb_));                             \
             __VA_ARGS__                                                                        \
         }                                                                                      \
     }
@@ -121,26 +191,21 @@ static void round_values(gus_state *S)
 static void count_products(gus_state *S)
 {
     const int32_t m = S->A->m;
+    const int64_t n = S->B->n, stamps = n < SPX_GUS_SPAN_MAX_COLS ? n : SPX_GUS_SPAN_MAX_COLS;
     spx_spgemm_row_products(S->A, S->B, S->prod + 1, S->chunks);
     S->prod[0] = 0;
     for (int32_t i = 0; i < m; i++) S->prod[i + 1] += S->prod[i];
     split_rows(S);
-    int64_t dense = 0, hash = 0;
-#pragma omp parallel for schedule(static, 1) num_threads(S->chunks) reduction(+ : dense, hash)
+#pragma omp parallel for schedule(static, 1) num_threads(S->chunks)
     for (int t = 0; t < S->chunks; t++) {
-        gus_chunk c = {0, 0, 0};
+        gus_chunk c = {0, 0, 0, 0};
         for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
-            const int kind = row_kind(S, i);
-            const int64_t p = S->prod[i + 1] - S->prod[i];
-            const int64_t ub = p < S->B->n ? p : S->B->n;
-            if (kind == ROW_DENSE) c.dense = 1, dense++;
-            if (kind == ROW_HASH && hash_slots(ub) > c.hash_sym) c.hash_sym = hash_slots(ub);
-            hash += kind == ROW_HASH;
+            if (S->A->rowptr[i + 1] - S->A->rowptr[i] > 1 && S->prod[i + 1] > S->prod[i])
+                c.stamps = stamps; /* a row that may take the span accumulator */
+            if (may_hash(S, i) && hash_slots(row_bound(S, i)) > c.hash_sym) c.hash_sym = hash_slots(row_bound(S, i));
         }
         S->chunk[t] = c;
     }
-    S->rows_dense = dense;
-    S->rows_hash = hash;
 }
 
 static void gus_destroy(spx_ctx *ctx, void *state);
@@ -156,6 +221,7 @@ static spx_status gus_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     S->fp32 = in->precision == SPX_FP32;
     S->chunks = spx_ctx_threads(ctx);
     S->prod = spx_malloc_array(ctx, (size_t)in->A->m + 1, sizeof *S->prod);
+    S->kind = spx_malloc_array(ctx, (size_t)in->A->m + 1, sizeof *S->kind);
     S->crow = spx_calloc_array(ctx, (size_t)in->A->m + 1, sizeof *S->crow);
     S->bounds = spx_malloc_array(ctx, (size_t)S->chunks + 1, sizeof *S->bounds);
     S->chunk = spx_calloc_array(ctx, (size_t)S->chunks, sizeof *S->chunk);
@@ -163,7 +229,7 @@ static spx_status gus_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
         S->a32 = spx_malloc_array(ctx, (size_t)in->A->nnz, sizeof *S->a32);
         S->b32 = spx_malloc_array(ctx, (size_t)in->B->nnz, sizeof *S->b32);
     }
-    if (!S->prod || !S->crow || !S->bounds || !S->chunk || (S->fp32 && (!S->a32 || !S->b32))) {
+    if (!S->prod || !S->kind || !S->crow || !S->bounds || !S->chunk || (S->fp32 && (!S->a32 || !S->b32))) {
         gus_destroy(ctx, S);
         return spx_fail_nomem(ctx, "spgemm gustavson analysis");
     }
@@ -182,19 +248,38 @@ static void ws_free(spx_ctx *ctx, gus_ws *ws, int chunks)
     for (int t = 0; ws && t < chunks; t++) {
         spx_free(ctx, ws[t].keys);
         spx_free(ctx, ws[t].hvals);
-        spx_free(ctx, ws[t].marker);
-        spx_free(ctx, ws[t].dense);
+        spx_free(ctx, ws[t].stamp);
+        spx_free(ctx, ws[t].flag);
+        spx_free(ctx, ws[t].block);
+        spx_free(ctx, ws[t].sval);
     }
     spx_free(ctx, ws);
 }
 
+/* Allocates one chunk's span accumulator of `cols` offsets: stamps at -1 (symbolic), or
+ * flags at 0 and values at -0.0 (numeric), the flags padded to whole groups of blocks for
+ * the eight-byte scans; 0 on an allocation failure. */
+static int span_alloc(spx_ctx *ctx, gus_ws *w, int64_t cols, int numeric)
+{
+    if (!numeric) {
+        if (!(w->stamp = spx_malloc_array(ctx, (size_t)cols, sizeof *w->stamp))) return 0;
+        memset(w->stamp, 0xff, (size_t)cols * sizeof *w->stamp);
+        return 1;
+    }
+    const int64_t padded = (cols + 511) / 512 * 512; /* whole groups of 8 blocks of 64 */
+    if (!(w->flag = spx_calloc_array(ctx, (size_t)padded, 1))) return 0;
+    if (!(w->block = spx_calloc_array(ctx, (size_t)padded / 64, 1))) return 0;
+    if (!(w->sval = spx_malloc_array(ctx, (size_t)cols, sizeof *w->sval))) return 0;
+    for (int64_t o = 0; o < cols; o++) w->sval[o] = -0.0;
+    return 1;
+}
+
 /* Allocates `count` accumulators (serially, before the parallel region), the t-th sized by
- * size[t * stride] (stride 0: all by size[0]), keys and markers set to -1; values only for
+ * size[t * stride] (stride 0: all by size[0]), keys set to -1; values only for
  * the numeric pass. */
 static spx_status ws_alloc(spx_ctx *ctx, const gus_state *S, int numeric, int count, const gus_chunk *size, int stride,
                            gus_ws **out)
 {
-    const int32_t n = S->B->n;
     gus_ws *ws = spx_calloc_array(ctx, (size_t)count, sizeof *ws);
     int ok = ws != NULL;
     for (int t = 0; ok && t < count; t++) {
@@ -205,11 +290,8 @@ static spx_status ws_alloc(spx_ctx *ctx, const gus_state *S, int numeric, int co
                  (!numeric || (ws[t].hvals = spx_malloc_array(ctx, (size_t)slots, sizeof(double))) != NULL);
             if (ok) memset(ws[t].keys, 0xff, (size_t)slots * sizeof(int32_t));
         }
-        if (ok && c->dense) {
-            ok = (ws[t].marker = spx_malloc_array(ctx, (size_t)n, sizeof(int32_t))) != NULL &&
-                 (!numeric || (ws[t].dense = spx_malloc_array(ctx, (size_t)n, sizeof(double))) != NULL);
-            if (ok) memset(ws[t].marker, 0xff, (size_t)n * sizeof(int32_t));
-        }
+        const int64_t span = numeric ? c->span : c->stamps;
+        if (ok && span) ok = span_alloc(ctx, &ws[t], span, numeric);
     }
     if (!ok) {
         ws_free(ctx, ws, count);
@@ -229,7 +311,7 @@ static int64_t count_hash(const gus_state *S, int32_t i, int32_t *keys, int64_t 
         const int32_t k = A->colind[qa];
         for (int64_t qb = B->rowptr[k]; qb < B->rowptr[k + 1]; qb++) {
             const int32_t j = B->colind[qb];
-            uint32_t h = hash_col(j) & mask;
+            uint32_t h = hash_col(j, mask);
             while (keys[h] != -1 && keys[h] != j) h = (h + 1) & mask;
             if (keys[h] == -1) keys[h] = j, count++;
         }
@@ -238,44 +320,52 @@ static int64_t count_hash(const gus_state *S, int32_t i, int32_t *keys, int64_t 
     return count;
 }
 
-/* Distinct columns of C's row i through the dense marker (stamped with i). */
-static int64_t count_dense(const gus_state *S, int32_t i, int32_t *marker)
+/* Distinct columns of C's row i through the span stamps, its columns counted from lo. */
+static int64_t count_span(const gus_state *S, int32_t i, int32_t lo, int32_t *stamp)
 {
     const spx_csr *A = S->A, *B = S->B;
     int64_t count = 0;
     for (int64_t qa = A->rowptr[i]; qa < A->rowptr[i + 1]; qa++) {
         const int32_t k = A->colind[qa];
-        for (int64_t qb = B->rowptr[k]; qb < B->rowptr[k + 1]; qb++) {
-            const int32_t j = B->colind[qb];
-            if (marker[j] != i) marker[j] = i, count++;
+        const int64_t qb1 = B->rowptr[k + 1];
+        for (int64_t qb = B->rowptr[k]; qb < qb1; qb++) {
+            const int32_t o = B->colind[qb] - lo;
+            count += stamp[o] != i;
+            stamp[o] = i;
         }
     }
     return count;
 }
 
-/* Row i's length in C. */
-static int64_t count_row(const gus_state *S, int32_t i, const gus_ws *w)
+/* Row i's length in C; chooses its accumulator (kind[i]) and widens *span to its span if it
+ * takes the span accumulator. */
+static int64_t count_row(gus_state *S, int32_t i, const gus_ws *w, int64_t *span)
 {
-    const int64_t p = S->prod[i + 1] - S->prod[i];
-    const int64_t ub = p < S->B->n ? p : S->B->n;
-    switch (row_kind(S, i)) {
-    case ROW_SINGLE: return p;
-    case ROW_HASH: return count_hash(S, i, w->keys, hash_slots(ub));
-    case ROW_DENSE: return count_dense(S, i, w->marker);
+    int32_t lo;
+    const int64_t sp = row_span(S, i, &lo);
+    const int kind = choose_kind(S, i, sp);
+    S->kind[i] = (uint8_t)kind;
+    switch (kind) {
+    case ROW_SINGLE: return S->prod[i + 1] - S->prod[i];
+    case ROW_HASH: return count_hash(S, i, w->keys, hash_slots(row_bound(S, i)));
+    case ROW_SPAN:
+        if (sp > *span) *span = sp;
+        return count_span(S, i, lo, w->stamp);
     default: return 0;
     }
 }
 
-/* Counts chunk t's rows into crow[i + 1] and sizes its numeric hash table. */
+/* Counts chunk t's rows into crow[i + 1] and sizes its numeric accumulators. */
 static void count_chunk(gus_state *S, int t, const gus_ws *w)
 {
-    int64_t longest = 0;
+    int64_t longest = 0, span = 0;
     for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
-        const int64_t c = count_row(S, i, w);
+        const int64_t c = count_row(S, i, w, &span);
         S->crow[i + 1] = c;
-        if (row_kind(S, i) == ROW_HASH && c > longest) longest = c;
+        if (S->kind[i] == ROW_HASH && c > longest) longest = c;
     }
     S->chunk[t].hash_num = longest ? hash_slots(longest) : 0;
+    S->chunk[t].span = span;
 }
 
 static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *colind, double *val, int64_t base);
@@ -362,13 +452,13 @@ static void sort_pairs(int32_t *keys, double *vals, int64_t n)
 /* C's row i when A's row has one entry: B's row scaled (already sorted). */
 static void fill_single(const gus_state *S, int32_t i, int32_t *oc, double *ov)
 {
-    const int64_t qa = S->A->rowptr[i];
-    const int32_t k = S->A->colind[qa];
-    const double a = a_val(S, qa);
-    const spx_csr *B = S->B;
-    for (int64_t qb = B->rowptr[k], t = 0; qb < B->rowptr[k + 1]; qb++, t++) {
-        oc[t] = B->colind[qb];
-        ov[t] = rnd(S->fp32, a * b_val(S, qb));
+    const gus_ops O = ops_of(S);
+    const int64_t qa = O.arp[i];
+    const int32_t k = O.acol[qa];
+    const double a = a_val(O, qa);
+    for (int64_t qb = O.brp[k], t = 0; qb < O.brp[k + 1]; qb++, t++) {
+        oc[t] = O.bcol[qb];
+        ov[t] = rnd(O.fp32, a * b_val(O, qb));
     }
 }
 
@@ -378,11 +468,12 @@ static void fill_hash(const gus_state *S, int32_t i, const gus_ws *w, int64_t sl
     const uint32_t mask = (uint32_t)(slots - 1);
     int32_t *keys = w->keys;
     double *hv = w->hvals;
-    FOR_EACH_PRODUCT(S, i, j, pr, {
-        uint32_t h = hash_col(j) & mask;
+    const gus_ops O = ops_of(S);
+    FOR_EACH_PRODUCT(O, i, j, pr, {
+        uint32_t h = hash_col(j, mask);
         while (keys[h] != -1 && keys[h] != j) h = (h + 1) & mask;
         if (keys[h] == -1) keys[h] = j, hv[h] = pr;
-        else hv[h] = rnd(S->fp32, hv[h] + pr);
+        else hv[h] = rnd(O.fp32, hv[h] + pr);
     });
     int64_t c = 0;
     for (int64_t h = 0; h < slots; h++)
@@ -427,13 +518,14 @@ static void merge_sift(gus_merge *M, const int32_t *bcol, int h)
 static void fill_merge(const gus_state *S, int32_t i, int32_t *oc, double *ov)
 {
     const spx_csr *A = S->A, *B = S->B;
+    const gus_ops O = ops_of(S);
     const int64_t qa0 = A->rowptr[i];
     const int k = (int)(A->rowptr[i + 1] - qa0);
     gus_merge M;
     M.n = 0;
     for (int l = 0; l < k; l++) {
         const int32_t r = A->colind[qa0 + l];
-        M.pos[l] = B->rowptr[r], M.end[l] = B->rowptr[r + 1], M.a[l] = a_val(S, qa0 + l);
+        M.pos[l] = B->rowptr[r], M.end[l] = B->rowptr[r + 1], M.a[l] = a_val(O, qa0 + l);
         if (M.pos[l] < M.end[l]) M.heap[M.n++] = l;
     }
     for (int h = M.n / 2 - 1; h >= 0; h--) merge_sift(&M, B->colind, h);
@@ -441,9 +533,9 @@ static void fill_merge(const gus_state *S, int32_t i, int32_t *oc, double *ov)
     while (M.n > 0) {
         const int l = M.heap[0];
         const int32_t j = B->colind[M.pos[l]];
-        const double pr = rnd(S->fp32, M.a[l] * b_val(S, M.pos[l]));
+        const double pr = rnd(O.fp32, M.a[l] * b_val(O, M.pos[l]));
         if (c >= 0 && oc[c] == j)
-            ov[c] = rnd(S->fp32, ov[c] + pr);
+            ov[c] = rnd(O.fp32, ov[c] + pr);
         else
             oc[++c] = j, ov[c] = pr;
         if (++M.pos[l] == M.end[l]) M.heap[0] = M.heap[--M.n];
@@ -451,25 +543,55 @@ static void fill_merge(const gus_state *S, int32_t i, int32_t *oc, double *ov)
     }
 }
 
-/* C's row i (len entries) through the dense marker and values, in column order. */
-static void fill_dense(const gus_state *S, int32_t i, const gus_ws *w, int64_t len, int32_t *oc, double *ov)
+/* Eight flag bytes from p as one word, the byte at p lowest. */
+static inline uint64_t load8(const uint8_t *p)
 {
-    const spx_csr *B = S->B;
-    int32_t *marker = w->marker;
-    double *dv = w->dense;
-    int64_t c = 0;
-    FOR_EACH_PRODUCT(S, i, j, pr, {
-        if (marker[j] != i) marker[j] = i, dv[j] = pr, oc[c++] = j;
-        else dv[j] = rnd(S->fp32, dv[j] + pr);
+    uint64_t x;
+    memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
+/* The 64 flags (bytes 0 or 1) from p as a mask, bit b for p[b]; the flags reset to 0. */
+static inline uint64_t take_flags(uint8_t *p)
+{
+    uint64_t m = 0;
+    for (int q = 0; q < 8; q++) /* byte b of a word lands on bit 56 + b: no two terms collide */
+        m |= (load8(p + 8 * q) * 0x0102040810204080ull) >> 56 << (8 * q);
+    memset(p, 0, 64);
+    return m;
+}
+
+/* C's row i (columns in [lo, lo + span)) through the span accumulator, read out in column
+ * order: the block flags eight at a time, then each flagged block's flags as a mask. */
+static void fill_span(const gus_state *S, int32_t i, const gus_ws *w, int32_t lo, int64_t span, int32_t *oc,
+                      double *ov)
+{
+    uint8_t *flag = w->flag, *block = w->block;
+    double *sv = w->sval;
+    const gus_ops O = ops_of(S);
+    FOR_EACH_PRODUCT(O, i, j, pr, {
+        const uint32_t o = (uint32_t)(j - lo);
+        sv[o] = rnd(O.fp32, sv[o] + pr); /* the first product: -0.0 + pr == pr exactly */
+        flag[o] = 1;
+        block[o / 64] = 1;
     });
-    if (len * SPX_GUS_SCAN_DIV >= B->n) { /* most columns present: scan them in order */
-        c = 0;
-        for (int32_t j = 0; j < B->n; j++)
-            if (marker[j] == i) oc[c++] = j;
-    } else {
-        sort_pairs(oc, NULL, c);
+    int64_t c = 0;
+    for (int64_t g = 0; g * 64 < span; g += 8) { /* eight blocks at a time */
+        uint64_t x = load8(block + g);
+        if (!x) continue;
+        memset(block + g, 0, 8);
+        for (; x; x &= x - 1) { /* each flagged block, in order (a byte 1 is its lowest bit) */
+            const int64_t b0 = (g + __builtin_ctzll(x) / 8) * 64;
+            for (uint64_t m = take_flags(flag + b0); m; m &= m - 1) {
+                const int64_t o = b0 + __builtin_ctzll(m);
+                oc[c] = lo + (int32_t)o, ov[c] = sv[o], c++;
+                sv[o] = -0.0;
+            }
+        }
     }
-    for (int64_t t = 0; t < c; t++) ov[t] = dv[oc[t]];
 }
 
 /* Writes C's row i into its slice of colind and val, which hold C's entries from entry `base`
@@ -479,7 +601,8 @@ static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *co
     const int64_t at = S->crow[i], len = S->crow[i + 1] - at;
     int32_t *oc = colind + (at - base);
     double *ov = val + (at - base);
-    switch (row_kind(S, i)) {
+    int32_t lo;
+    switch (S->kind[i]) {
     case ROW_SINGLE: fill_single(S, i, oc, ov); break;
     case ROW_HASH:
         if (S->A->rowptr[i + 1] - S->A->rowptr[i] <= SPX_GUS_MERGE_MAX_K &&
@@ -488,10 +611,15 @@ static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *co
         else
             fill_hash(S, i, w, hash_slots(len), oc, ov);
         break;
-    case ROW_DENSE: fill_dense(S, i, w, len, oc, ov); break;
+    case ROW_SPAN: {
+        const int64_t span = row_span(S, i, &lo);
+        fill_span(S, i, w, lo, span, oc, ov);
+        break;
+    }
     default: break;
     }
 }
+
 
 static spx_status gus_numeric(spx_ctx *ctx, void *state, spx_phase_log *log, spx_csr *C)
 {
@@ -511,10 +639,10 @@ static spx_status gus_numeric_rows(spx_ctx *ctx, void *state, int32_t r0, int32_
     gus_state *S = state;
     if (r1 <= r0) return SPX_OK;
     const int parts = threads > 0 ? threads : 1;
-    gus_chunk most = {0, 0, 0};
+    gus_chunk most = {0, 0, 0, 0};
     for (int t = 0; t < S->chunks; t++) {
         if (S->chunk[t].hash_num > most.hash_num) most.hash_num = S->chunk[t].hash_num;
-        most.dense |= S->chunk[t].dense;
+        if (S->chunk[t].span > most.span) most.span = S->chunk[t].span;
     }
     int32_t *bounds = spx_malloc_array(ctx, (size_t)parts + 1, sizeof *bounds);
     gus_ws *ws = NULL;
@@ -544,6 +672,7 @@ static void gus_destroy(spx_ctx *ctx, void *state)
     spx_free(ctx, S->a32);
     spx_free(ctx, S->b32);
     spx_free(ctx, S->prod);
+    spx_free(ctx, S->kind);
     spx_free(ctx, S->crow);
     spx_free(ctx, S->bounds);
     spx_free(ctx, S->chunk);
@@ -554,7 +683,7 @@ static const char *gus_kernel(const void *state) { return state ? ((const gus_st
 
 static const spx_spgemm_impl gustavson_impl = {
     "gustavson",
-    "CPU Gustavson (OpenMP): rows split by products, dense or hash accumulator per row; the oracle",
+    "CPU Gustavson (OpenMP): rows split by products, span or hash accumulator per row; the oracle",
     NULL,            /* algos: none */
     SPX_BACKEND_CPU, /* backend */
     0,               /* flags */

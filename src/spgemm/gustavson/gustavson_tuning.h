@@ -1,24 +1,29 @@
-/* src/spgemm/gustavson/gustavson_tuning.h: the CPU Gustavson's accumulator choices. Not yet
- * measured on the GPU machine's 16 cores: the values are the usual ones of the row-wise
- * SpGEMM literature (Nagasaka et al., "High-performance sparse matrix-matrix products on
- * Intel KNL and multicore architectures", ICPP 2018 workshops: hash tables at load <= 1/2,
- * dense accumulators when a row may touch a sizeable part of the columns). */
+/* src/spgemm/gustavson/gustavson_tuning.h: the CPU Gustavson's accumulator choices. The
+ * hash table's load and the dense-style accumulator for rows touching a sizeable part of
+ * their columns follow the row-wise SpGEMM literature (Nagasaka et al., "High-performance
+ * sparse matrix-matrix products on Intel KNL and multicore architectures", ICPP 2018
+ * workshops); the span rule and the merge bound were measured on the 2-core CI machine (not
+ * yet on the GPU machine's 16 cores). */
 #ifndef SPX_SPGEMM_GUSTAVSON_TUNING_H
 #define SPX_SPGEMM_GUSTAVSON_TUNING_H
 
-/* A row whose upper bound of distinct columns (min(products, n)) reaches n / this uses the
- * dense accumulator (a marker and a value per column, reset by stamping the row), else a
- * hash table: past n/16 the hash table's probing and final sort cost more than the dense
- * array's cache footprint. */
-#define SPX_GUS_DENSE_DIV 16
-/* The dense accumulator is never used beyond this many columns (2^22: 48 MB of marker and
- * values per thread), so a very wide B cannot make every thread hold n-sized arrays. */
-#define SPX_GUS_DENSE_MAX_COLS (1 << 22)
+/* A row's span is the width of its column range (from its B rows' first and last columns).
+ * A row takes the span accumulator (a value and a flag per column of its span, read out in
+ * column order by scanning the flags: no sort) when span <= SPX_GUS_SPAN_PER_KEY *
+ * min(products, span), i.e. when the read-out's scan (~span / 512 eight-byte loads) stays
+ * within ~8 loads per entry it may hold; else a hash table. Measured on the 2-core CI
+ * machine, 1 thread, numeric ms, 2026-11-26 (the span accumulator then set bits in a
+ * bitmap; the byte flags came after), per key 1024 / 4096 / 32768: uniform 1M x 6
+ * (span ~1M, 36 products: hash/merge at 1024 and 4096) 1283 / 1219 / 1600; uniform 200k x 8
+ * (64 products: span at 4096) 396 / 243 / 243; R-MAT 18 ef 4 1069 / 1000 / 1000. Before the
+ * span accumulator, the old rule (dense marker when products >= n/16, else hash) ran R-MAT
+ * 18 in 5405 and uniform 200k in 388. */
+#define SPX_GUS_SPAN_PER_KEY 4096
+/* The span accumulator is never wider than this many columns (2^22: 32 MB of values per
+ * thread), so a very wide row cannot make every thread hold a span-sized array. */
+#define SPX_GUS_SPAN_MAX_COLS (1 << 22)
 /* Hash tables hold at least this many slots per key they may receive (load <= 1/2). */
 #define SPX_GUS_HASH_SLOTS_PER_KEY 2
-/* A dense row whose C row has at least n / this columns is read out by scanning the
- * marker in column order instead of sorting its column list. */
-#define SPX_GUS_SCAN_DIV 8
 /* A hash row (see above) whose A row has at most SPX_GUS_MERGE_MAX_K entries and whose
  * products are fewer than SPX_GUS_MERGE_MAX_COMPRESSION times its C length (few repeated
  * columns) is filled by a k-way merge of its B rows instead (sorted: C's row comes out in
