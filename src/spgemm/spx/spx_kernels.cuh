@@ -65,10 +65,17 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     __syncthreads();
     for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < m; i += warps) {
         int64_t p = 0;
-        for (int32_t q = arp[i] + lane; q < arp[i + 1]; q += 32) {
-            const int32_t c = aci[q];
-            p += brp[c + 1] - brp[c];
-            atomicAdd(colcnt + c, 1);
+        const int32_t end = arp[i + 1];
+        for (int32_t q0 = arp[i] + lane; q0 < end; q0 += 32 * SPX_GPU_DENSE_UNROLL) { /* loads side by side */
+            int32_t c[SPX_GPU_DENSE_UNROLL];
+#pragma unroll
+            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++) c[u] = q0 + 32 * u < end ? aci[q0 + 32 * u] : -1;
+#pragma unroll
+            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++)
+                if (c[u] >= 0) {
+                    p += brp[c[u] + 1] - brp[c[u]];
+                    atomicAdd(colcnt + c[u], 1);
+                }
         }
         for (int off = 16; off > 0; off >>= 1) p += __shfl_xor_sync(SPX_GPU_FULL_WARP, p, off);
         if (lane == 0) {
@@ -423,13 +430,25 @@ __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ a
     const int32_t last = arp[i + 1];
     for (int32_t start = arp[i]; start < last; start += SPX_GPU_DENSE_QUEUE) {
         const int32_t stop = last - start < SPX_GPU_DENSE_QUEUE ? last : start + SPX_GPU_DENSE_QUEUE;
-        for (int32_t qa = start + g; qa < stop; qa += groups) {
-            const int32_t k = aci[qa], b0 = brp[k], b1 = brp[k + 1];
-            if (b1 - b0 > SPX_GPU_DENSE_LONG_B) {
-                if (lane == 0) sh->queue[atomicAdd(&sh->queued, 1)] = qa;
-                continue;
+        /* SPX_GPU_DENSE_UNROLL A entries a group at once: their B rows' bounds loaded side by
+         * side (a row of 816k A entries is otherwise one dependent chain of loads a group) */
+        for (int32_t qa0 = start + g; qa0 < stop; qa0 += groups * SPX_GPU_DENSE_UNROLL) {
+            int32_t b0[SPX_GPU_DENSE_UNROLL], b1[SPX_GPU_DENSE_UNROLL];
+#pragma unroll
+            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++) {
+                const int32_t qa = qa0 + u * groups, k = qa < stop ? aci[qa] : -1;
+                b0[u] = k >= 0 ? brp[k] : 0;
+                b1[u] = k >= 0 ? brp[k + 1] : 0;
             }
-            for (int32_t qb = b0 + lane; qb < b1; qb += sub) visit(qa, qb);
+#pragma unroll
+            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++) {
+                const int32_t qa = qa0 + u * groups;
+                if (b1[u] - b0[u] > SPX_GPU_DENSE_LONG_B) {
+                    if (lane == 0) sh->queue[atomicAdd(&sh->queued, 1)] = qa;
+                    continue;
+                }
+                for (int32_t qb = b0[u] + lane; qb < b1[u]; qb += sub) visit(qa, qb);
+            }
         }
         __syncthreads();
         const int nq = sh->queued;
