@@ -85,7 +85,7 @@ fails_alike partition_bad 2
 grep -q "partition 'zigzag': not a partition (rows or metis)" "$tmp/partition_bad.err" && ok || bad "partition_bad: not the message"
 run transport_host 2 spmv gen:poisson3d:n=8 --distributed --reps 3 --no-model --transport mpi-host
 verified transport_host 2
-run transport_device 2 spmv gen:poisson3d:n=8 --distributed --transport mpi-device # a CPU matrix: refused
+run transport_device 2 spmv gen:poisson3d:n=8 --distributed --backend cpu --transport mpi-device # a CPU matrix: refused
 fails_alike transport_device 2
 grep -q "transport mpi-device: the matrix runs on the CPU" "$tmp/transport_device.err" && ok || bad "transport_device: not the message"
 echo "$pass passed, $fail failed"
