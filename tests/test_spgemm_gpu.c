@@ -1,6 +1,6 @@
 /* tests/test_spgemm_gpu.c: every CUDA SpGEMM method (spx; cusparse alg1, alg2, alg3) against
  * the independent reference of spgemm_check.h, fp64 and fp32, A*B and A*A^T, on the edge
- * cases (the dense, the chunked and the global fallbacks among them), generated matrices; value
+ * cases (the dense and the global fallbacks among them), generated matrices; value
  * updates; and every device allocation failed in turn (an error, nothing left on the
  * device). Skips (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves
  * cuSPARSE out (for racecheck, as tests/test_gpu.c). */

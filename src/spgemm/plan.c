@@ -356,6 +356,16 @@ static spx_status new_result(spx_spgemm_plan *p, spx_csr **C)
     return s;
 }
 
+/* The device bytes a run left held (a GPU method keeping C's arrays for the next run), or
+ * gave back, counted as the plan's: the next call's device limit is then measured beside
+ * them (limit_open), and info.device_bytes says what the plan holds. */
+static void keep_run_bytes(spx_spgemm_plan *p, const mem_window *w)
+{
+    const size_t now = __atomic_load_n(&p->ctx->dev.bytes, __ATOMIC_RELAXED);
+    if (now >= w->dev0) p->device_bytes += now - w->dev0;
+    else p->device_bytes -= w->dev0 - now < p->device_bytes ? w->dev0 - now : p->device_bytes;
+}
+
 spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **Cp)
 {
     if (!p || !Cp) return p ? spx_fail(p->ctx, SPX_ERR_ARG, "spx_spgemm_run: NULL argument") : SPX_ERR_ARG;
@@ -375,6 +385,7 @@ spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **Cp)
     }
     limit_close(p->ctx, &lw);
     window_close(p->ctx, &w, &p->host_peak, &p->device_peak);
+    keep_run_bytes(p, &w);
     if (s) {
         if (C != *Cp) spx_csr_destroy(&C);
         return s;

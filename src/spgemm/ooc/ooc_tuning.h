@@ -17,10 +17,10 @@
 #define SPX_OOC_DEV_FIXED_BYTES (1u << 20)
 /* A row of A*B with more products than this may not fit a shared-memory hash table (H100/H200:
  * 227 kB a block, 2 slots of 4 + 8 bytes a key in fp64: ~9.6k keys; 8192 is the power of two
- * below; the products bound both the symbolic table and C's row), so the GPU may take its
- * global fallback (n too wide for the dense fallback's bitmap, which holds nothing on the
- * device beyond C): one n-wide accumulator (column marks and values) is then reserved for
- * every lane. */
+ * below; the products bound both the symbolic table and C's row), so the GPU may take a
+ * fallback: one n-wide accumulator (column marks and values) is then reserved for every lane.
+ * Only the global fallback (n wider than the dense fallback's bitmap, ~1.2M columns) uses
+ * it; the dense one holds nothing on the device beyond C: the reserve is an upper bound. */
 #define SPX_OOC_SHARED_ROW_MAX 8192
 /* Without a device budget (none set, no device) the panels still split the work: at least
  * this many panels of about equal products, so that the two sides can share and steal (the

@@ -17,8 +17,9 @@ size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p)
 size_t spx_ooc_c_bytes(int64_t nnz_c, spx_precision p) { return (size_t)nnz_c * (sizeof(int32_t) + spx_precision_bytes(p)); }
 
 /* Device bytes a product needs beside A's rows and C: the fixed workspace, A's column counts
- * (the pre-analysis, k of them) and, when some row of C may take the global fallback, one
- * n-wide accumulator. */
+ * (the pre-analysis, k of them) and, when some row of C may exceed a shared-memory table, one
+ * n-wide accumulator (an upper bound: only the global fallback, past the dense fallback's
+ * width, allocates it). */
 static size_t fixed_bytes(const spx_csr *A, const spx_csr *B, int long_rows, spx_precision p)
 {
     size_t b = SPX_OOC_DEV_FIXED_BYTES + (size_t)A->n * sizeof(int32_t);

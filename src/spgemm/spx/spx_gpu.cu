@@ -51,7 +51,7 @@ typedef struct gpu_state {
     void *d_cv;
     spx_gpu_bin_stats sym;      /* host: the products' statistics (analyse), for the symbolic bins */
     gpu_bins num;      /* the numeric phase's bins (by exact row length) */
-    int64_t nnz_c, dense_rows, dense_cols, fallback_rows;
+    int64_t nnz_c, dense_rows, dense_cols; /* the §4.2 counts: kept for the plan's state, not reported yet */
     int sm_count, max_threads_sm;
     size_t smem_limit; /* dynamic shared memory a block may have */
     char kernel[64];
@@ -465,7 +465,6 @@ static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, in
     t0 = spx_now();
     s = S->prec == SPX_FP32 ? count_rows<float>(ctx, S, &sym) : count_rows<double>(ctx, S, &sym);
     spx_cuda_free(ctx, sym.d_rows);
-    S->fallback_rows = (int64_t)S->sym.count[SPX_GPU_BINS - 1];
     spx_phase_add(log, "symbolic", spx_now() - t0);
     if (s) return s;
     *nnz_c = S->nnz_c;
@@ -489,6 +488,8 @@ static spx_status gpu_analyse_rows(spx_ctx *ctx, const spx_spgemm_input *in, con
     return hand_out(ctx, S, s, state);
 }
 
+/* New values of A and B (same patterns): uploaded again, the old copies freed once the new
+ * ones are there; the bins and C's row pointers stay. */
 static spx_status gpu_update_values(spx_ctx *ctx, void *state, const spx_spgemm_input *in, spx_phase_log *log)
 {
     gpu_state *S = (gpu_state *)state;
@@ -511,6 +512,9 @@ static void release_c(spx_ctx *ctx, gpu_state *S)
     S->d_cci = NULL, S->d_cv = NULL;
 }
 
+/* The numeric phase into C (host, sized by the plan): C's device arrays allocated on the
+ * first run and kept for the next (SPX_GPU_KEEP_C; freed on a failure), every bin run, then
+ * C's row pointers, columns and values downloaded. */
 template <typename V>
 static spx_status numeric_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, spx_csr *C)
 {
@@ -531,6 +535,7 @@ static spx_status numeric_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, s
     return s;
 }
 
+/* The numeric phase in the plan's precision. */
 static spx_status gpu_numeric(spx_ctx *ctx, void *state, spx_phase_log *log, spx_csr *C)
 {
     gpu_state *S = (gpu_state *)state;

@@ -66,12 +66,12 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < m; i += warps) {
         int64_t p = 0;
         const int32_t end = arp[i + 1];
-        for (int32_t q0 = arp[i] + lane; q0 < end; q0 += 32 * SPX_GPU_DENSE_UNROLL) { /* loads side by side */
-            int32_t c[SPX_GPU_DENSE_UNROLL];
+        for (int64_t q0 = arp[i] + lane; q0 < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) { /* loads side by side */
+            int32_t c[SPX_GPU_BOUNDS_UNROLL];
 #pragma unroll
-            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++) c[u] = q0 + 32 * u < end ? aci[q0 + 32 * u] : -1;
+            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) c[u] = q0 + 32 * u < end ? aci[q0 + 32 * u] : -1;
 #pragma unroll
-            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++)
+            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++)
                 if (c[u] >= 0) {
                     p += brp[c[u] + 1] - brp[c[u]];
                     atomicAdd(colcnt + c[u], 1);
@@ -420,29 +420,30 @@ typedef struct spx_gpu_dense_shared {
  * except B rows longer than SPX_GPU_DENSE_LONG_B, which are queued and walked by the whole
  * block after the round (a long B row left to `sub` lanes is a serial tail: R-MAT's and the
  * power-law matrix's hubs). Every thread of the block calls it, sh->queued 0; ends with a
- * barrier. */
+ * barrier. visit(qa, qb) takes int32 positions (nnz(A), nnz(B) < 2^31). */
 template <typename F>
 __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
                                                    const int32_t *__restrict__ brp, int32_t i, int sub,
                                                    spx_gpu_dense_shared *sh, F visit)
 {
     const int g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
-    const int32_t last = arp[i + 1];
-    for (int32_t start = arp[i]; start < last; start += SPX_GPU_DENSE_QUEUE) {
-        const int32_t stop = last - start < SPX_GPU_DENSE_QUEUE ? last : start + SPX_GPU_DENSE_QUEUE;
-        /* SPX_GPU_DENSE_UNROLL A entries a group at once: their B rows' bounds loaded side by
+    const int64_t last = arp[i + 1]; /* int64: the counters below step past nnz(A) */
+    for (int64_t start = arp[i]; start < last; start += SPX_GPU_DENSE_QUEUE) {
+        const int64_t stop = last - start < SPX_GPU_DENSE_QUEUE ? last : start + SPX_GPU_DENSE_QUEUE;
+        /* SPX_GPU_BOUNDS_UNROLL A entries a group at once: their B rows' bounds loaded side by
          * side (a row of 816k A entries is otherwise one dependent chain of loads a group) */
-        for (int32_t qa0 = start + g; qa0 < stop; qa0 += groups * SPX_GPU_DENSE_UNROLL) {
-            int32_t b0[SPX_GPU_DENSE_UNROLL], b1[SPX_GPU_DENSE_UNROLL];
+        for (int64_t qa0 = start + g; qa0 < stop; qa0 += (int64_t)groups * SPX_GPU_BOUNDS_UNROLL) {
+            int32_t b0[SPX_GPU_BOUNDS_UNROLL], b1[SPX_GPU_BOUNDS_UNROLL];
 #pragma unroll
-            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++) {
-                const int32_t qa = qa0 + u * groups, k = qa < stop ? aci[qa] : -1;
+            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
+                const int64_t qa = qa0 + (int64_t)u * groups;
+                const int32_t k = qa < stop ? aci[qa] : -1;
                 b0[u] = k >= 0 ? brp[k] : 0;
                 b1[u] = k >= 0 ? brp[k + 1] : 0;
             }
 #pragma unroll
-            for (int u = 0; u < SPX_GPU_DENSE_UNROLL; u++) {
-                const int32_t qa = qa0 + u * groups;
+            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
+                const int32_t qa = (int32_t)(qa0 + (int64_t)u * groups); /* < stop when its bounds are set */
                 if (b1[u] - b0[u] > SPX_GPU_DENSE_LONG_B) {
                     if (lane == 0) sh->queue[atomicAdd(&sh->queued, 1)] = qa;
                     continue;
@@ -460,6 +461,7 @@ __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ a
         }
         __syncthreads(); /* the queue is read before the next round fills it */
     }
+    __syncthreads(); /* the end is a barrier even for a row without A entries */
 }
 
 /* The dense fallback: blocks take rows rows[0..nrows) by a ticket (*ticket 0 at launch); a

@@ -15,11 +15,15 @@
  * barriers, ~18 shared-memory wavefronts a stage and warp). H200 before the register ranks
  * (each key re-reading the table): poisson3d n = 100 (64-slot rows) rank 16 ms, bitonic 33
  * ms; R-MAT 16 (up to 8192 slots) rank 1.14 s, bitonic 0.37 s; at 128 slots (uniform 2M x 8)
- * both 10.3 ms, the kernel shared-memory bound (ncu: L1 90 %, DRAM 6 %). 256: guess. */
+ * both 10.3 ms, the kernel shared-memory bound (ncu: L1 90 %, DRAM 6 %). With the register
+ * ranks (H200, 433b4c9, bound 32 / 64 / 256 / 512): uniform 10.4 / 10.4 / 7.3 / 7.3 ms,
+ * poisson3d n = 100 2.3 / 1.35 / 1.35 / 1.36, bcsstk29 0.79 / 0.79 / 0.79 / 0.94: 256. */
 #ifndef SPX_GPU_RANK_SORT_MAX_SLOTS
 #define SPX_GPU_RANK_SORT_MAX_SLOTS 256
 #endif
-#define SPX_GPU_RANK_KEYS 4
+/* Keys a lane ranks at once, held in registers: the numeric lane floor (slots / 4 lanes,
+ * SPX_GPU_SORT_SLOTS_PER_LANE) makes one batch of them a lane's whole share. */
+#define SPX_GPU_RANK_KEYS SPX_GPU_SORT_SLOTS_PER_LANE
 /* Numeric phase: a row group has at least slots / this lanes, whatever Algorithm 2 chose
  * (which weighs the products, not the sort of the table). H200, 9ec43fb: uniform m = 2M, k = 8
  * (64-entry rows, 128-slot tables) ran with M = 1: numeric 88.7 ms against symbolic 4.6 ms.
@@ -27,7 +31,9 @@
 #define SPX_GPU_SORT_SLOTS_PER_LANE 4
 /* Symbolic phase: a row group has at least slots / this lanes (0: Algorithm 2's M alone).
  * Algorithm 2 gave uniform m = 2M, k = 8 (128-slot tables) one lane a row: 95-thread blocks,
- * 4 a SM by shared memory, 19 % of the warps active (ncu, H200) and 5.5 ms. Guess: 16. */
+ * 4 a SM by shared memory, 19 % of the warps active (ncu, H200: 5.5 ms at ncu's clocks).
+ * H200 bench, symbolic phase, floor none / slots/16 / slots/4: uniform 4.66 / 1.75 / 1.79 ms,
+ * stencil27 n = 60 2.93 / 0.89 / 1.38 ms, the rest equal: 16. */
 #ifndef SPX_GPU_SYM_SLOTS_PER_LANE
 #define SPX_GPU_SYM_SLOTS_PER_LANE 16
 #endif
@@ -56,7 +62,8 @@
  * one block of SPX_GPU_DENSE_BLOCK threads per row, a bitmap of n bits (and in numeric a rank
  * per 64-bit word: 12 bytes per 64 columns) in shared memory, each product read once
  * (symbolic) or twice (numeric: mark, then add at its place in C with a global atomic). Up to
- * 1.86M columns (symbolic) and 1.22M (numeric) on a 227 KB block. It replaced a chunked
+ * about 1.8M columns (symbolic) and 1.2M (numeric) on a 227 KB block, less its static
+ * shared memory (the long-row queue and the scan). It replaced a chunked
  * fallback (values and a bitmap of a column chunk in shared memory, products re-read per
  * chunk): H200, numeric phase, R-MAT 18 478 -> 198 ms, the power-law matrix 220 -> 166 ms
  * before the long-B walk (bench/NOTES.md, 2026-11-26). SPX_GPU_DENSE_FALLBACK 0 turns it off
@@ -72,11 +79,11 @@
  * SPX_GPU_DENSE_QUEUE, so that the queue of long rows cannot overflow. Guesses. */
 #define SPX_GPU_DENSE_LONG_B 256
 #define SPX_GPU_DENSE_QUEUE 1024
-/* The dense fallback's walk (and the pre-analysis's): A entries a group takes at once, their
- * B rows' bounds loaded together. H200, 4 against 1: the power-law matrix's analyse 9.5 ->
- * 7.6 ms, symbolic 18.3 -> 17.8, numeric 53.4 -> 50.6; the rest within noise. */
-#ifndef SPX_GPU_DENSE_UNROLL
-#define SPX_GPU_DENSE_UNROLL 4
+/* The dense fallback's walk and the pre-analysis: A entries a group (a lane) takes at once,
+ * their B rows' bounds loaded together. H200, 4 against 1: the power-law matrix's analyse
+ * 9.5 -> 7.6 ms, symbolic 18.3 -> 17.8, numeric 53.4 -> 50.6; the rest within noise. */
+#ifndef SPX_GPU_BOUNDS_UNROLL
+#define SPX_GPU_BOUNDS_UNROLL 4
 #endif
 /* Tables of at least max(n / SPX_GPU_DENSE_TABLE_DIV, SPX_GPU_DENSE_MIN_TABLE) slots go to
  * the dense fallback too (DIV 0: only the rows whose table does not fit): there the bitmap is
