@@ -4,11 +4,11 @@
  * products, all on the device; one small download. reorder: the rows binned on the device by
  * the hash table they need (the paper's dynamic binning; bins in descending size, the rowind
  * reordering), a thread-group size per bin by Algorithm 2 on the host from the bins'
- * statistics. symbolic: row counts by the shared-memory kernel or the global fallback, C's
- * row pointers by a device scan (nnz(C) the one number read back), and the rows binned again
- * by their exact length for the numeric phase. numeric: C's arrays (exact size, kept for the
- * next run), the same
- * kernels summing, the rows written sorted, C (row pointers included) downloaded.
+ * statistics. symbolic: row counts by the shared-memory kernel or a fallback (dense or
+ * global), C's row pointers by a device scan (nnz(C) the one number read back), and the rows
+ * binned again by their exact length for the numeric phase. numeric: C's arrays (exact size,
+ * kept for the next run), the same kernels summing, the rows written sorted, C (row pointers
+ * included) downloaded.
  * analyse_rows (the out-of-core panels): C's row pointers given by the caller stand for
  * analyse and symbolic: uploaded, then only the numeric phase's binning. Every device
  * allocation goes through spx_cuda_malloc and is freed on every path. */
@@ -69,6 +69,13 @@ static int pow2_at_most(int64_t x)
     int c = 1;
     while ((int64_t)c * 2 <= x && c < (1 << 30)) c <<= 1;
     return c;
+}
+
+/* Lanes that stride one B row: B's mean row length rounded to a power of two, 1 to cap. */
+static int b_row_lanes(const gpu_state *S, int cap)
+{
+    const int lanes = (int)pow2_at_least((int64_t)(S->avg_b_row + 0.5));
+    return lanes < 1 ? 1 : lanes > cap ? cap : lanes;
 }
 
 static size_t value_bytes(const gpu_state *S, int numeric) { return numeric ? spx_precision_bytes(S->prec) : 0; }
@@ -172,8 +179,7 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
     b->group = M;
     b->groups = groups_per_block(S, numeric, b, M);
     b->smem = b->groups * group_bytes(S, numeric, b->slots);
-    int sub = (int)pow2_at_least((int64_t)(S->avg_b_row + 0.5));
-    b->sub = sub < 1 ? 1 : sub > M ? M : sub;
+    b->sub = b_row_lanes(S, M);
     const int64_t blocks = (b->count + b->groups - 1) / b->groups;
     const int64_t res = resident_blocks(S, b->groups * M, b->smem);
     b->grid = (unsigned)(blocks < res ? blocks : res);
@@ -291,7 +297,7 @@ static spx_status launch_dense(spx_ctx *ctx, const gpu_state *S, const gpu_bins 
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     const size_t smem = dense_bytes(S, NUMERIC);
-    const int sub0 = (int)pow2_at_least((int64_t)(S->avg_b_row + 0.5)), sub = sub0 < 1 ? 1 : sub0 > 32 ? 32 : sub0;
+    const int sub = b_row_lanes(S, 32);
     auto kernel = spx_spgemm_dense_kernel<NUMERIC, V>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
