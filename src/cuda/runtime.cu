@@ -80,6 +80,7 @@ extern "C" void spx_cuda_release(spx_ctx *ctx)
     spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
     (void)cudaSetDevice(st->device);
     spx_cuda_free(ctx, st->flush_buf);
+    spx_cuda_stage_free(ctx, st->stage);
     spx_free(ctx, st->blocks);
     spx_free(ctx, st);
     ctx->cuda = NULL;
@@ -311,11 +312,16 @@ extern "C" int spx_cuda_pointer_device(const void *p)
     return a.type == cudaMemoryTypeDevice ? a.device : -1;
 }
 
-/* One synchronised copy of the given kind on the context's stream. */
+/* One synchronised copy of the given kind on the context's stream (a large one between
+ * pageable host memory and the device through the staging ring: staged_copy.cu). */
 static spx_status copy_sync(spx_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
     if (bytes == 0) return SPX_OK;
     if (!dst || !src) return spx_fail(ctx, SPX_ERR_ARG, "CUDA copy of %zu bytes with a NULL pointer", bytes);
+    spx_status staged = SPX_OK;
+    if (kind != cudaMemcpyDeviceToDevice &&
+        spx_cuda_staged_copy(ctx, dst, src, bytes, kind == cudaMemcpyHostToDevice, &staged))
+        return staged;
     cudaStream_t st = spx_cuda_stream(ctx);
     SPX_CUDA_RET(ctx, cudaMemcpyAsync(dst, src, bytes, kind, st));
     SPX_CUDA_RET(ctx, cudaStreamSynchronize(st));

@@ -7,6 +7,9 @@
 
 #include "cuda/check.cuh"
 
+/* The ring of page-locked buffers large copies go through (staged_copy.cu). */
+typedef struct spx_cuda_stage spx_cuda_stage;
+
 /* One live device allocation. */
 typedef struct spx_cuda_block {
     void *ptr;
@@ -28,7 +31,18 @@ typedef struct spx_cuda_state {
     size_t flush_bytes;
     spx_cuda_block *blocks; /* the live device allocations, for accounting their frees */
     size_t n_blocks, cap_blocks;
+    spx_cuda_stage *stage; /* made by the first staged copy, freed by spx_cuda_release */
+    int stage_refused;     /* making it failed once: copies stay direct */
 } spx_cuda_state;
+
+/* A synchronous copy of `bytes` between pageable host memory and the device (to_device: src
+ * is the host's) through the context's staging ring, when it is large enough to gain and the
+ * ring can be had: returns 1 with the copy's status in *s, else 0 (nothing done: the caller
+ * copies directly). */
+extern "C" int spx_cuda_staged_copy(spx_ctx *ctx, void *dst, const void *src, size_t bytes, int to_device,
+                                    spx_status *s);
+/* Frees a staging ring (NULL: nothing). */
+extern "C" void spx_cuda_stage_free(spx_ctx *ctx, spx_cuda_stage *g);
 
 /* The context's stream (NULL = the default stream). */
 static inline cudaStream_t spx_cuda_stream(const spx_ctx *ctx)

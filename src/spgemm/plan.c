@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cuda/gateway.h"
-#include "spgemm/host_copy.h"
+#include "core/host_copy.h"
 #include "spgemm/ooc/ooc.h"
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
@@ -349,9 +349,9 @@ static spx_status new_result(spx_spgemm_plan *p, spx_csr **C)
     if (!s) s = spx_csr_alloc(p->ctx, p->m, p->n, p->nnz_c, C);
     if (!s && p->backend == SPX_BACKEND_CUDA) {
         const int nt = spx_ctx_threads(p->ctx);
-        spx_spgemm_host_touch((*C)->rowptr, ((size_t)p->m + 1) * sizeof *(*C)->rowptr, nt);
-        spx_spgemm_host_touch((*C)->colind, (size_t)p->nnz_c * sizeof *(*C)->colind, nt);
-        spx_spgemm_host_touch((*C)->val, (size_t)p->nnz_c * sizeof *(*C)->val, nt);
+        spx_host_touch((*C)->rowptr, ((size_t)p->m + 1) * sizeof *(*C)->rowptr, nt);
+        spx_host_touch((*C)->colind, (size_t)p->nnz_c * sizeof *(*C)->colind, nt);
+        spx_host_touch((*C)->val, (size_t)p->nnz_c * sizeof *(*C)->val, nt);
     }
     return s;
 }

@@ -1,6 +1,6 @@
 /* src/spgemm/spgemm_dev.cu: the SpGEMM GPU implementations' shared operand upload and result
  * download (see spgemm_dev.cuh). */
-#include "spgemm/host_copy.h"
+#include "core/host_copy.h"
 #include "spgemm/spgemm_dev.cuh"
 
 spx_status spx_spgemm_dev_upload(spx_ctx *ctx, const spx_spgemm_input *in, spx_spgemm_operands *out)
@@ -34,7 +34,7 @@ spx_status spx_spgemm_dev_download(spx_ctx *ctx, const int32_t *colind, const vo
     float *stage = (float *)spx_malloc_array(ctx, (size_t)nnz, sizeof(float));
     if (!stage) return spx_fail_nomem(ctx, "spgemm: fp32 download of C");
     s = spx_cuda_d2h(ctx, stage, val, (size_t)nnz * sizeof(float));
-    if (!s) spx_spgemm_host_widen(C->val, stage, (size_t)nnz, spx_ctx_threads(ctx));
+    if (!s) spx_host_widen(C->val, stage, (size_t)nnz, spx_ctx_threads(ctx));
     spx_free(ctx, stage);
     return s;
 }
