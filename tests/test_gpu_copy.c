@@ -1,6 +1,6 @@
 /* tests/test_gpu_copy.c: the gateway's synchronous host <-> device copies, direct and through
  * the staging ring (src/cuda/staged_copy.cu): every byte comes back for sizes below, at and
- * between the ring's chunk boundaries, into fresh and touched memory, at unaligned host
+ * between the ring's thresholds and chunk boundaries, into fresh and touched memory, at unaligned host
  * addresses, from page-locked memory (never staged), with 1 and several threads, and with a
  * host budget that refuses the ring (copies stay direct). Skips without a GPU. */
 #include <stdint.h>
@@ -56,10 +56,12 @@ static void round_trip(spx_ctx *ctx, size_t n, size_t shift, const char *label)
     free(src), free(dst);
 }
 
-/* Sizes around the staging threshold (32 MiB) and the ring's chunks (16 MiB, 4 of them). */
+/* Sizes around the threshold that makes the ring (32 MiB), the ring's chunks (16 MiB, 4 of
+ * them), and, the ring made, the threshold of copies that take it (4 MiB). */
 static void test_sizes(spx_ctx *ctx, const char *label)
 {
-    const size_t sizes[] = {1, 4097, 32 * MIB - 1, 32 * MIB, 32 * MIB + 12345, 64 * MIB, 80 * MIB + 7, 150 * MIB + 3};
+    const size_t sizes[] = {1,           4097,     4 * MIB,     32 * MIB - 1,  32 * MIB,   32 * MIB + 12345,
+                            64 * MIB,    80 * MIB + 7, 150 * MIB + 3, 4 * MIB - 1, 4 * MIB, 6 * MIB + 5};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) round_trip(ctx, sizes[i], i % 3 ? 0 : 3, label);
 }
 

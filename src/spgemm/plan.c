@@ -338,16 +338,19 @@ static spx_status check_reused(const spx_spgemm_plan *p, const spx_csr *C)
     return SPX_OK;
 }
 
-/* A new C for the symbolic nnz, refused with a clear message when over the host budget. A
- * GPU plan's C has its pages touched by all threads first: the download would otherwise fault
- * them in one by one (host_copy.h). */
+/* A new C for the symbolic nnz, refused with a clear message when over the host budget. An
+ * in-core GPU plan's C has its pages touched by all threads first: a download below the
+ * gateway's staging threshold would otherwise fault them in one by one (host_copy.h). Panels
+ * write their slices themselves: the CPU's by the threads that compute them, the GPU's
+ * through the staging ring's threads, beside the other side's work (H200, R-MAT 18 in 512 MiB,
+ * touching C's 5.9 GB first took ~0.3 s before any panel). */
 static spx_status new_result(spx_spgemm_plan *p, spx_csr **C)
 {
     const size_t bytes = ((size_t)p->m + 1) * sizeof(int64_t) + (size_t)p->nnz_c * (sizeof(int32_t) + sizeof(double));
     spx_status s = spx_host_budget_require(p->ctx, bytes, SPX_ERR_NOMEM, "spgemm: C (%d x %d, %lld nonzeros)", p->m,
                                            p->n, (long long)p->nnz_c);
     if (!s) s = spx_csr_alloc(p->ctx, p->m, p->n, p->nnz_c, C);
-    if (!s && p->backend == SPX_BACKEND_CUDA) {
+    if (!s && p->backend == SPX_BACKEND_CUDA && !p->ooc) {
         const int nt = spx_ctx_threads(p->ctx);
         spx_host_touch((*C)->rowptr, ((size_t)p->m + 1) * sizeof *(*C)->rowptr, nt);
         spx_host_touch((*C)->colind, (size_t)p->nnz_c * sizeof *(*C)->colind, nt);

@@ -5,11 +5,11 @@
 #include "cuda/gateway.h"
 #include "spgemm/ooc/lanes.h"
 
-/* One lane like ctx. */
-static spx_status lane_open(spx_ctx *ctx, int cuda, size_t budget, spx_ooc_lane *l)
+/* One lane like ctx, with `threads` host threads. */
+static spx_status lane_open(spx_ctx *ctx, int cuda, int threads, size_t budget, spx_ooc_lane *l)
 {
     const spx_ctx_opts co = {cuda ? SPX_BACKEND_CUDA : SPX_BACKEND_CPU,
-                             ctx->threads,
+                             threads,
                              ctx->device,
                              &ctx->alloc,
                              ctx->device_alloc.alloc ? &ctx->device_alloc : NULL,
@@ -23,11 +23,11 @@ static spx_status lane_open(spx_ctx *ctx, int cuda, size_t budget, spx_ooc_lane 
     return spx_ooc_lane_error(ctx, l, s);
 }
 
-spx_status spx_ooc_lanes_open(spx_ctx *ctx, int cuda, int n, size_t budget, spx_ooc_lane *lanes)
+spx_status spx_ooc_lanes_open(spx_ctx *ctx, int cuda, int n, int threads, size_t budget, spx_ooc_lane *lanes)
 {
     spx_status s = SPX_OK;
     int i = 0;
-    for (; !s && i < n; i++) s = lane_open(ctx, cuda, budget, &lanes[i]);
+    for (; !s && i < n; i++) s = lane_open(ctx, cuda, threads, budget, &lanes[i]);
     if (s) spx_ooc_lanes_close(lanes, i);
     return s;
 }

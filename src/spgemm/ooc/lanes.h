@@ -16,10 +16,11 @@ typedef struct spx_ooc_lane {
     void *stream; /* CUDA lanes: a non-blocking stream of their own; NULL on the CPU */
 } spx_ooc_lane;
 
-/* Makes n lanes like ctx (device, threads, allocators, host budget) with `budget` device
- * bytes each (SPX_BUDGET_NONE: none), on a stream of their own when cuda; on failure none is
- * left and ctx holds the message. */
-spx_status spx_ooc_lanes_open(spx_ctx *ctx, int cuda, int n, size_t budget, spx_ooc_lane *lanes);
+/* Makes n lanes like ctx (device, allocators, host budget) with `threads` host threads (their
+ * copies' chunks: src/cuda/staged_copy.cu) and `budget` device bytes each (SPX_BUDGET_NONE:
+ * none), on a stream of their own when cuda; on failure none is left and ctx holds the
+ * message. */
+spx_status spx_ooc_lanes_open(spx_ctx *ctx, int cuda, int n, int threads, size_t budget, spx_ooc_lane *lanes);
 void spx_ooc_lanes_close(spx_ooc_lane *lanes, int n);
 /* Restarts every lane's device peak (a run's start). */
 void spx_ooc_lanes_reset_peaks(spx_ooc_lane *lanes, int n);

@@ -169,6 +169,7 @@ spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_oo
         s = spx_ooc_gpu_open(ctx, opts->gpu_impl, o->B, o->precision, opts->pin_min, opts->take_rows, &o->gpu);
         o->b_held = ctx->dev.bytes - held0;
         if (!s) s = spx_ooc_lanes_open(ctx, opts->gpu_impl->backend == SPX_BACKEND_CUDA, SPX_OOC_GPU_LANES,
+                                       threads / SPX_OOC_GPU_LANES > 1 ? threads / SPX_OOC_GPU_LANES : 1,
                                        spx_ooc_lane_budget(&si), o->lane);
         o->n_lanes = s ? 0 : SPX_OOC_GPU_LANES;
         spx_phase_add(log, "upload", spx_now() - t0);

@@ -42,7 +42,10 @@
  * panel i-1, by panels in flight rather than by phases). Every panel is sized to its lane's
  * share of the budget beside B, whatever the split, so that hetero, GPU-only and CPU-only runs
  * compute the same panels. 2: a panel's transfers beside another's compute (the copy engines,
- * one per direction, would allow 3). Not measured. */
+ * one per direction, would allow 3). Not measured. The lanes share the context's host threads:
+ * they copy their large transfers through the staging ring (src/cuda/staged_copy.cu; H200
+ * machine, 2026-11-26, hetero R-MAT 18 in 512 MiB: 8 threads a lane 0.548 s, 4 threads 0.602 s,
+ * beside the CPU side's team). */
 #define SPX_OOC_GPU_LANES 2
 
 #endif
