@@ -153,13 +153,11 @@ spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_oo
     o->precision = in->precision;
     o->A = in->A, o->B = in->B;
     o->budget = opts->budget;
-    /* in hetero runs the CPU side's OpenMP team has the context's threads less one per GPU
-     * lane (at least one): a lane's thread mostly waits on its stream, but CUDA's
-     * synchronisation spins a core */
+    /* in hetero runs the CPU side's OpenMP team has a share of the context's threads: the GPU
+     * lanes' copies need cores and the memory bus too (SPX_OOC_HETERO_CPU_THREADS_DIV) */
     const int threads = spx_ctx_threads(ctx);
-    o->cpu_threads = o->split != SPX_PANELS_HETERO     ? threads
-                     : threads > SPX_OOC_GPU_LANES ? threads - SPX_OOC_GPU_LANES
-                                                   : 1;
+    const int hetero_threads = threads / SPX_OOC_HETERO_CPU_THREADS_DIV;
+    o->cpu_threads = o->split != SPX_PANELS_HETERO ? threads : hetero_threads > 1 ? hetero_threads : 1;
     spx_status s = cpu_plan(ctx, o, in, log, products, nnz_c);
     if (!s) s = make_panels(ctx, o, log);
     if (!s && o->split != SPX_PANELS_CPU) {

@@ -47,5 +47,13 @@
  * machine, 2026-11-26, hetero R-MAT 18 in 512 MiB: 8 threads a lane 0.548 s, 4 threads 0.602 s,
  * beside the CPU side's team). */
 #define SPX_OOC_GPU_LANES 2
+/* In hetero runs the CPU side's team has the context's threads divided by this. Every byte of
+ * C that a GPU panel makes crosses host memory three times (DMA into the staging ring, read,
+ * written into C), so the CPU's panels slow the GPU's transfers: H200 machine (16 cores),
+ * 2026-11-26, 512 MiB, two runs each, hetero run s with a CPU team of 14 (threads less the
+ * lanes, before) / 8 / 4 threads: poisson3d n=150 0.136-0.151 / 0.133-0.146 / 0.151-0.162,
+ * R-MAT 16 0.185-0.195 / 0.177-0.184 / 0.152-0.165, R-MAT 18 0.553-0.565 / 0.482-0.490 /
+ * 0.477-0.522; GPU-only in the same run 0.149-0.161, 0.156-0.162, 0.385-0.408. */
+#define SPX_OOC_HETERO_CPU_THREADS_DIV 2
 
 #endif
