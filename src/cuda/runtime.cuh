@@ -32,7 +32,7 @@ typedef struct spx_cuda_state {
     spx_cuda_block *blocks; /* the live device allocations, for accounting their frees */
     size_t n_blocks, cap_blocks;
     spx_cuda_stage *stage; /* made by the first staged copy, freed by spx_cuda_release */
-    int stage_refused;     /* making it failed once: copies stay direct */
+    int stage_refused;     /* making it failed once, or it was dropped: copies stay direct */
 } spx_cuda_state;
 
 /* A synchronous copy of `bytes` between pageable host memory and the device (to_device: src

@@ -11,9 +11,10 @@
  * threads 48 / 52 GB/s, with 4 threads 26-31 GB/s. Locking the caller's range instead
  * (cudaHostRegister) took 88 ms for 2 GiB and unlocking 35 ms: as slow as the pageable copy.
  *
- * The ring is made on the first copy of 32 MiB or more and kept until the context goes (then
- * copies of 4 MiB or more take it): 64 MiB of the context's host memory, within its host
- * budget (a refusal leaves copies direct). */
+ * The ring is made on the first copy of 32 MiB or more (or by spx_cuda_stage_make) and kept
+ * until the context goes (then copies of 4 MiB or more take it): 64 MiB of the context's host
+ * memory, made only while its host budget has room for 4 rings (else copies stay direct). A
+ * context's copies share its ring: one thread at a time per context, as for every call. */
 #include <string.h>
 
 #include "core/host_copy.h"
@@ -37,6 +38,10 @@
 /* Host threads that copy a chunk: the context's, at most this many (16 were the fastest;
  * more cores only contend for the memory bus). */
 #define SPX_CUDA_STAGE_MAX_THREADS 16
+/* The ring is made only while the host budget has room for this many rings beside what the
+ * context holds: a tight budget keeps its room for the caller's data (copies stay direct). */
+#define SPX_CUDA_STAGE_ROOM_FACTOR 4
+#define SPX_CUDA_STAGE_BYTES (SPX_CUDA_STAGE_BUFFERS * SPX_CUDA_STAGE_CHUNK)
 
 struct spx_cuda_stage {
     char *host; /* SPX_CUDA_STAGE_BUFFERS x SPX_CUDA_STAGE_CHUNK bytes, page-locked */
@@ -62,11 +67,11 @@ extern "C" void spx_cuda_stage_free(spx_ctx *ctx, spx_cuda_stage *g)
     spx_free(ctx, g);
 }
 
-/* A new ring, its pages touched by the copying threads and locked; NULL when the host budget,
- * the allocation or the driver refuses (the caller then copies directly). */
+/* A new ring, its pages touched by the copying threads and locked; NULL when the allocation
+ * or the driver refuses (the caller then copies directly). */
 static spx_cuda_stage *stage_new(spx_ctx *ctx)
 {
-    const size_t bytes = SPX_CUDA_STAGE_BUFFERS * SPX_CUDA_STAGE_CHUNK;
+    const size_t bytes = SPX_CUDA_STAGE_BYTES;
     spx_cuda_stage *g = (spx_cuda_stage *)spx_calloc_array(ctx, 1, sizeof *g);
     if (!g) return NULL;
     if ((g->host = (char *)spx_malloc(ctx, bytes)) != NULL) {
@@ -146,19 +151,41 @@ static spx_status staged_d2h(spx_ctx *ctx, const spx_cuda_stage *g, char *dst, c
     return SPX_OK;
 }
 
+/* Whether ctx's ring exists, making it when the host budget has room for it (a failure to
+ * allocate or lock it is remembered: copies then stay direct). */
+static int stage_ready(spx_ctx *ctx, spx_cuda_state *st)
+{
+    if (st->stage) return 1;
+    if (st->stage_refused || spx_host_budget_room(ctx) / SPX_CUDA_STAGE_ROOM_FACTOR < SPX_CUDA_STAGE_BYTES) return 0;
+    st->stage = stage_new(ctx);
+    st->stage_refused = st->stage == NULL;
+    return st->stage != NULL;
+}
+
 extern "C" int spx_cuda_staged_copy(spx_ctx *ctx, void *dst, const void *src, size_t bytes, int to_device,
                                     spx_status *s)
 {
     spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
-    if (!st || st->stage_refused || bytes < (st->stage ? SPX_CUDA_STAGED_RING_MIN_BYTES : SPX_CUDA_STAGED_MIN_BYTES) ||
-        !pageable(to_device ? src : dst))
+    if (!st || bytes < (st->stage ? SPX_CUDA_STAGED_RING_MIN_BYTES : SPX_CUDA_STAGED_MIN_BYTES) ||
+        !pageable(to_device ? src : dst) || !stage_ready(ctx, st))
         return 0;
-    if (!st->stage && !(st->stage = stage_new(ctx))) {
-        st->stage_refused = 1;
-        return 0;
-    }
     *s = to_device ? staged_h2d(ctx, st->stage, (char *)dst, (const char *)src, bytes)
                    : staged_d2h(ctx, st->stage, (char *)dst, (const char *)src, bytes);
     if (*s) (void)cudaStreamSynchronize(spx_cuda_stream(ctx)); /* no copy may still use the ring */
     return 1;
+}
+
+extern "C" size_t spx_cuda_stage_make(spx_ctx *ctx)
+{
+    if (!ctx || spx_cuda_init(ctx) != SPX_OK) return 0;
+    return stage_ready(ctx, (spx_cuda_state *)ctx->cuda) ? SPX_CUDA_STAGE_BYTES : 0;
+}
+
+extern "C" void spx_cuda_stage_drop(spx_ctx *ctx)
+{
+    spx_cuda_state *st = ctx ? (spx_cuda_state *)ctx->cuda : NULL;
+    if (!st) return;
+    spx_cuda_stage_free(ctx, st->stage);
+    st->stage = NULL;
+    st->stage_refused = 1;
 }

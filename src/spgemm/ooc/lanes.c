@@ -5,6 +5,23 @@
 #include "cuda/gateway.h"
 #include "spgemm/ooc/lanes.h"
 
+/* A lane keeps its staging ring only while the plan's host budget has room for this many
+ * rings (the gateway's own rule for a context's ring, src/cuda/staged_copy.cu). */
+#define SPX_OOC_RING_ROOM_FACTOR 4
+
+/* Makes the lane's staging ring and counts it in ctx's host account; drops it unless that
+ * account has room for SPX_OOC_RING_ROOM_FACTOR rings (the lane's copies then stay direct). */
+static void count_ring(spx_ctx *ctx, spx_ooc_lane *l)
+{
+    const size_t bytes = spx_cuda_stage_make(l->ctx);
+    if (bytes && spx_host_budget_room(ctx) / SPX_OOC_RING_ROOM_FACTOR >= bytes && spx_mem_reserve(&ctx->host, bytes)) {
+        l->owner = &ctx->host;
+        l->ring_bytes = bytes;
+    } else if (bytes) {
+        spx_cuda_stage_drop(l->ctx);
+    }
+}
+
 /* One lane like ctx, with `threads` host threads. */
 static spx_status lane_open(spx_ctx *ctx, int cuda, int threads, size_t budget, spx_ooc_lane *l)
 {
@@ -20,6 +37,7 @@ static spx_status lane_open(spx_ctx *ctx, int cuda, int threads, size_t budget, 
     if (s) return spx_fail(ctx, s, "spgemm panels: cannot make a GPU lane's context");
     if (!cuda) return SPX_OK;
     if (!(s = spx_cuda_stream_create(l->ctx, &l->stream))) s = spx_ctx_set_stream(l->ctx, l->stream);
+    if (!s) count_ring(ctx, l);
     return spx_ooc_lane_error(ctx, l, s);
 }
 
@@ -35,6 +53,8 @@ spx_status spx_ooc_lanes_open(spx_ctx *ctx, int cuda, int n, int threads, size_t
 void spx_ooc_lanes_close(spx_ooc_lane *lanes, int n)
 {
     for (int i = 0; i < n; i++) {
+        if (lanes[i].ring_bytes) spx_mem_release(lanes[i].owner, lanes[i].ring_bytes);
+        lanes[i].ring_bytes = 0;
         spx_ctx_destroy(&lanes[i].ctx);
         if (lanes[i].stream) spx_cuda_stream_destroy(lanes[i].stream);
         lanes[i].stream = NULL;

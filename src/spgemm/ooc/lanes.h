@@ -13,13 +13,17 @@ extern "C" {
 
 typedef struct spx_ooc_lane {
     spx_ctx *ctx;
-    void *stream; /* CUDA lanes: a non-blocking stream of their own; NULL on the CPU */
+    void *stream;           /* CUDA lanes: a non-blocking stream of their own; NULL on the CPU */
+    spx_mem_account *owner; /* the plan's host account, which counts the lane's staging ring */
+    size_t ring_bytes;      /* the ring's bytes counted there (0: none) */
 } spx_ooc_lane;
 
 /* Makes n lanes like ctx (device, allocators, host budget) with `threads` host threads (their
  * copies' chunks: src/cuda/staged_copy.cu) and `budget` device bytes each (SPX_BUDGET_NONE:
- * none), on a stream of their own when cuda; on failure none is left and ctx holds the
- * message. */
+ * none), on a stream of their own when cuda. A CUDA lane makes its staging ring at once (its
+ * panels' copies may all be under the size that would make it, and C's pages are not touched
+ * before them), counted in ctx's host account, without one when ctx's budget has no room. On
+ * failure none is left and ctx holds the message. */
 spx_status spx_ooc_lanes_open(spx_ctx *ctx, int cuda, int n, int threads, size_t budget, spx_ooc_lane *lanes);
 void spx_ooc_lanes_close(spx_ooc_lane *lanes, int n);
 /* Restarts every lane's device peak (a run's start). */
