@@ -148,6 +148,12 @@ static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t
     return (unsigned)(blocks < res ? blocks : res);
 }
 
+/* Whether bin b's numeric rows may be summed by a warp in registers (SPX_GPU_WARP_SORT). */
+static bool warp_bin(const gpu_state *S, const gpu_bin *b)
+{
+    return SPX_GPU_WARP_SORT && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && S->n < SPX_GPU_WARP_MAX_COLS;
+}
+
 /* Shapes bin b's launch: M from the bin's mean work, then ApSpGEMM's Algorithm 2: doubled
  * while a thread's iterations on the longest row (work_max / M) exceed ~2 x the rows each
  * group handles, halved while far below, until it settles or turns back. */
@@ -172,6 +178,8 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
      * group's lanes), which Algorithm 2 does not weigh: enough lanes that each holds a few slots */
     const int sort_lanes = b->slots / SPX_GPU_SORT_SLOTS_PER_LANE;
     if (numeric && M < sort_lanes) M = sort_lanes < Mmax ? sort_lanes : Mmax;
+    /* numeric rows of few products go to a whole warp (spx_spgemm_warp_row) */
+    if (numeric && warp_bin(S, b) && M < 32) M = 32;
     /* symbolic: the tables, not the threads, bound the rows an SM holds; lanes enough that
      * those rows fill it with warps */
     const int table_lanes = SPX_GPU_SYM_SLOTS_PER_LANE ? b->slots / SPX_GPU_SYM_SLOTS_PER_LANE : 0;
@@ -249,9 +257,10 @@ static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *
     auto kernel = spx_spgemm_rows_kernel<NUMERIC, V>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
+    const bool warp_sort = NUMERIC && warp_bin(S, b) && b->group % 32 == 0;
     kernel<<<b->grid, b->groups * b->group, b->smem, spx_cuda_stream(ctx)>>>(
         A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
-        b->count, b->group, b->sub, b->slots, counts, S->d_crow, cci, cv);
+        b->count, b->group, b->sub, b->slots, warp_sort, counts, S->d_crow, cci, cv);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_rows_kernel");
     return SPX_OK;
 }

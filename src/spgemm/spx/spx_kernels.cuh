@@ -249,19 +249,120 @@ __device__ __forceinline__ void spx_spgemm_sort_table(int32_t *keys, V *vals, in
         }
 }
 
+/* C's row i (numeric, its place out and length len in C) by the calling warp (every lane)
+ * when it has at most SPX_GPU_WARP_PRODUCTS products; false (nothing written) when it has
+ * more. Element e = r * 32 + lane of the row's products sits in register r of the lane: a key
+ * (column << 6 | e) and a value. The keys are sorted by a bitonic network (unique keys: a
+ * permutation), each sorted key's value fetched from its place e, equal columns summed by a
+ * segmented suffix scan to the first of their run, and the runs' firsts written in order.
+ * The columns must be below SPX_GPU_WARP_MAX_COLS. */
+template <typename V>
+__device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__restrict__ arp,
+                                                    const int32_t *__restrict__ aci, const V *__restrict__ av,
+                                                    const int32_t *__restrict__ brp, const int32_t *__restrict__ bci,
+                                                    const V *__restrict__ bv, int64_t out, int64_t len,
+                                                    int32_t *__restrict__ cci, V *__restrict__ cv)
+{
+    const unsigned F = SPX_GPU_FULL_WARP;
+    const int l = threadIdx.x & 31;
+    const int32_t a0 = arp[i], a1 = arp[i + 1];
+    uint32_t key[2] = {0xffffffffu, 0xffffffffu}; /* empty: sorts last */
+    V val[2] = {V(0), V(0)};
+    int base = 0; /* products of the A entries before this round */
+    for (int32_t q0 = a0; q0 < a1; q0 += 32) {
+        const int32_t qa = q0 + l;
+        int32_t b0 = 0, blen = 0;
+        V a = V(0);
+        if (qa < a1) {
+            const int32_t k = aci[qa];
+            b0 = brp[k], blen = brp[k + 1] - b0, a = av[qa];
+        }
+        int incl = blen; /* inclusive scan of the round's B row lengths */
+        for (int d = 1; d < 32; d <<= 1) {
+            const int t = __shfl_up_sync(F, incl, d);
+            if (l >= d) incl += t;
+        }
+        const int total = __shfl_sync(F, incl, 31);
+        if (base + total > SPX_GPU_WARP_PRODUCTS) return false; /* the same in every lane */
+        const int first = base + incl - blen, nq = a1 - q0 < 32 ? a1 - q0 : 32;
+        for (int t = 0; t < nq; t++) { /* entry t's products land on elements [s, s + n) */
+            const int s = __shfl_sync(F, first, t), n = __shfl_sync(F, blen, t), bb = __shfl_sync(F, b0, t);
+            const V at = __shfl_sync(F, a, t);
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                const int e = r * 32 + l;
+                if (e >= s && e < s + n) {
+                    key[r] = ((uint32_t)bci[bb + e - s] << 6) | (uint32_t)e;
+                    val[r] = at * bv[bb + e - s];
+                }
+            }
+        }
+        base += total;
+    }
+    for (int size = 2; size <= 64; size <<= 1) /* bitonic sort of the 64 keys, element e = r * 32 + l */
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            if (stride == 32) { /* size 64: partners in the lane's two registers, ascending */
+                const uint32_t lo = min(key[0], key[1]), hi = max(key[0], key[1]);
+                key[0] = lo, key[1] = hi;
+                continue;
+            }
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                const int e = r * 32 + l;
+                const uint32_t p = __shfl_xor_sync(F, key[r], stride);
+                const bool keep_min = ((e & stride) == 0) == ((e & size) == 0);
+                key[r] = keep_min ? min(key[r], p) : max(key[r], p);
+            }
+        }
+    uint32_t col[2];
+    V sum[2];
+    bool last[2];
+#pragma unroll
+    for (int r = 0; r < 2; r++) { /* each sorted key's value, from its place e */
+        const int src = (int)(key[r] & 63u);
+        const V v0 = __shfl_sync(F, val[0], src & 31), v1 = __shfl_sync(F, val[1], src & 31);
+        col[r] = key[r] >> 6; /* empty: 2^26 - 1, no column's */
+        sum[r] = key[r] == 0xffffffffu ? V(0) : (src >> 5 ? v1 : v0);
+    }
+    { /* last[e]: e ends its column's run (the empty ones too) */
+        const uint32_t n0 = __shfl_down_sync(F, col[0], 1), n1 = __shfl_down_sync(F, col[1], 1),
+                       c1 = __shfl_sync(F, col[1], 0);
+        last[0] = (l < 31 ? n0 : c1) != col[0];
+        last[1] = l == 31 || n1 != col[1];
+    }
+    for (int d = 1; d < 64; d <<= 1) { /* segmented suffix sums: each run's total at its first */
+        const int src = (l + d) & 31;
+        const V s0 = __shfl_sync(F, sum[0], src), s1 = __shfl_sync(F, sum[1], src);
+        const bool f0 = __shfl_sync(F, (int)last[0], src), f1 = __shfl_sync(F, (int)last[1], src);
+        const bool near = l + d < 32; /* element e + d in the same register */
+        if (!last[0]) sum[0] += near ? s0 : s1, last[0] = near ? f0 : f1;
+        if (!last[1] && near) sum[1] += s1, last[1] = f1;
+    }
+    const uint32_t p0 = __shfl_up_sync(F, col[0], 1), p1 = __shfl_up_sync(F, col[1], 1), c0 = __shfl_sync(F, col[0], 31);
+    const bool head0 = key[0] != 0xffffffffu && (l == 0 || p0 != col[0]);
+    const bool head1 = key[1] != 0xffffffffu && (l == 0 ? c0 : p1) != col[1];
+    const unsigned h0 = __ballot_sync(F, head0), h1 = __ballot_sync(F, head1), below = (1u << l) - 1u;
+    const int64_t at0 = __popc(h0 & below), at1 = __popc(h0) + __popc(h1 & below);
+    if (head0 && at0 < len) cci[out + at0] = (int32_t)col[0], cv[out + at0] = sum[0];
+    if (head1 && at1 < len) cci[out + at1] = (int32_t)col[1], cv[out + at1] = sum[1];
+    return true;
+}
+
 /* Rows rows[0..nrows) of C, a group of `group` lanes per row with a table of `slots` slots
  * (a power of two) in shared memory; blockDim.x = groups * group. Within a group, lanes
  * lane / sub take A's entries and lanes lane % sub stride B's row. SYMBOLIC (NUMERIC false):
  * counts[i] = the row's distinct columns. NUMERIC: the row's columns and sums written to C
- * at crow[i], sorted (by rank in small tables, else spx_spgemm_sort_table). Dynamic shared memory:
+ * at crow[i], sorted (by rank in small tables, else spx_spgemm_sort_table); with warp_sort
+ * (groups of whole warps, slots <= SPX_GPU_RANK_SORT_MAX_SLOTS) a row of few products is
+ * done by its group's first warp in registers (spx_spgemm_warp_row), without the table. Dynamic shared memory:
  * groups * (slots * (sizeof(V) if NUMERIC + 4) + 4) bytes. */
 template <bool NUMERIC, typename V>
 __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
     spx_spgemm_rows_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                            const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
                            const int32_t *__restrict__ rows, int32_t nrows, int group, int sub, int slots,
-                           int64_t *__restrict__ counts, const int64_t *__restrict__ crow, int32_t *__restrict__ cci,
-                           V *__restrict__ cv)
+                           bool warp_sort, int64_t *__restrict__ counts, const int64_t *__restrict__ crow,
+                           int32_t *__restrict__ cci, V *__restrict__ cv)
 {
     extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
     const int groups = blockDim.x / group;
@@ -282,7 +383,17 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
         }
         if (lane == 0) found[g] = 0;
         __syncthreads();
-        if (active) {
+        if (NUMERIC && warp_sort) { /* the group's first warp tries the row in registers */
+            if (active && lane < 32) {
+                const int32_t i = rows[r];
+                const bool done = spx_spgemm_warp_row<V>(i, arp, aci, av, brp, bci, bv, crow[i], crow[i + 1] - crow[i],
+                                                         cci, cv);
+                if (lane == 0 && done) found[g] = 1;
+            }
+            __syncthreads();
+        }
+        const bool done = NUMERIC && warp_sort && found[g]; /* numeric: found[g] marks a row done */
+        if (active && !done) {
             const int32_t i = rows[r];
             int fresh = 0;
             for (int32_t qa = arp[i] + lane / sub; qa < arp[i + 1]; qa += per) {
@@ -296,7 +407,7 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
         __syncthreads();
         if (!NUMERIC && active && lane == 0) counts[rows[r]] = found[g];
         if (NUMERIC && slots <= SPX_GPU_RANK_SORT_MAX_SLOTS) { /* small tables: each key's rank */
-            if (active) {
+            if (active && !done) {
                 const int32_t i = rows[r];
                 const int64_t out = crow[i], end = crow[i + 1];
                 /* a lane's slots in batches of SPX_GPU_RANK_KEYS (one batch when the group has
