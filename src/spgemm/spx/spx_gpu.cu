@@ -148,7 +148,10 @@ static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t
     return (unsigned)(blocks < res ? blocks : res);
 }
 
-/* Whether bin b's numeric rows may be summed by a warp in registers (SPX_GPU_WARP_SORT). */
+/* Whether bin b's numeric rows may be summed by a warp in registers (SPX_GPU_WARP_SORT), when
+ * its groups are whole warps. Groups are not widened for it: at 32 lanes a row, the road
+ * network's rows of ~4 entries ran 2.1x slower (H200, luxembourg_osm·ᵀ numeric 0.063 -> 0.135
+ * ms), poisson3d n=100's 25-entry rows 1.06x faster. */
 static bool warp_bin(const gpu_state *S, const gpu_bin *b)
 {
     return SPX_GPU_WARP_SORT && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && S->n < SPX_GPU_WARP_MAX_COLS;
@@ -178,8 +181,6 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
      * group's lanes), which Algorithm 2 does not weigh: enough lanes that each holds a few slots */
     const int sort_lanes = b->slots / SPX_GPU_SORT_SLOTS_PER_LANE;
     if (numeric && M < sort_lanes) M = sort_lanes < Mmax ? sort_lanes : Mmax;
-    /* numeric rows of few products go to a whole warp (spx_spgemm_warp_row) */
-    if (numeric && warp_bin(S, b) && M < 32) M = 32;
     /* symbolic: the tables, not the threads, bound the rows an SM holds; lanes enough that
      * those rows fill it with warps */
     const int table_lanes = SPX_GPU_SYM_SLOTS_PER_LANE ? b->slots / SPX_GPU_SYM_SLOTS_PER_LANE : 0;

@@ -353,7 +353,7 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
  * lane / sub take A's entries and lanes lane % sub stride B's row. SYMBOLIC (NUMERIC false):
  * counts[i] = the row's distinct columns. NUMERIC: the row's columns and sums written to C
  * at crow[i], sorted (by rank in small tables, else spx_spgemm_sort_table); with warp_sort
- * (groups of whole warps, slots <= SPX_GPU_RANK_SORT_MAX_SLOTS) a row of few products is
+ * (groups of whole warps, slots <= SPX_GPU_WARP_MAX_SLOTS) a row of few products is
  * done by its group's first warp in registers (spx_spgemm_warp_row), without the table. Dynamic shared memory:
  * groups * (slots * (sizeof(V) if NUMERIC + 4) + 4) bytes. */
 template <bool NUMERIC, typename V>
