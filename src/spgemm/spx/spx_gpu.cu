@@ -255,13 +255,13 @@ static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *
                               int32_t *cci, V *cv)
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
-    auto kernel = spx_spgemm_rows_kernel<NUMERIC, V>;
+    const bool warp = NUMERIC && warp_bin(S, b) && b->group % 32 == 0;
+    auto kernel = warp ? spx_spgemm_rows_kernel<NUMERIC, V, true> : spx_spgemm_rows_kernel<NUMERIC, V, false>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
-    const bool warp_sort = NUMERIC && warp_bin(S, b) && b->group % 32 == 0;
     kernel<<<b->grid, b->groups * b->group, b->smem, spx_cuda_stream(ctx)>>>(
         A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
-        b->count, b->group, b->sub, b->slots, warp_sort, counts, S->d_crow, cci, cv);
+        b->count, b->group, b->sub, b->slots, counts, S->d_crow, cci, cv);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_rows_kernel");
     return SPX_OK;
 }
