@@ -52,6 +52,7 @@ typedef struct gpu_state {
     spx_gpu_bin_stats sym;      /* host: the products' statistics (analyse), for the symbolic bins */
     gpu_bins num;      /* the numeric phase's bins (by exact row length) */
     int64_t nnz_c, dense_rows, dense_cols; /* the §4.2 counts: kept for the plan's state, not reported yet */
+    int64_t products;  /* the pre-analysis's total (0 when C's row pointers were given) */
     int sm_count, max_threads_sm;
     size_t smem_limit; /* dynamic shared memory a block may have */
     char kernel[64];
@@ -148,13 +149,15 @@ static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t
     return (unsigned)(blocks < res ? blocks : res);
 }
 
-/* Whether bin b's numeric rows may be summed by a warp in registers (SPX_GPU_WARP_SORT), when
- * its groups are whole warps. Groups are not widened for it: at 32 lanes a row, the road
- * network's rows of ~4 entries ran 2.1x slower (H200, luxembourg_osm·ᵀ numeric 0.063 -> 0.135
- * ms), poisson3d n=100's 25-entry rows 1.06x faster. */
+/* Whether bin b's numeric rows may be summed by a warp in registers (SPX_GPU_WARP_SORT): its
+ * groups whole warps, and C made of few repeated products (SPX_GPU_WARP_MAX_COMPRESSION; C's
+ * row pointers given, the products are not known: no). Groups are not widened for it: at 32
+ * lanes a row, the road network's rows of ~4 entries ran 2.1x slower (H200, luxembourg_osm·ᵀ
+ * numeric 0.063 -> 0.135 ms), poisson3d n=100's 25-entry rows 1.06x faster. */
 static bool warp_bin(const gpu_state *S, const gpu_bin *b)
 {
-    return SPX_GPU_WARP_SORT && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && S->n < SPX_GPU_WARP_MAX_COLS;
+    return SPX_GPU_WARP_SORT && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && S->n < SPX_GPU_WARP_MAX_COLS &&
+           S->products > 0 && (double)S->products <= SPX_GPU_WARP_MAX_COMPRESSION * (double)S->nnz_c;
 }
 
 /* Shapes bin b's launch: M from the bin's mean work, then ApSpGEMM's Algorithm 2: doubled
@@ -373,6 +376,7 @@ static spx_status pre_analysis(spx_ctx *ctx, gpu_state *S, int64_t *products)
         goto done;
     *products = 0;
     for (int c = 0; c < SPX_GPU_BINS; c++) *products += (int64_t)S->sym.sum[c];
+    S->products = *products;
     S->dense_rows = (int64_t)S->sym.dense_rows;
     S->dense_cols = (int64_t)S->sym.dense_cols;
 done:

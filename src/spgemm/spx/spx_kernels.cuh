@@ -356,7 +356,8 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
  * of whole warps, slots <= SPX_GPU_WARP_MAX_SLOTS) a row of few products is done by its
  * group's first warp in registers (spx_spgemm_warp_row), without the table. WARP is a
  * template argument, not a flag: compiled into every launch, the warp path's registers made
- * the table path 20-35 % slower on every matrix (H200, poisson3d n=100 numeric 1.3 -> 1.7 ms). Dynamic shared memory:
+ * the table path slower (H200, poisson3d n=100 numeric 1.33 ms as a template, 1.67 ms as a
+ * flag, in two runs on machines of the same kind). Dynamic shared memory:
  * groups * (slots * (sizeof(V) if NUMERIC + 4) + 4) bytes. */
 template <bool NUMERIC, typename V, bool WARP>
 __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)

@@ -107,13 +107,19 @@
  * table, atomics or rank, in bins whose row groups are whole warps. Rows of few products
  * without reuse (uniform 2M x 8: 64 products, 64 columns a row) spent their time in the
  * table's atomics and the rank's shared-memory reads (ncu before: L1/shared memory 90 %, DRAM
- * 6 %): H200, numeric 8.79 -> 4.21 ms; the other suite matrices within 3 %. SPX_GPU_WARP_SORT
- * 0 turns it off (for measuring). Columns must be below 2^26 - 1 (a key packs the column and
- * the product's place). */
+ * 6 %). SPX_GPU_WARP_SORT 0 turns it off (for measuring). Columns must be below 2^26 - 1 (a
+ * key packs the column and the product's place). */
 #ifndef SPX_GPU_WARP_SORT
 #define SPX_GPU_WARP_SORT 1
 #endif
 #define SPX_GPU_WARP_PRODUCTS 64
+/* ... and only when C has at most this many products per entry: a row of more products than
+ * SPX_GPU_WARP_PRODUCTS pays for the warp's try (its A entries and B row bounds read, a scan)
+ * before the table. H200, numeric ms without / with the warp rows, every bin of whole warps:
+ * uniform 2M x 8 (products / nnz(C) 1.00) 7.30 / 4.18, banded·ᵀ bw 8 (8.8) 0.54 / 0.68,
+ * fe_body (2.2) 0.170 / 0.192, poisson3d n=100 (1.96) 1.33 / 1.33, uniform 100k·ᵀ (1.00,
+ * about half its rows over 64 products) 0.80 / 0.85. */
+#define SPX_GPU_WARP_MAX_COMPRESSION 1.5
 #define SPX_GPU_WARP_MAX_SLOTS 128
 #define SPX_GPU_WARP_MAX_COLS ((1 << 26) - 1)
 /* Pre-analysis and binning kernels: threads per block (a multiple of 32: the binning kernels
