@@ -259,7 +259,7 @@ static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     const bool warp = NUMERIC && warp_bin(S, b) && b->group % 32 == 0;
-    auto kernel = warp ? spx_spgemm_rows_kernel<NUMERIC, V, true> : spx_spgemm_rows_kernel<NUMERIC, V, false>;
+    auto kernel = warp ? spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC> : spx_spgemm_rows_kernel<NUMERIC, V, false>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
     kernel<<<b->grid, b->groups * b->group, b->smem, spx_cuda_stream(ctx)>>>(
@@ -493,7 +493,8 @@ static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, in
 
 /* In place of analyse and symbolic, C's row pointers given (rowptr, m + 1 from 0): uploaded
  * into d_crow (phase "upload") and the rows binned by their lengths, as gpu_symbolic's last
- * step; no pre-analysis, no counting. The numeric phase is then the same, bit for bit. */
+ * step; no pre-analysis, no counting. The numeric phase is then the same but for the warp
+ * rows (the products are not known: warp_bin), so sums may differ in rounding. */
 static spx_status gpu_analyse_rows(spx_ctx *ctx, const spx_spgemm_input *in, const int64_t *rowptr,
                                    spx_phase_log *log, void **state)
 {

@@ -256,6 +256,7 @@ __device__ __forceinline__ void spx_spgemm_sort_table(int32_t *keys, V *vals, in
  * permutation), each sorted key's value fetched from its place e, equal columns summed by a
  * segmented suffix scan to the first of their run, and the runs' firsts written in order.
  * The columns must be below SPX_GPU_WARP_MAX_COLS. */
+static_assert(SPX_GPU_WARP_PRODUCTS == 64, "spx_spgemm_warp_row holds 2 products a lane and keys them by 6 bits");
 template <typename V>
 __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__restrict__ arp,
                                                     const int32_t *__restrict__ aci, const V *__restrict__ av,
@@ -277,7 +278,8 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
             const int32_t k = aci[qa];
             b0 = brp[k], blen = brp[k + 1] - b0, a = av[qa];
         }
-        int incl = blen; /* inclusive scan of the round's B row lengths */
+        int incl = min(blen, SPX_GPU_WARP_PRODUCTS + 1); /* inclusive scan of the round's B row lengths
+                                                           (capped: past the bound is past it) */
         for (int d = 1; d < 32; d <<= 1) {
             const int t = __shfl_up_sync(F, incl, d);
             if (l >= d) incl += t;

@@ -103,8 +103,8 @@
 #endif
 /* Numeric rows of at most SPX_GPU_WARP_PRODUCTS products (2 a lane) in tables of at most
  * SPX_GPU_WARP_MAX_SLOTS slots are summed by one warp in registers: the products sorted by a
- * bitonic network over shuffles, equal columns added by a segmented scan, no shared-memory
- * table, atomics or rank, in bins whose row groups are whole warps. Rows of few products
+ * bitonic network over shuffles, equal columns added by a segmented scan, no hash insertion,
+ * atomics or rank (the table is still cleared), in bins whose row groups are whole warps. Rows of few products
  * without reuse (uniform 2M x 8: 64 products, 64 columns a row) spent their time in the
  * table's atomics and the rank's shared-memory reads (ncu before: L1/shared memory 90 %, DRAM
  * 6 %). SPX_GPU_WARP_SORT 0 turns it off (for measuring). Columns must be below 2^26 - 1 (a
