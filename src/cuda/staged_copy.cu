@@ -4,8 +4,8 @@
  * caller's memory. The CUDA driver stages a pageable copy itself, but with one host thread,
  * and into fresh memory it faults the pages in one after the other.
  *
- * Measured on the H200 machine (16 cores), 2026-11-26, 2 GiB (.device/xfer_cost.cu, not
- * committed; bench/NOTES.md): pageable D2H 12 GB/s into touched memory, 1.6 GB/s into fresh
+ * Measured on the H200 machine (16 cores), 2026-11-26, 2 GiB (xfer_cost.cu in
+ * bench/results/2026-11-26-nvidia-h200-172325e-staged/; bench/NOTES.md): pageable D2H 12 GB/s into touched memory, 1.6 GB/s into fresh
  * memory, H2D 8-9 GB/s; page-locked memory 55 GB/s both ways; through a ring of 4 x 16 MiB
  * with 16 host threads 54 GB/s D2H (17 GB/s into fresh memory) and 53 GB/s H2D, with 8
  * threads 48 / 52 GB/s, with 4 threads 26-31 GB/s. Locking the caller's range instead
@@ -26,9 +26,9 @@
 #ifndef SPX_CUDA_STAGED_MIN_BYTES
 #define SPX_CUDA_STAGED_MIN_BYTES (32ull << 20)
 #endif
-/* Once the ring is made, copies of at least this many bytes take it too: one 4 MiB chunk
- * moves and is copied in ~0.2 ms against ~0.35 ms pageable into touched memory and ~2.5 ms
- * into fresh memory (the out-of-core panels' C slices of 20 MB went through the direct path
+/* Once the ring is made, copies of at least this many bytes take it too: 4 MiB move and are
+ * copied in ~0.3 ms (estimated from the rates above) against ~0.35 ms pageable into touched
+ * memory and ~2.5 ms into fresh memory (the out-of-core panels' C slices of 20 MB went through the direct path
  * at 1.6 GB/s: poisson3d n=150 in 512 MiB, GPU panels 0.13 -> 0.33 s without C pre-touched). */
 #define SPX_CUDA_STAGED_RING_MIN_BYTES ((size_t)4 << 20)
 /* The ring: buffers of this many bytes (16 MiB x 4 was the fastest of 4-64 MiB x 2-4 in the
