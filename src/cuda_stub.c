@@ -22,7 +22,7 @@ spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t b
 spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
 int spx_cuda_host_register(spx_ctx *ctx, void *p, size_t bytes) { (void)ctx; (void)p; (void)bytes; return 0; }
 void spx_cuda_host_unregister(void *p) { (void)p; }
-size_t spx_cuda_stage_make(spx_ctx *ctx) { (void)ctx; return 0; }
+size_t spx_cuda_stage_make(spx_ctx *ctx, const spx_ctx *budget) { (void)ctx; (void)budget; return 0; }
 void spx_cuda_stage_drop(spx_ctx *ctx) { (void)ctx; }
 void spx_cuda_pinned_free(spx_ctx *ctx, void *p, size_t bytes) { (void)ctx; (void)p; (void)bytes; }
 int spx_cuda_pointer_device(const void *p) { (void)p; return -1; }

@@ -8,10 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "core/ctx.h"
-#include "cuda/gateway.h"
-#include "spx/spx.h"
+#include "format_check.h"
 
 #define MIB ((size_t)1 << 20)
 /* The ring's size (4 x 16 MiB) as staged_copy.cu makes it: the host bytes it adds. */
@@ -131,12 +129,9 @@ static void test_budget_refuses_ring(spx_ctx *pin_ctx)
 
 int main(void)
 {
-    if (!spx_cuda_compiled() || spx_cuda_device_count() == 0) {
-        printf("0 passed, 0 failed (no GPU: skipped)\n");
-        return 77;
-    }
     spx_ctx *pin_ctx = NULL;
-    if (spx_ctx_create(&pin_ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}) != SPX_OK) return 1;
+    const int skip = fc_gpu_ctx(&pin_ctx); /* 77 without a GPU */
+    if (skip) return skip;
     const int threads[] = {1, 5};
     for (int t = 0; t < 2; t++) {
         spx_ctx *ctx = NULL;

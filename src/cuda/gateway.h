@@ -55,9 +55,10 @@ spx_status spx_cuda_spin(spx_ctx *ctx, double seconds);
  * device, large ones go through the context's staging ring (src/cuda/staged_copy.cu). */
 spx_status spx_cuda_h2d(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
 spx_status spx_cuda_d2h(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
-/* Makes the context's staging ring now (as its first large copy would) when its host budget
- * has room; returns the host bytes the ring holds, 0 when there is none. */
-size_t spx_cuda_stage_make(spx_ctx *ctx);
+/* Makes the context's staging ring now (as its first large copy would) when the host budget
+ * of `budget` (NULL: the context's own) has room; returns the host bytes the ring holds, 0
+ * when there is none. */
+size_t spx_cuda_stage_make(spx_ctx *ctx, const spx_ctx *budget);
 /* Frees the context's staging ring, if any; its copies stay direct from then on. */
 void spx_cuda_stage_drop(spx_ctx *ctx);
 spx_status spx_cuda_sync(spx_ctx *ctx);

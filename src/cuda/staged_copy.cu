@@ -61,7 +61,7 @@ extern "C" void spx_cuda_stage_free(spx_ctx *ctx, spx_cuda_stage *g)
     if (!g) return;
     for (int b = 0; b < g->events; b++) (void)cudaEventDestroy(g->done[b]);
     if (g->host) {
-        if (cudaHostUnregister(g->host) != cudaSuccess) (void)cudaGetLastError();
+        spx_cuda_host_unregister(g->host);
         spx_free(ctx, g->host);
     }
     spx_free(ctx, g);
@@ -76,8 +76,7 @@ static spx_cuda_stage *stage_new(spx_ctx *ctx)
     if (!g) return NULL;
     if ((g->host = (char *)spx_malloc(ctx, bytes)) != NULL) {
         spx_host_touch(g->host, bytes, stage_threads(ctx));
-        if (cudaHostRegister(g->host, bytes, cudaHostRegisterDefault) != cudaSuccess) {
-            (void)cudaGetLastError();
+        if (!spx_cuda_host_register(ctx, g->host, bytes)) {
             spx_free(ctx, g->host);
             g->host = NULL;
         }
@@ -104,6 +103,9 @@ static int pageable(const void *p)
 /* The ring's buffer b. */
 static char *buffer(const spx_cuda_stage *g, size_t b) { return g->host + b * SPX_CUDA_STAGE_CHUNK; }
 
+/* Chunks of a copy of `bytes`. */
+static size_t chunk_count(size_t bytes) { return (bytes + SPX_CUDA_STAGE_CHUNK - 1) / SPX_CUDA_STAGE_CHUNK; }
+
 /* Bytes of chunk c of a copy of `bytes`. */
 static size_t chunk_len(size_t bytes, size_t c)
 {
@@ -116,7 +118,7 @@ static size_t chunk_len(size_t bytes, size_t c)
 static spx_status staged_h2d(spx_ctx *ctx, const spx_cuda_stage *g, char *dst, const char *src, size_t bytes)
 {
     cudaStream_t st = spx_cuda_stream(ctx);
-    const size_t chunks = (bytes + SPX_CUDA_STAGE_CHUNK - 1) / SPX_CUDA_STAGE_CHUNK;
+    const size_t chunks = chunk_count(bytes);
     const int threads = stage_threads(ctx);
     for (size_t c = 0; c < chunks; c++) {
         const size_t b = c % SPX_CUDA_STAGE_BUFFERS, at = c * SPX_CUDA_STAGE_CHUNK, len = chunk_len(bytes, c);
@@ -134,7 +136,7 @@ static spx_status staged_h2d(spx_ctx *ctx, const spx_cuda_stage *g, char *dst, c
 static spx_status staged_d2h(spx_ctx *ctx, const spx_cuda_stage *g, char *dst, const char *src, size_t bytes)
 {
     cudaStream_t st = spx_cuda_stream(ctx);
-    const size_t chunks = (bytes + SPX_CUDA_STAGE_CHUNK - 1) / SPX_CUDA_STAGE_CHUNK;
+    const size_t chunks = chunk_count(bytes);
     const int threads = stage_threads(ctx);
     size_t queued = 0;
     for (size_t c = 0; c < chunks; c++) {
@@ -151,12 +153,13 @@ static spx_status staged_d2h(spx_ctx *ctx, const spx_cuda_stage *g, char *dst, c
     return SPX_OK;
 }
 
-/* Whether ctx's ring exists, making it when the host budget has room for it (a failure to
- * allocate or lock it is remembered: copies then stay direct). */
-static int stage_ready(spx_ctx *ctx, spx_cuda_state *st)
+/* Whether ctx's ring exists, making it when budget's host budget has room for it (a failure
+ * to allocate or lock it is remembered: copies then stay direct). */
+static int stage_ready(spx_ctx *ctx, spx_cuda_state *st, const spx_ctx *budget)
 {
     if (st->stage) return 1;
-    if (st->stage_refused || spx_host_budget_room(ctx) / SPX_CUDA_STAGE_ROOM_FACTOR < SPX_CUDA_STAGE_BYTES) return 0;
+    if (st->stage_refused || spx_host_budget_room(budget) / SPX_CUDA_STAGE_ROOM_FACTOR < SPX_CUDA_STAGE_BYTES)
+        return 0;
     st->stage = stage_new(ctx);
     st->stage_refused = st->stage == NULL;
     return st->stage != NULL;
@@ -167,7 +170,7 @@ extern "C" int spx_cuda_staged_copy(spx_ctx *ctx, void *dst, const void *src, si
 {
     spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
     if (!st || bytes < (st->stage ? SPX_CUDA_STAGED_RING_MIN_BYTES : SPX_CUDA_STAGED_MIN_BYTES) ||
-        !pageable(to_device ? src : dst) || !stage_ready(ctx, st))
+        !pageable(to_device ? src : dst) || !stage_ready(ctx, st, ctx))
         return 0;
     *s = to_device ? staged_h2d(ctx, st->stage, (char *)dst, (const char *)src, bytes)
                    : staged_d2h(ctx, st->stage, (char *)dst, (const char *)src, bytes);
@@ -175,10 +178,10 @@ extern "C" int spx_cuda_staged_copy(spx_ctx *ctx, void *dst, const void *src, si
     return 1;
 }
 
-extern "C" size_t spx_cuda_stage_make(spx_ctx *ctx)
+extern "C" size_t spx_cuda_stage_make(spx_ctx *ctx, const spx_ctx *budget)
 {
     if (!ctx || spx_cuda_init(ctx) != SPX_OK) return 0;
-    return stage_ready(ctx, (spx_cuda_state *)ctx->cuda) ? SPX_CUDA_STAGE_BYTES : 0;
+    return stage_ready(ctx, (spx_cuda_state *)ctx->cuda, budget ? budget : ctx) ? SPX_CUDA_STAGE_BYTES : 0;
 }
 
 extern "C" void spx_cuda_stage_drop(spx_ctx *ctx)

@@ -5,16 +5,13 @@
 #include "cuda/gateway.h"
 #include "spgemm/ooc/lanes.h"
 
-/* A lane keeps its staging ring only while the plan's host budget has room for this many
- * rings (the gateway's own rule for a context's ring, src/cuda/staged_copy.cu). */
-#define SPX_OOC_RING_ROOM_FACTOR 4
-
-/* Makes the lane's staging ring and counts it in ctx's host account; drops it unless that
- * account has room for SPX_OOC_RING_ROOM_FACTOR rings (the lane's copies then stay direct). */
+/* Makes the lane's staging ring when ctx's host budget has room for it (the gateway's rule)
+ * and counts it in ctx's host account; drops it when that account refuses (the lane's copies
+ * then stay direct). */
 static void count_ring(spx_ctx *ctx, spx_ooc_lane *l)
 {
-    const size_t bytes = spx_cuda_stage_make(l->ctx);
-    if (bytes && spx_host_budget_room(ctx) / SPX_OOC_RING_ROOM_FACTOR >= bytes && spx_mem_reserve(&ctx->host, bytes)) {
+    const size_t bytes = spx_cuda_stage_make(l->ctx, ctx);
+    if (bytes && spx_mem_reserve(&ctx->host, bytes)) {
         l->owner = &ctx->host;
         l->ring_bytes = bytes;
     } else if (bytes) {

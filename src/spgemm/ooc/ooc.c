@@ -143,6 +143,9 @@ static void name_kernel(spx_ooc *o)
     else snprintf(o->kernel, sizeof o->kernel, "spx_spgemm_rows_%s + %s (panels)", p, cpu);
 }
 
+/* threads / parts, at least 1. */
+static int thread_share(int threads, int parts) { return threads / parts > 1 ? threads / parts : 1; }
+
 spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_ooc_opts *opts, spx_phase_log *log,
                           spx_ooc **out, int64_t *products, int64_t *nnz_c)
 {
@@ -156,8 +159,7 @@ spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_oo
     /* in hetero runs the CPU side's OpenMP team has a share of the context's threads: the GPU
      * lanes' copies need cores and the memory bus too (SPX_OOC_HETERO_CPU_THREADS_DIV) */
     const int threads = spx_ctx_threads(ctx);
-    const int hetero_threads = threads / SPX_OOC_HETERO_CPU_THREADS_DIV;
-    o->cpu_threads = o->split != SPX_PANELS_HETERO ? threads : hetero_threads > 1 ? hetero_threads : 1;
+    o->cpu_threads = o->split != SPX_PANELS_HETERO ? threads : thread_share(threads, SPX_OOC_HETERO_CPU_THREADS_DIV);
     spx_status s = cpu_plan(ctx, o, in, log, products, nnz_c);
     if (!s) s = make_panels(ctx, o, log);
     if (!s && o->split != SPX_PANELS_CPU) {
@@ -167,7 +169,7 @@ spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_oo
         s = spx_ooc_gpu_open(ctx, opts->gpu_impl, o->B, o->precision, opts->pin_min, opts->take_rows, &o->gpu);
         o->b_held = ctx->dev.bytes - held0;
         if (!s) s = spx_ooc_lanes_open(ctx, opts->gpu_impl->backend == SPX_BACKEND_CUDA, SPX_OOC_GPU_LANES,
-                                       threads / SPX_OOC_GPU_LANES > 1 ? threads / SPX_OOC_GPU_LANES : 1,
+                                       thread_share(threads, SPX_OOC_GPU_LANES),
                                        spx_ooc_lane_budget(&si), o->lane);
         o->n_lanes = s ? 0 : SPX_OOC_GPU_LANES;
         spx_phase_add(log, "upload", spx_now() - t0);

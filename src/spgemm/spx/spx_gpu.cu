@@ -156,8 +156,9 @@ static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t
  * numeric 0.063 -> 0.135 ms), poisson3d n=100's 25-entry rows 1.06x faster. */
 static bool warp_bin(const gpu_state *S, const gpu_bin *b)
 {
-    return SPX_GPU_WARP_SORT && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && S->n < SPX_GPU_WARP_MAX_COLS &&
-           S->products > 0 && (double)S->products <= SPX_GPU_WARP_MAX_COMPRESSION * (double)S->nnz_c;
+    return SPX_GPU_WARP_SORT && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && b->group % 32 == 0 &&
+           S->n < SPX_GPU_WARP_MAX_COLS && S->products > 0 &&
+           (double)S->products <= SPX_GPU_WARP_MAX_COMPRESSION * (double)S->nnz_c;
 }
 
 /* Shapes bin b's launch: M from the bin's mean work, then ApSpGEMM's Algorithm 2: doubled
@@ -258,7 +259,7 @@ static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *
                               int32_t *cci, V *cv)
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
-    const bool warp = NUMERIC && warp_bin(S, b) && b->group % 32 == 0;
+    const bool warp = NUMERIC && warp_bin(S, b);
     auto kernel = warp ? spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC> : spx_spgemm_rows_kernel<NUMERIC, V, false>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
