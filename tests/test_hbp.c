@@ -318,6 +318,98 @@ static void test_stats(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* Band invariants (hbp_bands.h): band k's columns are A's columns in [k*W, (k+1)*W) minus
+ * k*W, in A's order, with csr's auto algorithm for the band's row statistics. */
+static void check_bands(const spx_csr *A, const spx_hbp_fmt *F, int32_t W, const char *label)
+{
+    const spx_hbp_bands *B = F->bands;
+    CHECK_MSG(B && F->algo == SPX_HBP_BAND && B->width == W && B->count == spx_hbp_band_count(A->n, W),
+              "%s: band header", label);
+    if (!B) return;
+    int ok = 1;
+    int64_t total = 0;
+    for (int32_t k = 0; ok && k < B->count; k++) {
+        const spx_csr_fmt *b = B->band[k];
+        const int64_t lo = (int64_t)k * W;
+        ok = b->m == A->m && b->rowptr[0] == 0 && b->n == (int32_t)((A->n - lo < W ? A->n - lo : W));
+        for (int32_t i = 0; ok && i < A->m; i++) {
+            int64_t e = b->rowptr[i];
+            for (int64_t a = A->rowptr[i]; ok && a < A->rowptr[i + 1]; a++)
+                if (A->colind[a] >= lo && A->colind[a] < lo + W) {
+                    ok = e < b->rowptr[i + 1] && b->colind[e] == A->colind[a] - lo && b->val64[e] == A->val[a];
+                    e++;
+                }
+            ok = ok && e == b->rowptr[i + 1];
+        }
+        spx_csr_fmt probe = *b;
+        int64_t row_max = 0, sum_sq = 0;
+        for (int32_t i = 0; i < b->m; i++) {
+            const int64_t len = b->rowptr[i + 1] - b->rowptr[i];
+            row_max = len > row_max ? len : row_max;
+            sum_sq += len * len;
+        }
+        spx_hbp_band_row_stats(&probe, row_max, sum_sq);
+        ok = ok && probe.algo == b->algo && b->algo != SPX_CSR_AUTO;
+        total += b->nnz;
+    }
+    CHECK_MSG(ok && total == A->nnz, "%s: bands do not hold A's entries as the invariants say", label);
+}
+
+/* The band layout with explicit widths (one column, 32, a width not a multiple of 32, wider
+ * than A): invariants, round trip, SpMV; and through a plan (the rule's width, fp64 and
+ * fp32) on the edge cases and generated matrices. */
+static void test_bands(spx_ctx *ctx)
+{
+    static const char *specs[] = {"gen:uniform:m=3000,k=16", "gen:powerlaw:m=4000,k=6", "gen:rmat:scale=10,ef=8",
+                                  "gen:wide:m=8,n=50000", "gen:tall:m=20000,n=100,k=2"};
+    static const int32_t widths[] = {1, 32, 100, 1 << 20};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        spx_csr *A = NULL;
+        CHECK_OK(ctx, spx_gen(ctx, specs[i], &A));
+        for (size_t w = 0; A && w < sizeof widths / sizeof widths[0]; w++) {
+            if (widths[w] == 1 && A->n > 2000) continue; /* one band a column: keep the test short */
+            char label[160];
+            snprintf(label, sizeof label, "%s band W=%d", specs[i], widths[w]);
+            spx_hbp_fmt *F = NULL;
+            CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "band", 0, widths[w], &F));
+            if (!F) continue;
+            check_bands(A, F, widths[w], label);
+            check_round_trip(ctx, A, F, label);
+            check_spmv(ctx, A, F, label);
+            spx_hbp_fmt_destroy(ctx, F);
+        }
+        for (int p = 0; A && p < 2; p++) fc_check(ctx, A, "hbp", "band", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, specs[i]);
+        spx_csr_destroy(&A);
+    }
+    for (int i = 0; i < TM_N_EDGE; i++) {
+        const tm_case *c = &tm_edge_cases[i];
+        spx_csr *A = tm_make(ctx, c->m, c->n, c->len, 11 + (uint64_t)i);
+        for (int p = 0; A && p < 2; p++) fc_check(ctx, A, "hbp", "band", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, c->name);
+        spx_csr_destroy(&A);
+    }
+    CHECK(spx_hbp_fmt_build(ctx, NULL, NULL, SPX_FP64, "band", 0, -1, NULL) == SPX_ERR_ARG);
+}
+
+/* The band rule: segments of SPX_HBP_BAND_SEGMENT_BYTES, at least two bands when asked,
+ * widths aligned; `auto` takes bands only for a large, scattered x. */
+static void test_band_rule(void)
+{
+    const int32_t w16 = spx_hbp_band_width(16777216, 8, 0); /* x 134 MB: 8 segments of 17.5 MB */
+    CHECK_MSG(spx_hbp_band_count(16777216, w16) == 8 && w16 % SPX_HBP_BAND_ALIGN == 0, "16.8M fp64: width %d", w16);
+    CHECK(spx_hbp_band_count(16777216, spx_hbp_band_width(16777216, 4, 0)) == 4);
+    CHECK(spx_hbp_band_width(1000, 8, 0) == 1024 && spx_hbp_band_count(1000, 1024) == 1);
+    CHECK(spx_hbp_band_width(100, 8, 1) == 64 && spx_hbp_band_count(100, 64) == 2);
+    CHECK(spx_hbp_band_width(0, 8, 1) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(0, SPX_HBP_BAND_ALIGN) == 1);
+    spx_features f = {.m = 16777216, .n = 16777216, .nnz = 134217728, .row_mean = 8, .diag_distance = 1.0 / 3};
+    CHECK(spx_hbp_bands_fit(&f, 8) && spx_hbp_algo_resolve(SPX_HBP_AUTO, &f, SPX_FP64) == SPX_HBP_BAND);
+    f.diag_distance = 0.001; /* a stencil: x reused near the diagonal */
+    CHECK(!spx_hbp_bands_fit(&f, 8) && spx_hbp_algo_resolve(SPX_HBP_AUTO, &f, SPX_FP64) == SPX_HBP_HASH);
+    f.diag_distance = 1.0 / 3;
+    f.n = 200000; /* x of 1.6 MB: in L2 already */
+    CHECK(!spx_hbp_bands_fit(&f, 8));
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_SORT, &f, SPX_FP64) == SPX_HBP_SORT);
+}
+
 int main(void)
 {
     spx_ctx *ctx = NULL;
@@ -330,6 +422,8 @@ int main(void)
     test_shape_rule();
     test_agg_shift();
     test_stats(ctx);
+    test_bands(ctx);
+    test_band_rule();
     spx_ctx_destroy(&ctx);
     return check_report();
 }

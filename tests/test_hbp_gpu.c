@@ -1,7 +1,8 @@
 /* tests/test_hbp_gpu.c: the hbp layout built on the GPU (hbp_build_cuda.cu) against the host
  * build, array by array (downloaded), for `hash` and `sort`, fp64 and fp32, on the docs'
  * worked example, generated matrices with small and default tiles, the DESIGN §8 edge cases
- * and a 64 x 1,000,000 matrix; plus the phases it records and a device-built plan's stats.
+ * and a 64 x 1,000,000 matrix; plus the phases it records and a device-built plan's stats;
+ * and the band layout's device build against its host build.
  * Skips (77) without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -183,6 +184,70 @@ static void test_plan_info(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* The bands of A with width W built on the device equal the host build's: the same band
+ * headers (sizes, row statistics, csr algorithms) and the same entries (both read back
+ * through the round trip; test_gpu runs the SpMV through plans of either build). */
+static void compare_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t W, const char *what)
+{
+    char label[200];
+    snprintf(label, sizeof label, "%s band %s W=%d", what, prec == SPX_FP32 ? "fp32" : "fp64", W);
+    spx_hbp_fmt *F = NULL;
+    spx_hbp_bands_dev *G = NULL;
+    spx_dev_csr D;
+    spx_phase_log log = {0};
+    memset(&D, 0, sizeof D);
+    CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, prec, "band", 0, W, &F));
+    CHECK_OK(ctx, spx_cuda_dev_csr_upload(ctx, A, prec, &D));
+    spx_status s = spx_hbp_bands_dev_build(ctx, &D, W, &log, &G);
+    CHECK_MSG(s == SPX_OK, "%s: device build: %s: %s", label, spx_status_str(s), spx_ctx_last_error(ctx));
+    if (F && G) {
+        const spx_hbp_bands *h = F->bands, *g = spx_hbp_bands_dev_header(G);
+        int same = h->count == g->count && h->width == g->width && h->m == g->m && h->n == g->n;
+        for (int32_t k = 0; same && k < h->count; k++)
+            same = h->band[k]->nnz == g->band[k]->nnz && h->band[k]->n == g->band[k]->n &&
+                   h->band[k]->algo == g->band[k]->algo && h->band[k]->row_max == g->band[k]->row_max &&
+                   h->band[k]->row_mean == g->band[k]->row_mean && h->band[k]->row_cv == g->band[k]->row_cv;
+        CHECK_MSG(same, "%s: band headers differ between host and device builds", label);
+        CHECK_MSG(has_phase(&log, "convert"), "%s: no convert phase", label);
+        spx_csr *Bh = NULL, *Bg = NULL;
+        CHECK_OK(ctx, spx_hbp_fmt_to_csr(ctx, F, &Bh));
+        CHECK_OK(ctx, spx_hbp_bands_dev_to_csr(ctx, G, &Bg));
+        if (Bh && Bg) {
+            same = Bh->nnz == Bg->nnz && Bh->nnz == A->nnz;
+            for (int32_t i = 0; same && i <= A->m; i++) same = Bh->rowptr[i] == Bg->rowptr[i];
+            for (int64_t e = 0; same && e < A->nnz; e++)
+                same = Bh->colind[e] == Bg->colind[e] && Bg->colind[e] == A->colind[e] && Bh->val[e] == Bg->val[e];
+            CHECK_MSG(same, "%s: band entries differ between host and device builds", label);
+        }
+        spx_csr_destroy(&Bh);
+        spx_csr_destroy(&Bg);
+    }
+    spx_hbp_bands_dev_free(ctx, G);
+    spx_cuda_dev_csr_free(ctx, &D);
+    spx_hbp_fmt_destroy(ctx, F);
+}
+
+/* Bands on generated matrices and the edge cases: widths of 32, 100 (not aligned), the rule's
+ * (at least two bands), fp64 and fp32. */
+static void test_bands(spx_ctx *ctx)
+{
+    static const char *specs[] = {"gen:rmat:scale=12,ef=8", "gen:uniform:m=3000,n=200000,k=9", "gen:wide:m=8,n=50000"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        spx_csr *A = NULL;
+        CHECK_OK(ctx, spx_gen(ctx, specs[i], &A));
+        const int32_t widths[] = {32, 100, A ? spx_hbp_band_width(A->n, 8, 1) : 32};
+        for (size_t w = 0; A && w < 3; w++)
+            for (int p = 0; p < 2; p++) compare_bands(ctx, A, p ? SPX_FP32 : SPX_FP64, widths[w], specs[i]);
+        spx_csr_destroy(&A);
+    }
+    for (int c = 0; c < TM_N_EDGE; c++) {
+        spx_csr *A = tm_make(ctx, tm_edge_cases[c].m, tm_edge_cases[c].n, tm_edge_cases[c].len, 11 + (uint64_t)c);
+        if (A) compare_bands(ctx, A, SPX_FP64, 32, tm_edge_cases[c].name);
+        if (A) compare_bands(ctx, A, SPX_FP32, spx_hbp_band_width(A->n, 4, 1), tm_edge_cases[c].name);
+        spx_csr_destroy(&A);
+    }
+}
+
 int main(void)
 {
     spx_ctx *ctx = NULL;
@@ -193,6 +258,7 @@ int main(void)
     test_edge_cases(ctx);
     test_wide(ctx);
     test_plan_info(ctx);
+    test_bands(ctx);
     spx_ctx_destroy(&ctx);
     return check_report();
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "spx/spx.h"
 #include "spmv/format.h"
+#include "formats/hbp/hbp_bands.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +22,9 @@ typedef enum spx_hbp_algo {
                             units combines in a row buffer, the last unit writes y */
     SPX_HBP_HASH_ATOMIC, /* hash reorder; combine: one warp per tile, atomicAdd into y */
     SPX_HBP_SORT,        /* sort reorder (the paper's sort2D baseline); work units as HASH */
+    SPX_HBP_BAND,        /* beyond the paper: column bands sized to L2, each a csr layout run by
+                            the csr kernels, one band after the other (hbp_bands.h); `auto`
+                            takes it where spx_hbp_bands_fit says, HASH elsewhere */
     SPX_HBP_ALGO_COUNT
 } spx_hbp_algo;
 
@@ -77,6 +81,8 @@ typedef struct spx_hbp_fmt {
      * utilisation = nnz / (32 * sum of the groups' longest row), before and after. A device
      * build computes the "after" pair only and sets the "before" pair to NaN. */
     double balance_before, balance_after, lane_util_before, lane_util_after;
+    /* SPX_HBP_BAND: the bands (the tile arrays above stay empty, H = 0, W = the band width). */
+    spx_hbp_bands *bands;
 } spx_hbp_fmt;
 
 /* The layout's arrays, in one order shared by the host build, free, upload, download and
@@ -93,18 +99,27 @@ void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long sme
 /* The algorithm of that name (NULL: SPX_HBP_AUTO), or -1 when there is none. */
 int spx_hbp_algo_from_name(const char *name);
 
-/* Sets F's header for an m x n matrix with nnz entries: sizes, precision, algo (AUTO resolved
- * to HASH), shape, panel and block counts; leaves the arrays and the figures alone. Shared by
+/* The algorithm a build runs for the name's algorithm a (never AUTO): AUTO is BAND where
+ * spx_hbp_bands_fit(feat) says, else HASH. Shared by the host and device builds. */
+spx_hbp_algo spx_hbp_algo_resolve(int a, const spx_features *feat, spx_precision prec);
+
+/* Sets F's header for an m x n matrix with nnz entries: sizes, precision, algo (already
+ * resolved), shape, panel and block counts; leaves the arrays and the figures alone. Shared by
  * the host and device builds. */
 void spx_hbp_fmt_header(spx_hbp_fmt *F, int32_t m, int32_t n, int64_t nnz, spx_precision prec, spx_hbp_algo algo,
                         int32_t H, int32_t W);
+
+/* Sets F's header for the bands B (whose arrays F does not take): sizes, precision, algo
+ * BAND, W the band width, n_colblocks the band count, no tiles. Shared by both builds. */
+void spx_hbp_fmt_band_header(spx_hbp_fmt *F, const spx_hbp_bands *B);
 
 /* Checks a tile shape against the layout's index types: SPX_ERR_OVERFLOW (H, W too large) or
  * SPX_ERR_ARG (not a multiple of 32 / not a power of two), with a message. */
 spx_status spx_hbp_check_shape(spx_ctx *ctx, int64_t H, int64_t W);
 
 /* Builds the layout from A with tile shape H x W (0, 0: the shape rule's, for a device with
- * the default shared-memory budget), values in prec, rows reordered per algo. */
+ * the default shared-memory budget), values in prec, rows reordered per algo; for the band
+ * algorithm W is the band width (0: the band rule's) and H is ignored. */
 spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
                              const char *algo, int32_t H, int32_t W, spx_hbp_fmt **out);
 void spx_hbp_fmt_destroy(spx_ctx *ctx, spx_hbp_fmt *F);

@@ -12,7 +12,7 @@
 #include "formats/hbp/hbp_hash.h"
 #include "formats/hbp/hbp_tuning.h"
 
-const char *const spx_hbp_algo_names[] = {"auto", "hash", "hash_atomic", "sort", NULL};
+const char *const spx_hbp_algo_names[] = {"auto", "hash", "hash_atomic", "sort", "band", NULL};
 
 int spx_hbp_algo_from_name(const char *name)
 {
@@ -282,11 +282,44 @@ void spx_hbp_fmt_header(spx_hbp_fmt *F, int32_t m, int32_t n, int64_t nnz, spx_p
     F->n = n;
     F->nnz = nnz;
     F->precision = prec;
-    F->algo = algo == SPX_HBP_AUTO ? SPX_HBP_HASH : algo;
+    F->algo = algo;
     F->H = H;
     F->W = W;
     F->n_panels = (int32_t)(((int64_t)m + H - 1) / H);
     F->n_colblocks = (int32_t)(((int64_t)n + W - 1) / W);
+}
+
+void spx_hbp_fmt_band_header(spx_hbp_fmt *F, const spx_hbp_bands *B)
+{
+    F->m = B->m;
+    F->n = B->n;
+    F->nnz = B->nnz;
+    F->precision = B->precision;
+    F->algo = SPX_HBP_BAND;
+    F->W = B->width;
+    F->n_colblocks = B->count;
+}
+
+spx_hbp_algo spx_hbp_algo_resolve(int a, const spx_features *feat, spx_precision prec)
+{
+    if (a != SPX_HBP_AUTO) return (spx_hbp_algo)a;
+    return spx_hbp_bands_fit(feat, (int)spx_precision_bytes(prec)) ? SPX_HBP_BAND : SPX_HBP_HASH;
+}
+
+/* The band layout of A (width W, 0: the rule's) under an hbp header. */
+static spx_status build_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t W, spx_hbp_fmt **out)
+{
+    if (W == 0) W = spx_hbp_band_width(A->n, (int)spx_precision_bytes(prec), 1);
+    spx_hbp_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
+    if (!F) return spx_fail_nomem(ctx, "hbp layout");
+    spx_status s = spx_hbp_bands_build(ctx, A, prec, W, &F->bands);
+    if (s) {
+        spx_free(ctx, F);
+        return s;
+    }
+    spx_hbp_fmt_band_header(F, F->bands);
+    *out = F;
+    return SPX_OK;
 }
 
 spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
@@ -294,6 +327,8 @@ spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features 
 {
     int a = spx_hbp_algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", algo);
+    a = spx_hbp_algo_resolve(a, feat, prec);
+    if (a == SPX_HBP_BAND) return build_bands(ctx, A, prec, W, out);
     if (H == 0 && W == 0)
         spx_hbp_tile_shape(feat, (int)spx_precision_bytes(prec), SPX_HBP_SMEM_BUDGET, &H, &W);
     spx_status s = spx_hbp_check_shape(ctx, H, W);
@@ -357,6 +392,7 @@ void spx_hbp_fmt_destroy(spx_ctx *ctx, spx_hbp_fmt *F)
     size_t size[SPX_HBP_N_ARRAYS];
     spx_hbp_arrays(F, ptr, count, size);
     for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) spx_free(ctx, *ptr[i]);
+    spx_hbp_bands_destroy(ctx, F->bands);
     spx_free(ctx, F);
 }
 
@@ -390,6 +426,7 @@ static void panel_decode(const spx_hbp_fmt *F, int32_t p, spx_csr *A, int64_t *c
 
 spx_status spx_hbp_fmt_to_csr(spx_ctx *ctx, const spx_hbp_fmt *F, spx_csr **out)
 {
+    if (F->bands) return spx_hbp_bands_to_csr(ctx, F->bands, out);
     spx_csr *A = NULL;
     spx_status s = spx_csr_alloc(ctx, F->m, F->n, F->nnz, &A);
     if (s) return s;
@@ -415,6 +452,7 @@ spx_status spx_hbp_fmt_to_csr(spx_ctx *ctx, const spx_hbp_fmt *F, spx_csr **out)
  * lengths, group starts, tile headers, x and y once. */
 double spx_hbp_fmt_bytes(const spx_hbp_fmt *F)
 {
+    if (F->bands) return spx_hbp_bands_bytes(F->bands);
     double vb = (double)spx_precision_bytes(F->precision);
     return (double)F->nnz * (2.0 + vb) + (double)F->n_slots * 4.0 + (double)F->n_groups * 8.0 +
            (double)F->n_tiles * 20.0 + (double)F->n_panels * 8.0 + ((double)F->n + (double)F->m) * vb;
@@ -422,6 +460,10 @@ double spx_hbp_fmt_bytes(const spx_hbp_fmt *F)
 
 void spx_hbp_fmt_stats(const spx_hbp_fmt *F, spx_stat_list *out)
 {
+    if (F->bands) {
+        spx_hbp_bands_stats(F->bands, out);
+        return;
+    }
     char shape[48];
     snprintf(shape, sizeof shape, "%d x %d", F->H, F->W);
     spx_stat_text(out, "tile_shape", shape);

@@ -489,8 +489,11 @@ spx_status pass_entries(spx_ctx *ctx, const build_in *in, build_ws *ws, spx_hbp_
 spx_status setup(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, const char *algo, int32_t H,
                  int32_t W, spx_hbp_fmt *L, build_in *in)
 {
-    const int a = spx_hbp_algo_from_name(algo);
+    int a = spx_hbp_algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", algo);
+    a = spx_hbp_algo_resolve(a, feat, A->precision);
+    if (a == SPX_HBP_BAND)
+        return spx_fail(ctx, SPX_ERR_ARG, "hbp device build: the band layout is built by spx_hbp_bands_dev_build");
     if (A->m < 0 || A->n < 0 || A->nnz < 0 || A->nnz > INT32_MAX)
         return spx_fail(ctx, SPX_ERR_ARG, "hbp device build: bad CSR sizes %d x %d, %lld entries", A->m, A->n,
                         (long long)A->nnz);

@@ -27,6 +27,7 @@ struct hbp_dev {
     int64_t n_fixed; /* work units handed out statically */
     spx_hbp_units units; /* the unit kernel's (`hash`, `sort`) */
     char kernel[64];
+    spx_hbp_bands_dev *bands; /* SPX_HBP_BAND: the bands (L holds the header only) */
 };
 
 /* What a kernel reads: the device arrays and one call's arguments. */
@@ -450,10 +451,15 @@ spx_status hbp_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void *
     if (!d) return spx_fail_nomem(ctx, "hbp GPU state");
     d->L = *F;
     clear_arrays(&d->L);
-    const double t0 = spx_now();
-    s = upload_arrays(ctx, F, d);
-    spx_phase_add(log, "upload", spx_now() - t0);
-    if (!s) s = plan_launch(ctx, d);
+    d->L.bands = NULL;
+    if (F->bands) {
+        s = spx_hbp_bands_upload(ctx, F->bands, log, &d->bands);
+    } else {
+        const double t0 = spx_now();
+        s = upload_arrays(ctx, F, d);
+        spx_phase_add(log, "upload", spx_now() - t0);
+        if (!s) s = plan_launch(ctx, d);
+    }
     if (s) {
         hbp_free(ctx, d);
         return s;
@@ -462,17 +468,30 @@ spx_status hbp_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void *
     return SPX_OK;
 }
 
+/* The band layout of A on the device (the rule's width) under an hbp header in d. */
+spx_status build_bands(spx_ctx *ctx, const spx_dev_csr *A, spx_phase_log *log, hbp_dev *d)
+{
+    const int32_t W = spx_hbp_band_width(A->n, (int)spx_precision_bytes(A->precision), 1);
+    spx_status s = spx_hbp_bands_dev_build(ctx, A, W, log, &d->bands);
+    if (!s) spx_hbp_fmt_band_header(&d->L, spx_hbp_bands_dev_header(d->bands));
+    return s;
+}
+
 /* Builds the layout on the device from the uploaded CSR (A's arrays stay the plan's), then
- * the ticket counter and the launch, as an upload does. */
+ * the ticket counter and the launch, as an upload does; or the bands. */
 spx_status hbp_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, const spx_plan_opts *opts,
                      spx_phase_log *log, void **dev)
 {
     if (!ctx || !A || !dev) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "hbp build: NULL argument") : SPX_ERR_ARG;
+    const char *name = opts ? opts->algo : NULL;
+    const int a = spx_hbp_algo_from_name(name);
+    if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", name);
+    const bool bands = spx_hbp_algo_resolve(a, feat, A->precision) == SPX_HBP_BAND;
     hbp_dev *d = (hbp_dev *)spx_calloc_array(ctx, 1, sizeof *d);
     if (!d) return spx_fail_nomem(ctx, "hbp GPU state");
-    spx_status s = spx_hbp_dev_build(ctx, A, feat, opts ? opts->algo : NULL, 0, 0, log, &d->L);
-    if (!s) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);
-    if (!s) s = plan_launch(ctx, d);
+    spx_status s = bands ? build_bands(ctx, A, log, d) : spx_hbp_dev_build(ctx, A, feat, name, 0, 0, log, &d->L);
+    if (!s && !bands) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);
+    if (!s && !bands) s = plan_launch(ctx, d);
     if (s) {
         hbp_free(ctx, d);
         return s;
@@ -484,6 +503,7 @@ spx_status hbp_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, con
 /* The device layout back to a host CSR: downloaded into a host layout, decoded there. */
 spx_status hbp_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 {
+    if (((const hbp_dev *)dev)->bands) return spx_hbp_bands_dev_to_csr(ctx, ((const hbp_dev *)dev)->bands, out);
     spx_hbp_fmt *F = NULL;
     spx_status s = spx_hbp_dev_download(ctx, &((const hbp_dev *)dev)->L, &F);
     if (!s) s = spx_hbp_fmt_to_csr(ctx, F, out);
@@ -499,6 +519,7 @@ spx_status hbp_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
     if (args->precision != d->L.precision) return spx_fail(ctx, SPX_ERR_ARG, "hbp spmv: precision differs from the plan's");
     if (d->L.m == 0) return SPX_OK;
     if (!args->y || (d->L.nnz > 0 && !args->x)) return spx_fail(ctx, SPX_ERR_ARG, "hbp spmv: NULL vector");
+    if (d->bands) return spx_hbp_bands_dev_spmv(ctx, d->bands, args);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(d->ticket, 0, sizeof *d->ticket, spx_cuda_stream(ctx)));
     const bool f32 = d->L.precision == SPX_FP32;
     if (uses_atomics(d)) return f32 ? launch_atomic<float>(ctx, d, args) : launch_atomic<double>(ctx, d, args);
@@ -510,21 +531,37 @@ void hbp_free(spx_ctx *ctx, void *dev)
     hbp_dev *d = (hbp_dev *)dev;
     if (!d) return;
     spx_hbp_dev_free(ctx, &d->L);
+    spx_hbp_bands_dev_free(ctx, d->bands);
     spx_hbp_units_free(ctx, &d->units);
     spx_cuda_free(ctx, d->ticket);
     spx_free(ctx, d);
 }
 
-const char *hbp_kernel(const void *dev) { return dev ? ((const hbp_dev *)dev)->kernel : "none"; }
+const char *hbp_kernel(const void *dev)
+{
+    const hbp_dev *d = (const hbp_dev *)dev;
+    return !d ? "none" : d->bands ? spx_hbp_bands_dev_kernel(d->bands) : d->kernel;
+}
 
 const char *hbp_algo(const void *dev) { return spx_hbp_algo_names[((const hbp_dev *)dev)->L.algo]; }
 
 /* The layout's minimum bytes (the same figure as the host layout's). */
-double hbp_bytes(const void *dev) { return spx_hbp_fmt_bytes(&((const hbp_dev *)dev)->L); }
+double hbp_bytes(const void *dev)
+{
+    const hbp_dev *d = (const hbp_dev *)dev;
+    return d->bands ? spx_hbp_bands_bytes(spx_hbp_bands_dev_header(d->bands)) : spx_hbp_fmt_bytes(&d->L);
+}
 
 /* The layout's figures, from the header the device state keeps (a device build's: the
  * "before" balance shown as not computed). */
-void hbp_stats(const void *dev, spx_stat_list *out) { spx_hbp_fmt_stats(&((const hbp_dev *)dev)->L, out); }
+void hbp_stats(const void *dev, spx_stat_list *out)
+{
+    const hbp_dev *d = (const hbp_dev *)dev;
+    if (d->bands)
+        spx_hbp_bands_stats(spx_hbp_bands_dev_header(d->bands), out);
+    else
+        spx_hbp_fmt_stats(&d->L, out);
+}
 
 /* The GPU half (slots in spx_format_cuda's order). */
 const spx_format_cuda hbp_cuda = {

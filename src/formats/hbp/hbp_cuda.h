@@ -29,6 +29,25 @@ spx_status spx_hbp_dev_scan64(spx_ctx *ctx, const int64_t *in, int64_t *out, int
 /* Frees L's device arrays and clears their pointers (L itself is the caller's). */
 void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L);
 
+/* The band layout on the device (hbp_bands_cuda.cu): one csr GPU state per band. */
+typedef struct spx_hbp_bands_dev spx_hbp_bands_dev;
+/* Uploads host bands B (each band through the csr format's upload). */
+spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B, spx_phase_log *log, spx_hbp_bands_dev **out);
+/* Cuts A (on the device, columns sorted within rows) into bands of that width on the device:
+ * the same bands, csr algorithms and entries as spx_hbp_bands_build's. A's arrays stay the
+ * caller's. Phase "convert" (and the bands' csr "analyse") go to log (may be NULL). */
+spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t width, spx_phase_log *log,
+                                   spx_hbp_bands_dev **out);
+/* y = a*A*x + b*y on device arrays: band 0 with b, the others adding into y. */
+spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D, const spx_spmv_args *args);
+/* The device bands back to one host CSR. */
+spx_status spx_hbp_bands_dev_to_csr(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **out);
+/* The bands' headers (shapes, sizes, row statistics, csr algorithms; no arrays). */
+const spx_hbp_bands *spx_hbp_bands_dev_header(const spx_hbp_bands_dev *D);
+/* The kernel the bands run ("hbp_bands<K>_<band 0's csr kernel>"). */
+const char *spx_hbp_bands_dev_kernel(const spx_hbp_bands_dev *D);
+void spx_hbp_bands_dev_free(spx_ctx *ctx, spx_hbp_bands_dev *D);
+
 #ifdef __cplusplus
 }
 #endif

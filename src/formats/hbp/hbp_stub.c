@@ -18,3 +18,42 @@ void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L)
     (void)ctx;
     (void)L;
 }
+
+spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B, spx_phase_log *log, spx_hbp_bands_dev **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands upload: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t width, spx_phase_log *log,
+                                   spx_hbp_bands_dev **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands build: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D, const spx_spmv_args *args)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands spmv: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_bands_dev_to_csr(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands download: the CUDA backend is not compiled into this build");
+}
+
+const spx_hbp_bands *spx_hbp_bands_dev_header(const spx_hbp_bands_dev *D)
+{
+    (void)D;
+    return NULL;
+}
+
+const char *spx_hbp_bands_dev_kernel(const spx_hbp_bands_dev *D)
+{
+    (void)D;
+    return "none";
+}
+
+void spx_hbp_bands_dev_free(spx_ctx *ctx, spx_hbp_bands_dev *D)
+{
+    (void)ctx;
+    (void)D;
+}

@@ -66,6 +66,28 @@
 #define SPX_HBP_PIECE_OFF(len, k, j) \
     ((j) * ((len) / (k)) + ((j) > (k) - (len) % (k) ? (j) - ((k) - (len) % (k)) : 0))
 
+/* Bands (beyond the paper, hbp_bands.h): column blocks sized to the L2 cache, one band after
+ * the other. A prototype on the H100 (2026-11-26, bench/NOTES.md "hbp bands"; uniform m x m,
+ * 8 per row, a thread per row) ran 16.8M rows (x 134 MB) in 4.79 ms in one pass, 2.70 / 2.09 /
+ * 1.99 / 2.35 ms in 4 / 6 / 8 / 12 bands (x segments of 34 / 22 / 17 / 11 MB), and 8.4M rows
+ * (x 67 MB) 2.04 ms in one pass, 0.83 / 0.82 / 0.90 ms in 4 / 6 / 8 bands: the best segments
+ * are 1/4 to 1/3 of the 50 MB L2. SPX_HBP_BAND_L2_BYTES is the H100's and H200's L2 (the
+ * devices' cudaDeviceProp.l2CacheSize), fixed so a host build and a device build cut the
+ * same bands. */
+#define SPX_HBP_BAND_L2_BYTES (50LL << 20)
+#ifndef SPX_HBP_BAND_SEGMENT_BYTES
+#define SPX_HBP_BAND_SEGMENT_BYTES (SPX_HBP_BAND_L2_BYTES / 3)
+#endif
+/* `auto` takes bands when x exceeds this (guess: one segment, so at least two bands) and the
+ * rows' entries spread over more than this fraction of the columns (diag_distance, 1/3 for a
+ * uniform matrix; guess: stencils, whose x reuse is local, stay far below it). */
+#ifndef SPX_HBP_BAND_MIN_X_BYTES
+#define SPX_HBP_BAND_MIN_X_BYTES SPX_HBP_BAND_SEGMENT_BYTES
+#endif
+#define SPX_HBP_BAND_MIN_SPREAD 0.05
+/* Band widths are multiples of this many columns (x segments start 128-byte aligned). */
+#define SPX_HBP_BAND_ALIGN 32
+
 /* Host build: panels per OpenMP chunk (dynamic schedule). */
 #define SPX_HBP_CPU_PANEL_CHUNK 4
 
