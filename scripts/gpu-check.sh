@@ -86,7 +86,7 @@ if has sanitize; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   # one process per format and tool, in parallel (the sanitizers are CPU-bound on the host)
   fmts=$($spx formats --json | python3 -c 'import json,sys; print(" ".join(f["name"] for f in json.load(sys.stdin)["formats"] if f["available"]))')
-  # hbp's four algorithms (each built on the host and the device) take one process each
+  # hbp's five algorithms (each built on the host and the device) take one process each
   units=$(for f in $fmts; do if [ "$f" = hbp ]; then echo hbp/auto hbp/hash hbp/hash_atomic hbp/sort hbp/band; else echo "$f"; fi; done)
   for tool in memcheck racecheck; do
     for f in $units; do

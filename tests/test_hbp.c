@@ -295,12 +295,13 @@ static void test_agg_shift(void)
     CHECK(spx_hbp_agg_shift(h) == 0);
 }
 
-/* The plan reports the layout's figures (shape, tiles, fill, groups, balance). */
+/* The plan reports the layout's figures: shape, tiles, fill, groups, balance for `hash`; bands,
+ * width, entries and kernels for `auto` (the bands). */
 static void test_stats(spx_ctx *ctx)
 {
     spx_csr *A = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=4000,k=6", &A));
-    spx_plan_opts o = {.format = "hbp", .backend = SPX_BACKEND_CPU};
+    spx_plan_opts o = {.format = "hbp", .algo = "hash", .backend = SPX_BACKEND_CPU};
     spx_plan *p = NULL;
     CHECK_OK(ctx, spx_plan_create(ctx, A, &o, &p));
     spx_plan_info pi;
@@ -313,6 +314,18 @@ static void test_stats(spx_ctx *ctx)
             CHECK_MSG(found, "stat %s missing", want[w]);
         }
         CHECK(!strcmp(pi.algo, "hash"));
+    }
+    spx_plan_destroy(&p);
+    o.algo = NULL; /* auto: the band layout and its figures */
+    CHECK_OK(ctx, spx_plan_create(ctx, A, &o, &p));
+    if (p && spx_plan_get_info(p, &pi) == SPX_OK) {
+        const char *want[] = {"bands", "band_cols_W", "x_segment_bytes", "band_nnz_min", "band_kernels"};
+        for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+            int found = 0;
+            for (int i = 0; i < pi.n_stats; i++) found |= !strcmp(pi.stats[i].key, want[w]);
+            CHECK_MSG(found, "band stat %s missing", want[w]);
+        }
+        CHECK(!strcmp(pi.algo, "band"));
     }
     spx_plan_destroy(&p);
     spx_csr_destroy(&A);
@@ -390,24 +403,21 @@ static void test_bands(spx_ctx *ctx)
     CHECK(spx_hbp_fmt_build(ctx, NULL, NULL, SPX_FP64, "band", 0, -1, NULL) == SPX_ERR_ARG);
 }
 
-/* The band rule: segments of SPX_HBP_BAND_SEGMENT_BYTES, at least two bands when asked,
- * widths aligned; `auto` takes bands only for a large, scattered x. */
+/* The band rule: segments of SPX_HBP_BAND_SEGMENT_BYTES where rows spread, two bands near
+ * the diagonal, at least two bands, widths aligned; `auto` is the band layout. */
 static void test_band_rule(void)
 {
-    const int32_t w16 = spx_hbp_band_width(16777216, 8, 0); /* x 134 MB: 8 segments of 17.5 MB */
-    CHECK_MSG(spx_hbp_band_count(16777216, w16) == 8 && w16 % SPX_HBP_BAND_ALIGN == 0, "16.8M fp64: width %d", w16);
-    CHECK(spx_hbp_band_count(16777216, spx_hbp_band_width(16777216, 4, 0)) == 4);
-    CHECK(spx_hbp_band_width(1000, 8, 0) == 1024 && spx_hbp_band_count(1000, 1024) == 1);
-    CHECK(spx_hbp_band_width(100, 8, 1) == 64 && spx_hbp_band_count(100, 64) == 2);
-    CHECK(spx_hbp_band_width(0, 8, 1) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(0, SPX_HBP_BAND_ALIGN) == 1);
     spx_features f = {.m = 16777216, .n = 16777216, .nnz = 134217728, .row_mean = 8, .diag_distance = 1.0 / 3};
-    CHECK(spx_hbp_bands_fit(&f, 8) && spx_hbp_algo_resolve(SPX_HBP_AUTO, &f, SPX_FP64) == SPX_HBP_BAND);
+    const int32_t w16 = spx_hbp_band_width(16777216, 8, &f); /* x 134 MB: 8 segments of 17.5 MB */
+    CHECK_MSG(spx_hbp_band_count(16777216, w16) == 8 && w16 % SPX_HBP_BAND_ALIGN == 0, "16.8M fp64: width %d", w16);
+    CHECK(spx_hbp_band_count(16777216, spx_hbp_band_width(16777216, 4, NULL)) == 4);
     f.diag_distance = 0.001; /* a stencil: x reused near the diagonal */
-    CHECK(!spx_hbp_bands_fit(&f, 8) && spx_hbp_algo_resolve(SPX_HBP_AUTO, &f, SPX_FP64) == SPX_HBP_HASH);
-    f.diag_distance = 1.0 / 3;
-    f.n = 200000; /* x of 1.6 MB: in L2 already */
-    CHECK(!spx_hbp_bands_fit(&f, 8));
-    CHECK(spx_hbp_algo_resolve(SPX_HBP_SORT, &f, SPX_FP64) == SPX_HBP_SORT);
+    CHECK(spx_hbp_band_count(16777216, spx_hbp_band_width(16777216, 8, &f)) == 2);
+    CHECK(spx_hbp_band_width(1000, 8, NULL) == 512 && spx_hbp_band_count(1000, 512) == 2);
+    CHECK(spx_hbp_band_width(100, 8, NULL) == 64 && spx_hbp_band_count(100, 64) == 2);
+    CHECK(spx_hbp_band_width(20, 8, NULL) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(20, SPX_HBP_BAND_ALIGN) == 1);
+    CHECK(spx_hbp_band_width(0, 8, NULL) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(0, SPX_HBP_BAND_ALIGN) == 1);
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO) == SPX_HBP_BAND && spx_hbp_algo_resolve(SPX_HBP_SORT) == SPX_HBP_SORT);
 }
 
 int main(void)

@@ -23,8 +23,9 @@ typedef enum spx_hbp_algo {
     SPX_HBP_HASH_ATOMIC, /* hash reorder; combine: one warp per tile, atomicAdd into y */
     SPX_HBP_SORT,        /* sort reorder (the paper's sort2D baseline); work units as HASH */
     SPX_HBP_BAND,        /* beyond the paper: column bands sized to L2, each a csr layout run by
-                            the csr kernels, one band after the other (hbp_bands.h); `auto`
-                            takes it where spx_hbp_bands_fit says, HASH elsewhere */
+                            the csr kernels, one band after the other (hbp_bands.h); what
+                            `auto` takes (faster than HASH on every matrix measured, H100
+                            2026-11-26, bench/NOTES.md) */
     SPX_HBP_ALGO_COUNT
 } spx_hbp_algo;
 
@@ -99,9 +100,9 @@ void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long sme
 /* The algorithm of that name (NULL: SPX_HBP_AUTO), or -1 when there is none. */
 int spx_hbp_algo_from_name(const char *name);
 
-/* The algorithm a build runs for the name's algorithm a (never AUTO): AUTO is BAND where
- * spx_hbp_bands_fit(feat) says, else HASH. Shared by the host and device builds. */
-spx_hbp_algo spx_hbp_algo_resolve(int a, const spx_features *feat, spx_precision prec);
+/* The algorithm a build runs for the name's algorithm a (never AUTO): AUTO is BAND. Shared
+ * by the host and device builds. */
+spx_hbp_algo spx_hbp_algo_resolve(int a);
 
 /* Sets F's header for an m x n matrix with nnz entries: sizes, precision, algo (already
  * resolved), shape, panel and block counts; leaves the arrays and the figures alone. Shared by

@@ -11,22 +11,18 @@
 #include "formats/hbp/hbp_bands.h"
 #include "formats/hbp/hbp_tuning.h"
 
-int32_t spx_hbp_band_width(int64_t n, int value_bytes, int at_least_two)
+int32_t spx_hbp_band_width(int64_t n, int value_bytes, const spx_features *feat)
 {
-    const int64_t x_bytes = n * (int64_t)value_bytes;
-    int64_t k = (x_bytes + SPX_HBP_BAND_SEGMENT_BYTES - 1) / SPX_HBP_BAND_SEGMENT_BYTES;
-    if (k < 1) k = 1;
-    if (at_least_two && k < 2) k = 2;
+    int64_t k = 2;
+    if (!feat || feat->diag_distance > SPX_HBP_BAND_MIN_SPREAD) {
+        const int64_t x_bytes = n * (int64_t)value_bytes;
+        k = (x_bytes + SPX_HBP_BAND_SEGMENT_BYTES - 1) / SPX_HBP_BAND_SEGMENT_BYTES;
+        k = k < 2 ? 2 : k;
+    }
     int64_t w = (n + k - 1) / k;
     w = (w + SPX_HBP_BAND_ALIGN - 1) / SPX_HBP_BAND_ALIGN * SPX_HBP_BAND_ALIGN;
     if (w < SPX_HBP_BAND_ALIGN) w = SPX_HBP_BAND_ALIGN;
     return w > INT32_MAX ? INT32_MAX : (int32_t)w;
-}
-
-int spx_hbp_bands_fit(const spx_features *feat, int value_bytes)
-{
-    return feat && (double)feat->n * value_bytes > (double)SPX_HBP_BAND_MIN_X_BYTES &&
-           feat->diag_distance > SPX_HBP_BAND_MIN_SPREAD;
 }
 
 int32_t spx_hbp_band_count(int32_t n, int32_t width)

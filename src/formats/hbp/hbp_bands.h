@@ -30,12 +30,11 @@ typedef struct spx_hbp_bands {
 } spx_hbp_bands;
 
 /* The band width the rule gives an n-column matrix with value_bytes values: x cut into
- * segments of SPX_HBP_BAND_SEGMENT_BYTES, at least two bands when `at_least_two` and n allows,
+ * segments of SPX_HBP_BAND_SEGMENT_BYTES where the rows' entries spread beyond
+ * SPX_HBP_BAND_MIN_SPREAD of the columns (feat NULL: assumed), else two bands (x is reused
+ * near the diagonal: more bands only add y traffic); at least two bands where n allows;
  * widths rounded up to SPX_HBP_BAND_ALIGN columns. */
-int32_t spx_hbp_band_width(int64_t n, int value_bytes, int at_least_two);
-/* Whether hbp's `auto` takes the band layout for a matrix with these features (x larger than
- * SPX_HBP_BAND_MIN_X_BYTES and its rows' entries spread beyond SPX_HBP_BAND_MIN_SPREAD). */
-int spx_hbp_bands_fit(const spx_features *feat, int value_bytes);
+int32_t spx_hbp_band_width(int64_t n, int value_bytes, const spx_features *feat);
 /* Bands of width columns over n columns (1 for n = 0). */
 int32_t spx_hbp_band_count(int32_t n, int32_t width);
 

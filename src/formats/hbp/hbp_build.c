@@ -300,16 +300,13 @@ void spx_hbp_fmt_band_header(spx_hbp_fmt *F, const spx_hbp_bands *B)
     F->n_colblocks = B->count;
 }
 
-spx_hbp_algo spx_hbp_algo_resolve(int a, const spx_features *feat, spx_precision prec)
-{
-    if (a != SPX_HBP_AUTO) return (spx_hbp_algo)a;
-    return spx_hbp_bands_fit(feat, (int)spx_precision_bytes(prec)) ? SPX_HBP_BAND : SPX_HBP_HASH;
-}
+spx_hbp_algo spx_hbp_algo_resolve(int a) { return a == SPX_HBP_AUTO ? SPX_HBP_BAND : (spx_hbp_algo)a; }
 
-/* The band layout of A (width W, 0: the rule's) under an hbp header. */
-static spx_status build_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t W, spx_hbp_fmt **out)
+/* The band layout of A (width W, 0: the rule's for feat) under an hbp header. */
+static spx_status build_bands(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
+                              int32_t W, spx_hbp_fmt **out)
 {
-    if (W == 0) W = spx_hbp_band_width(A->n, (int)spx_precision_bytes(prec), 1);
+    if (W == 0) W = spx_hbp_band_width(A->n, (int)spx_precision_bytes(prec), feat);
     spx_hbp_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
     if (!F) return spx_fail_nomem(ctx, "hbp layout");
     spx_status s = spx_hbp_bands_build(ctx, A, prec, W, &F->bands);
@@ -327,8 +324,8 @@ spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features 
 {
     int a = spx_hbp_algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", algo);
-    a = spx_hbp_algo_resolve(a, feat, prec);
-    if (a == SPX_HBP_BAND) return build_bands(ctx, A, prec, W, out);
+    a = spx_hbp_algo_resolve(a);
+    if (a == SPX_HBP_BAND) return build_bands(ctx, A, feat, prec, W, out);
     if (H == 0 && W == 0)
         spx_hbp_tile_shape(feat, (int)spx_precision_bytes(prec), SPX_HBP_SMEM_BUDGET, &H, &W);
     spx_status s = spx_hbp_check_shape(ctx, H, W);
