@@ -223,6 +223,7 @@ spx_status spx_hbp_bands_spmv_cpu(spx_ctx *ctx, const spx_hbp_bands *B, spx_prec
     const size_t vb = spx_precision_bytes(prec);
     spx_status s = SPX_OK;
     for (int32_t k = 0; k < B->count && !s; k++) {
+        if (k > 0 && B->band[k]->nnz == 0) continue; /* adds nothing to y */
         const void *xk = x ? (const char *)x + (size_t)k * (size_t)B->width * vb : NULL;
         s = spx_csr_fmt_spmv_cpu(ctx, B->band[k], prec, a, xk, k == 0 ? b : 1.0, y);
     }
@@ -231,8 +232,10 @@ spx_status spx_hbp_bands_spmv_cpu(spx_ctx *ctx, const spx_hbp_bands *B, spx_prec
 
 double spx_hbp_bands_bytes(const spx_hbp_bands *B)
 {
-    double bytes = (double)(B->count - 1) * (double)B->m * (double)spx_precision_bytes(B->precision);
-    for (int32_t k = 0; k < B->count; k++) bytes += spx_csr_fmt_bytes(B->band[k]);
+    const double y_again = (double)B->m * (double)spx_precision_bytes(B->precision);
+    double bytes = spx_csr_fmt_bytes(B->band[0]);
+    for (int32_t k = 1; k < B->count; k++)
+        if (B->band[k]->nnz > 0) bytes += spx_csr_fmt_bytes(B->band[k]) + y_again;
     return bytes;
 }
 

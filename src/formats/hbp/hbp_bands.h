@@ -53,11 +53,12 @@ spx_status spx_hbp_bands_to_csr(spx_ctx *ctx, const spx_hbp_bands *B, spx_csr **
  * indices, into one m x n CSR; shared by the host and device round trips. */
 spx_status spx_hbp_bands_merge(spx_ctx *ctx, spx_csr *const *parts, int32_t count, int32_t width, int32_t m,
                                int32_t n, spx_csr **out);
-/* y = a*A*x + b*y on the host, band after band (csr's OpenMP loop on each). */
+/* y = a*A*x + b*y on the host, band after band (csr's OpenMP loop on each; later bands with
+ * no entries are skipped). In fp32 y is rounded to fp32 between bands. */
 spx_status spx_hbp_bands_spmv_cpu(spx_ctx *ctx, const spx_hbp_bands *B, spx_precision prec, double a,
                                   const void *x, double b, void *y);
 /* Minimum bytes of one SpMV with b = 0: each band's csr traffic, plus y read again by every
- * band after the first. Needs only the bands' headers. */
+ * later band that has entries. Needs only the bands' headers. */
 double spx_hbp_bands_bytes(const spx_hbp_bands *B);
 /* The stats slot's figures: band count and width, entries per band, the bands' csr kernels. */
 void spx_hbp_bands_stats(const spx_hbp_bands *B, spx_stat_list *out);

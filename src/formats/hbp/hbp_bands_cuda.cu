@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 #include "cuda/check.cuh"
 #include "cuda/gateway.h"
@@ -46,6 +47,22 @@ __device__ __forceinline__ int32_t row_of(const int32_t *__restrict__ rowptr, in
     return lo;
 }
 
+/* *flag = 1 when some row's columns are not ascending (spx_csr_wrap accepts any order). */
+__global__ void find_unsorted(int32_t m, int32_t nnz, const int32_t *__restrict__ rowptr,
+                              const int32_t *__restrict__ colind, int *flag)
+{
+    const int64_t chunks = ((int64_t)nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
+    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < chunks; c += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS);
+        const int32_t e1 = (int32_t)((int64_t)e0 + ENTRY_ITEMS < nnz ? (int64_t)e0 + ENTRY_ITEMS : nnz);
+        int32_t r = row_of(rowptr, m, e0);
+        for (int32_t e = e0; e < e1; e++) {
+            while (e >= rowptr[r + 1]) r++;
+            if (e > rowptr[r] && colind[e - 1] > colind[e]) *flag = 1;
+        }
+    }
+}
+
 /* rp[k][i] += row i's entries in band k (the arrays zeroed): runs of one (row, band) within
  * a thread's entries add once. */
 __global__ void count_bands(int32_t m, int32_t nnz, const int32_t *__restrict__ rowptr,
@@ -53,7 +70,8 @@ __global__ void count_bands(int32_t m, int32_t nnz, const int32_t *__restrict__ 
 {
     const int64_t chunks = ((int64_t)nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
     for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < chunks; c += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS), e1 = e0 + ENTRY_ITEMS < nnz ? e0 + ENTRY_ITEMS : nnz;
+        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS);
+        const int32_t e1 = (int32_t)((int64_t)e0 + ENTRY_ITEMS < nnz ? (int64_t)e0 + ENTRY_ITEMS : nnz);
         int32_t r = row_of(rowptr, m, e0), run_k = -1, run_r = -1, run_n = 0;
         for (int32_t e = e0; e < e1; e++) {
             while (e >= rowptr[r + 1]) r++;
@@ -92,7 +110,7 @@ __global__ void band_row_stats(int32_t m, const int32_t *__restrict__ rp, unsign
 }
 
 /* The first entry of row r's run in band k, given that entry e of row r is in it (columns
- * sorted within a row, spx_csr's invariant: a row's entries of one band are one run). */
+ * sorted within a row, as the build makes sure: a row's entries of one band are one run). */
 __device__ __forceinline__ int32_t run_start(const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
                                              int32_t width, int32_t r, int32_t k, int32_t e)
 {
@@ -118,7 +136,8 @@ __global__ void scatter_bands(int32_t m, int32_t nnz, const int32_t *__restrict_
 {
     const int64_t chunks = ((int64_t)nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
     for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < chunks; c += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS), e1 = e0 + ENTRY_ITEMS < nnz ? e0 + ENTRY_ITEMS : nnz;
+        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS);
+        const int32_t e1 = (int32_t)((int64_t)e0 + ENTRY_ITEMS < nnz ? (int64_t)e0 + ENTRY_ITEMS : nnz);
         int32_t r = row_of(rowptr, m, e0), run_k = -1, run_r = -1, base = 0;
         for (int32_t e = e0; e < e1; e++) {
             while (e >= rowptr[r + 1]) r++;
@@ -262,6 +281,57 @@ spx_status scatter(spx_ctx *ctx, const spx_dev_csr *A, band_arrays *a, int32_t w
     return spx_cuda_sync(ctx);
 }
 
+/* Whether some row of A has its columns out of order (one pass over the entries). */
+spx_status rows_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *unsorted)
+{
+    *unsorted = 0;
+    if (A->nnz == 0) return SPX_OK;
+    int *flag = NULL;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&flag, sizeof *flag);
+    if (s) return s;
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    cudaError_t e = cudaMemsetAsync(flag, 0, sizeof *flag, st);
+    if (e == cudaSuccess) {
+        find_unsorted<<<entry_grid(ctx, A->nnz), BUILD_BLOCK, 0, st>>>(A->m, (int32_t)A->nnz, A->rowptr, A->colind, flag);
+        e = cudaGetLastError();
+    }
+    s = e != cudaSuccess ? spx_cuda_fail_at(ctx, e, "find_unsorted", __FILE__, __LINE__)
+                         : spx_cuda_d2h(ctx, unsorted, flag, sizeof *unsorted);
+    spx_cuda_free(ctx, flag);
+    return s;
+}
+
+/* *S = A with every row's columns (and values) sorted, on the device (CUB's segmented sort
+ * into new column and value arrays; the row pointers are A's). The caller frees S's colind
+ * and val. */
+template <typename VT>
+spx_status sort_rows(spx_ctx *ctx, const spx_dev_csr *A, spx_dev_csr *S)
+{
+    *S = *A;
+    S->colind = NULL;
+    S->val = NULL;
+    const int n = (int)A->nnz;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&S->colind, (size_t)n * sizeof(int32_t));
+    if (!s) s = spx_cuda_malloc(ctx, &S->val, (size_t)n * sizeof(VT));
+    size_t bytes = 0;
+    void *temp = NULL;
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    if (!s) {
+        const cudaError_t e = cub::DeviceSegmentedSort::StableSortPairs(
+            NULL, bytes, A->colind, S->colind, (const VT *)A->val, (VT *)S->val, n, A->m, A->rowptr, A->rowptr + 1, st);
+        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "segmented sort (size)", __FILE__, __LINE__);
+    }
+    if (!s) s = spx_cuda_malloc(ctx, &temp, bytes < 16 ? 16 : bytes);
+    if (!s) {
+        const cudaError_t e = cub::DeviceSegmentedSort::StableSortPairs(
+            temp, bytes, A->colind, S->colind, (const VT *)A->val, (VT *)S->val, n, A->m, A->rowptr, A->rowptr + 1, st);
+        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "segmented sort", __FILE__, __LINE__);
+    }
+    if (!s) s = spx_cuda_sync(ctx);
+    spx_cuda_free(ctx, temp);
+    return s;
+}
+
 /* An empty device state for the bands of an m x n matrix: the header, storage for the bands'
  * headers (band[0] owns it), no csr states yet. */
 spx_status dev_new(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_precision prec, int32_t width,
@@ -370,8 +440,15 @@ extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A
     if (s) return s;
     band_arrays a;
     memset(&a, 0, sizeof a);
+    spx_dev_csr sorted; /* A with sorted rows, when A's are not (colind NULL: A is used) */
+    memset(&sorted, 0, sizeof sorted);
     const double t0 = spx_now();
-    s = arrays_init(ctx, &a, D->head.count, A->m);
+    int unsorted = 0;
+    s = rows_unsorted(ctx, A, &unsorted);
+    if (!s && unsorted)
+        s = A->precision == SPX_FP32 ? sort_rows<float>(ctx, A, &sorted) : sort_rows<double>(ctx, A, &sorted);
+    if (!s && unsorted) A = &sorted;
+    if (!s) s = arrays_init(ctx, &a, D->head.count, A->m);
     if (!s) s = upload_table(ctx, a.rp, a.count, &a.d_rp);
     if (!s && A->nnz > 0) {
         count_bands<<<entry_grid(ctx, A->nnz), BUILD_BLOCK, 0, spx_cuda_stream(ctx)>>>(A->m, (int32_t)A->nnz, A->rowptr,
@@ -383,6 +460,8 @@ extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A
     if (!s) s = size_bands(ctx, &a, &D->head);
     if (!s && A->nnz > 0) s = scatter(ctx, A, &a, width);
     spx_phase_add(log, "convert", spx_now() - t0);
+    spx_cuda_free(ctx, sorted.colind);
+    spx_cuda_free(ctx, sorted.val);
     for (int32_t k = 0; k < D->head.count && !s; k++) s = adopt_band(ctx, D, &a, k, log);
     arrays_free(ctx, &a);
     if (s) {
@@ -399,6 +478,7 @@ extern "C" spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D,
     const size_t vb = spx_precision_bytes(D->head.precision);
     spx_status s = SPX_OK;
     for (int32_t k = 0; k < D->head.count && !s; k++) {
+        if (k > 0 && D->head.band[k]->nnz == 0) continue; /* adds nothing to y */
         spx_spmv_args ak = *args;
         ak.x = args->x ? (const char *)args->x + (size_t)k * (size_t)D->head.width * vb : NULL;
         ak.beta = k == 0 ? args->beta : 1.0;

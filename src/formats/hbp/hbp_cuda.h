@@ -10,8 +10,10 @@
 extern "C" {
 #endif
 
-/* Builds the layout of A (on the device) into L: L's header and figures on the host, its
- * arrays on the device, identical to spx_hbp_fmt_build's for the same algo, H and W (0, 0: the
+/* Builds the tiled layout of A (on the device) into L, for the tiled algorithms (hash,
+ * hash_atomic, sort; `band` and `auto`, which is band, are refused: spx_hbp_bands_dev_build
+ * builds those): L's header and figures on the host, its arrays on the device, identical to
+ * spx_hbp_fmt_build's for the same algo, H and W (0, 0: the
  * shape rule's for feat, within the device's shared memory and SPX_HBP_SMEM_BUDGET). The
  * Fig. 6 "before" figures are NaN (not computed). Phases "count", "hash" or "sort", "convert"
  * go to log (may be NULL). On failure L holds no device memory. */
@@ -33,7 +35,8 @@ void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L);
 typedef struct spx_hbp_bands_dev spx_hbp_bands_dev;
 /* Uploads host bands B (each band through the csr format's upload). */
 spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B, spx_phase_log *log, spx_hbp_bands_dev **out);
-/* Cuts A (on the device, columns sorted within rows) into bands of that width on the device:
+/* Cuts A (on the device; rows whose columns are out of order are first sorted into a copy)
+ * into bands of that width on the device:
  * the same bands, csr algorithms and entries as spx_hbp_bands_build's. A's arrays stay the
  * caller's. Phase "convert" (and the bands' csr "analyse") go to log (may be NULL). */
 spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t width, spx_phase_log *log,

@@ -28,8 +28,7 @@ static const char *hbp_algo_name(const void *impl) { return spx_hbp_algo_names[(
 
 static const char *hbp_cpu_kernel_name(const void *impl)
 {
-    (void)impl;
-    return "cpu_omp_hbp_panels";
+    return ((const spx_hbp_fmt *)impl)->bands ? "cpu_omp_hbp_bands" : "cpu_omp_hbp_panels";
 }
 
 static double hbp_bytes(const void *impl) { return spx_hbp_fmt_bytes(impl); }
@@ -38,7 +37,8 @@ static void hbp_stats(const void *impl, spx_stat_list *out) { spx_hbp_fmt_stats(
 
 const spx_format_ops spx_hbp_ops = {
     .name = "hbp",
-    .summary = "hash-based 2D partition: tiles of H x W, rows hashed by length into warps (HBP paper)",
+    .summary = "2D partition (HBP paper): auto = column bands sized to L2, csr kernels per band; hash/sort = "
+               "tiles of H x W, rows hashed by length into warps",
     .algos = spx_hbp_algo_names,
     .kernel_prefix = "hbp_",
     .build = hbp_build,
