@@ -31,6 +31,12 @@ int32_t spx_hbp_band_count(int32_t n, int32_t width)
     return k < 1 ? 1 : (int32_t)k;
 }
 
+int32_t spx_hbp_band_cols(int32_t n, int32_t width, int32_t k)
+{
+    const int64_t lo = (int64_t)k * width, hi = lo + width < n ? lo + width : n;
+    return (int32_t)(hi > lo ? hi - lo : 0);
+}
+
 void spx_hbp_band_row_stats(spx_csr_fmt *band, int64_t row_max, int64_t sum_sq)
 {
     const double m = band->m > 0 ? (double)band->m : 1.0;
@@ -70,9 +76,8 @@ static spx_status bands_new(spx_ctx *ctx, const spx_csr *A, spx_precision prec, 
             s = spx_fail_nomem(ctx, "hbp band row pointers");
             break;
         }
-        const int64_t lo = (int64_t)k * width, hi = lo + width < A->n ? lo + width : A->n;
         F->m = A->m;
-        F->n = (int32_t)(hi > lo ? hi - lo : 0);
+        F->n = spx_hbp_band_cols(A->n, width, k);
         F->precision = prec;
     }
     if (s) {

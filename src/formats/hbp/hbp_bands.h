@@ -37,6 +37,8 @@ typedef struct spx_hbp_bands {
 int32_t spx_hbp_band_width(int64_t n, int value_bytes, const spx_features *feat);
 /* Bands of width columns over n columns (1 for n = 0). */
 int32_t spx_hbp_band_count(int32_t n, int32_t width);
+/* The columns of band k: width, or what is left of n for the last band (0 for n = 0). */
+int32_t spx_hbp_band_cols(int32_t n, int32_t width, int32_t k);
 
 /* A band's csr row statistics (max, mean, cv) from its m row lengths' maximum and sum of
  * squares, and the csr algorithm `auto` resolves to for them; shared by both builds so they

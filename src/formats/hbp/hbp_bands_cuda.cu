@@ -250,9 +250,8 @@ spx_status size_bands(spx_ctx *ctx, band_arrays *a, spx_hbp_bands *head)
         if (s) break;
         spx_csr_fmt *F = head->band[k];
         memset(F, 0, sizeof *F);
-        const int64_t lo = (int64_t)k * head->width, hi = lo + head->width < head->n ? lo + head->width : head->n;
         F->m = head->m;
-        F->n = (int32_t)(hi > lo ? hi - lo : 0);
+        F->n = spx_hbp_band_cols(head->n, head->width, k);
         F->nnz = nnz;
         F->precision = head->precision;
         spx_hbp_band_row_stats(F, (int64_t)stats[2 * k], (int64_t)stats[2 * k + 1]);
