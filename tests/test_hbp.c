@@ -295,39 +295,39 @@ static void test_agg_shift(void)
     CHECK(spx_hbp_agg_shift(h) == 0);
 }
 
+/* A CPU plan of A as hbp/algo (NULL: auto) resolves to `resolved` and reports every stat in
+ * want (n of them). */
+static void check_plan_stats(spx_ctx *ctx, const spx_csr *A, const char *algo, const char *resolved,
+                             const char *const *want, size_t n)
+{
+    spx_plan_opts o = {.format = "hbp", .algo = algo, .backend = SPX_BACKEND_CPU};
+    spx_plan *p = NULL;
+    spx_plan_info pi;
+    CHECK_OK(ctx, spx_plan_create(ctx, A, &o, &p));
+    if (p && spx_plan_get_info(p, &pi) == SPX_OK) {
+        for (size_t w = 0; w < n; w++) {
+            int found = 0;
+            for (int i = 0; i < pi.n_stats; i++) found |= !strcmp(pi.stats[i].key, want[w]);
+            CHECK_MSG(found, "%s: stat %s missing", resolved, want[w]);
+        }
+        CHECK(!strcmp(pi.algo, resolved));
+    }
+    spx_plan_destroy(&p);
+}
+
 /* The plan reports the layout's figures: shape, tiles, fill, groups, balance for `hash`; bands,
  * width, entries and kernels for `auto` (the bands). */
 static void test_stats(spx_ctx *ctx)
 {
     spx_csr *A = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=4000,k=6", &A));
-    spx_plan_opts o = {.format = "hbp", .algo = "hash", .backend = SPX_BACKEND_CPU};
-    spx_plan *p = NULL;
-    CHECK_OK(ctx, spx_plan_create(ctx, A, &o, &p));
-    spx_plan_info pi;
-    if (p && spx_plan_get_info(p, &pi) == SPX_OK) {
-        const char *want[] = {"tile_shape", "tiles", "tile_fill_nnz", "groups", "group_stddev_before",
-                              "group_stddev_after"};
-        for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
-            int found = 0;
-            for (int i = 0; i < pi.n_stats; i++) found |= !strcmp(pi.stats[i].key, want[w]);
-            CHECK_MSG(found, "stat %s missing", want[w]);
-        }
-        CHECK(!strcmp(pi.algo, "hash"));
+    static const char *const tiled[] = {"tile_shape", "tiles", "tile_fill_nnz", "groups", "group_stddev_before",
+                                        "group_stddev_after"};
+    static const char *const banded[] = {"bands", "band_cols_W", "x_segment_bytes", "band_nnz_min", "band_kernels"};
+    if (A) {
+        check_plan_stats(ctx, A, "hash", "hash", tiled, sizeof tiled / sizeof tiled[0]);
+        check_plan_stats(ctx, A, NULL, "band", banded, sizeof banded / sizeof banded[0]);
     }
-    spx_plan_destroy(&p);
-    o.algo = NULL; /* auto: the band layout and its figures */
-    CHECK_OK(ctx, spx_plan_create(ctx, A, &o, &p));
-    if (p && spx_plan_get_info(p, &pi) == SPX_OK) {
-        const char *want[] = {"bands", "band_cols_W", "x_segment_bytes", "band_nnz_min", "band_kernels"};
-        for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
-            int found = 0;
-            for (int i = 0; i < pi.n_stats; i++) found |= !strcmp(pi.stats[i].key, want[w]);
-            CHECK_MSG(found, "band stat %s missing", want[w]);
-        }
-        CHECK(!strcmp(pi.algo, "band"));
-    }
-    spx_plan_destroy(&p);
     spx_csr_destroy(&A);
 }
 

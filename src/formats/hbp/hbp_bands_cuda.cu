@@ -33,6 +33,19 @@ constexpr int BUILD_BLOCKS_PER_SM = 8;
  * (a thread per row took 1.03 s on powerlaw 4M, H100, 2026-11-26). */
 constexpr int ENTRY_ITEMS = 8;
 
+/* Chunks of ENTRY_ITEMS entries in nnz, and chunk c's entries [*e0, *e1) (the end computed in
+ * 64 bits: no overflow for nnz near 2^31). */
+__host__ __device__ __forceinline__ int64_t entry_chunks(int32_t nnz)
+{
+    return ((int64_t)nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
+}
+__device__ __forceinline__ void entry_chunk(int64_t c, int32_t nnz, int32_t *e0, int32_t *e1)
+{
+    const int64_t lo = c * ENTRY_ITEMS, hi = lo + ENTRY_ITEMS < nnz ? lo + ENTRY_ITEMS : nnz;
+    *e0 = (int32_t)lo;
+    *e1 = (int32_t)hi;
+}
+
 /* The row holding entry e: the last r < m with rowptr[r] <= e. */
 __device__ __forceinline__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t m, int32_t e)
 {
@@ -51,10 +64,10 @@ __device__ __forceinline__ int32_t row_of(const int32_t *__restrict__ rowptr, in
 __global__ void find_unsorted(int32_t m, int32_t nnz, const int32_t *__restrict__ rowptr,
                               const int32_t *__restrict__ colind, int *flag)
 {
-    const int64_t chunks = ((int64_t)nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
-    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < chunks; c += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS);
-        const int32_t e1 = (int32_t)((int64_t)e0 + ENTRY_ITEMS < nnz ? (int64_t)e0 + ENTRY_ITEMS : nnz);
+    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < entry_chunks(nnz);
+         c += (int64_t)gridDim.x * blockDim.x) {
+        int32_t e0, e1;
+        entry_chunk(c, nnz, &e0, &e1);
         int32_t r = row_of(rowptr, m, e0);
         for (int32_t e = e0; e < e1; e++) {
             while (e >= rowptr[r + 1]) r++;
@@ -68,10 +81,10 @@ __global__ void find_unsorted(int32_t m, int32_t nnz, const int32_t *__restrict_
 __global__ void count_bands(int32_t m, int32_t nnz, const int32_t *__restrict__ rowptr,
                             const int32_t *__restrict__ colind, int32_t width, int32_t *const *__restrict__ rp)
 {
-    const int64_t chunks = ((int64_t)nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
-    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < chunks; c += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS);
-        const int32_t e1 = (int32_t)((int64_t)e0 + ENTRY_ITEMS < nnz ? (int64_t)e0 + ENTRY_ITEMS : nnz);
+    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < entry_chunks(nnz);
+         c += (int64_t)gridDim.x * blockDim.x) {
+        int32_t e0, e1;
+        entry_chunk(c, nnz, &e0, &e1);
         int32_t r = row_of(rowptr, m, e0), run_k = -1, run_r = -1, run_n = 0;
         for (int32_t e = e0; e < e1; e++) {
             while (e >= rowptr[r + 1]) r++;
@@ -134,10 +147,10 @@ __global__ void scatter_bands(int32_t m, int32_t nnz, const int32_t *__restrict_
                               int32_t *const *__restrict__ rp, int32_t *const *__restrict__ col,
                               VT *const *__restrict__ bval)
 {
-    const int64_t chunks = ((int64_t)nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
-    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < chunks; c += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t e0 = (int32_t)(c * ENTRY_ITEMS);
-        const int32_t e1 = (int32_t)((int64_t)e0 + ENTRY_ITEMS < nnz ? (int64_t)e0 + ENTRY_ITEMS : nnz);
+    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < entry_chunks(nnz);
+         c += (int64_t)gridDim.x * blockDim.x) {
+        int32_t e0, e1;
+        entry_chunk(c, nnz, &e0, &e1);
         int32_t r = row_of(rowptr, m, e0), run_k = -1, run_r = -1, base = 0;
         for (int32_t e = e0; e < e1; e++) {
             while (e >= rowptr[r + 1]) r++;
@@ -187,7 +200,7 @@ void arrays_free(spx_ctx *ctx, band_arrays *a)
 /* Blocks for the entry-parallel kernels over nnz entries. */
 unsigned entry_grid(const spx_ctx *ctx, int64_t nnz)
 {
-    return spx_cuda_grid_stride_blocks(ctx, (nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS, BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+    return spx_cuda_grid_stride_blocks(ctx, entry_chunks((int32_t)nnz), BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
 }
 
 /* Allocates the host tables, the zeroed row pointers and the statistics. */
