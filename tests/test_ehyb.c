@@ -55,13 +55,16 @@ static int er_outside(spx_ctx *ctx, const spx_ehyb_fmt *F)
     for (int32_t c = 0; ok && c < F->n; c++) col_new[F->col_perm[c]] = c;
     for (int32_t p = 0; ok && p < F->nparts; p++)
         for (int32_t r = F->row_start[p]; r < F->row_start[p + 1]; r++) row_part[F->row_perm[r]] = p;
-    for (int64_t t = 0; ok && t < (int64_t)F->n_er_slices * SPX_EHYB_SLICE; t++) {
-        const int32_t i = F->er_row[t], s = (int32_t)(t / SPX_EHYB_SLICE), l = (int32_t)(t % SPX_EHYB_SLICE);
-        for (int64_t k = F->er_ptr[s] + l; i >= 0 && k < F->er_ptr[s + 1] && F->er_col[k] >= 0; k += SPX_EHYB_SLICE) {
-            const int32_t c = col_new[F->er_col[k]], p = row_part[i];
-            ok = c < F->col_start[p] || c >= F->col_start[p + 1];
-        }
-    }
+    const int32_t R = spx_ehyb_slice_rows(F);
+    for (int32_t p = 0; ok && p < F->nparts; p++)
+        for (int32_t s = F->part_slice[p]; ok && s < F->part_slice[p + 1]; s++)
+            for (int64_t k = F->er_ptr[s]; ok && k < F->er_ptr[s + 1]; k++) {
+                const int32_t q = (int32_t)((k - F->er_ptr[s]) % SPX_EHYB_WARP) / F->lanes;
+                const int32_t r = F->row_start[p] + (s - F->part_slice[p]) * R + q;
+                if (F->er_col[k] < 0) continue;
+                const int32_t c = col_new[F->er_col[k]];
+                ok = r < F->row_start[p + 1] && (c < F->col_start[p] || c >= F->col_start[p + 1]);
+            }
     for (int32_t li = 0; ok && li < F->n_long; li++)
         for (int64_t k = F->long_ptr[li]; ok && k < F->long_ptr[li + 1]; k++) {
             const int32_t c = col_new[F->long_col[k]], p = row_part[F->long_row[li]];

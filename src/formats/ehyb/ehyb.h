@@ -14,6 +14,10 @@
 extern "C" {
 #endif
 
+/* Lanes of a warp: the slots of one step of a slice (the kernels map lane l of a warp to slot
+ * 32 * step + l). Not tunable. */
+#define SPX_EHYB_WARP 32
+
 /* The partitioners (the format's algorithms; "metis" is the default). */
 typedef enum spx_ehyb_algo {
     SPX_EHYB_METIS = 0, /* METIS_PartGraphKway on the symmetrized pattern (§3.1) */
@@ -45,22 +49,26 @@ typedef struct spx_ehyb_target {
  *   [col_start[p], col_start[p+1]); row_start[nparts] = m, col_start[nparts] = n; every
  *   segment is at most seg_max <= seg_cap <= SPX_EHYB_SEG_LIMIT long.
  * - Within a part, rows are in descending order of in-part entries (ell_len), ties by
- *   original row.
- * - ELL: part p has slices [part_slice[p], part_slice[p+1]), slice j of the part holding new
- *   rows row_start[p] + 32j .. + 31 (those below row_start[p+1]). Slice s occupies slots
- *   [ell_ptr[s], ell_ptr[s+1]), 32 * width of them, column-major: the k-th entry of lane l
- *   is slot ell_ptr[s] + 32k + l; width = the slice's longest row. ell_col is the entry's
- *   offset in the part's segment (new column - col_start[p] < segment length L). Padding
- *   slots hold offset L and value 0: the kernel keeps a 0 in shared memory after the
- *   segment, so padding adds 0 * 0 whatever x holds, and L marks padding for the round
- *   trip (hence L <= SPX_EHYB_SEG_LIMIT = 65535). A lane's real entries precede its padding.
- * - ER: every entry whose column lies outside its row's part. Rows with 1 ..
- *   SPX_EHYB_ER_LONG_ROW - 1 such entries form ER slices of 32, in descending order of that
- *   count (ties by original row): slice s holds rows er_row[32s + l] (original numbers, -1
- *   for lanes past the last), slots [er_ptr[s], er_ptr[s+1]) column-major as in ELL,
- *   er_col the original column, -1 for padding (value 0, x not read). Rows with more form
- *   the long list: long_row[i] (original, ascending), entries [long_ptr[i], long_ptr[i+1])
- *   in CSR order.
+ *   descending count of short ER entries (er_len, below), then by original row.
+ * - Slices: a row is summed by `lanes` (G = 1, 2, 4 .. 32) adjacent lanes of a warp, so a
+ *   slice holds R = 32 / G rows: part p has slices [part_slice[p], part_slice[p+1]), slice j
+ *   of the part holding new rows row_start[p] + R*j .. + R-1 (those below row_start[p+1]).
+ *   The row at position q of its slice owns lanes q*G .. q*G + G-1; its k-th entry (in
+ *   column order) is on lane q*G + k % G, step k / G: slot base + 32 * (k / G) + q*G + k % G.
+ *   A lane's real entries precede its padding.
+ * - ELL (in-part entries): slice s occupies slots [ell_ptr[s], ell_ptr[s+1]), 32 * width of
+ *   them, width = ceil(the slice's longest ell_len / G). ell_col is the entry's offset in the
+ *   part's segment (new column - col_start[p] < segment length L). Padding slots hold offset
+ *   L and value 0: the kernel keeps a 0 in shared memory after the segment, so padding adds
+ *   0 * 0 whatever x holds, and L marks padding for the round trip (hence L <=
+ *   SPX_EHYB_SEG_LIMIT = 65535).
+ * - ER (out-of-part entries of rows with 1 .. SPX_EHYB_ER_LONG_ROW - 1 of them, er_len):
+ *   in the same slices and lanes as the row's ELL entries, so one lane group sums the whole
+ *   row and y is written once: slice s occupies slots [er_ptr[s], er_ptr[s+1]), 32 * width,
+ *   width = ceil(the slice's longest er_len / G); er_col is the original column, -1 for
+ *   padding (value 0, x not read). Rows with more out-of-part entries keep none here: they
+ *   form the long list, long_row[i] (original, ascending), entries [long_ptr[i],
+ *   long_ptr[i+1]) in CSR order, added to y after the slices.
  * - Within a row, ELL entries are in ascending new column order and ER entries in ascending
  *   original column order. ELL + ER + long = A exactly (values rounded for fp32).
  * - Values are float or double per precision (ell_val, er_val, long_val). */
@@ -76,18 +84,18 @@ typedef struct spx_ehyb_fmt {
     int32_t seg_max; /* longest segment of this layout (the kernel's shared memory) */
     int32_t *row_start, *col_start; /* nparts + 1 each */
     int32_t *row_perm, *col_perm;   /* m, n */
-    /* sliced ELL: in-part entries */
+    int32_t lanes;        /* G: lanes per row; a slice holds 32 / G rows */
+    /* slices: in-part entries (ELL) */
     int32_t n_ell_slices;
     int64_t ell_slots;
     int32_t *part_slice; /* nparts + 1 */
     int64_t *ell_ptr;    /* n_ell_slices + 1 */
     uint16_t *ell_col;   /* ell_slots */
     void *ell_val;       /* ell_slots */
-    /* ER slices: out-of-part entries of rows with few of them */
-    int32_t n_er_rows, n_er_slices;
+    /* the same slices' out-of-part entries of rows with few of them (ER) */
+    int32_t n_er_rows; /* rows with short ER entries */
     int64_t er_slots;
-    int32_t *er_row; /* 32 * n_er_slices */
-    int64_t *er_ptr; /* n_er_slices + 1 */
+    int64_t *er_ptr; /* n_ell_slices + 1 */
     int32_t *er_col; /* er_slots */
     void *er_val;    /* er_slots */
     /* long ER rows */
@@ -108,10 +116,20 @@ typedef struct spx_ehyb_array {
     size_t bytes;
 } spx_ehyb_array;
 
-#define SPX_EHYB_N_ARRAYS 16
+#define SPX_EHYB_N_ARRAYS 15
 
 /* Lists F's arrays with their sizes from F's counts (upload, download and free walk it). */
 void spx_ehyb_fmt_arrays(spx_ehyb_fmt *F, spx_ehyb_array out[SPX_EHYB_N_ARRAYS]);
+
+/* Rows of one slice: 32 / lanes. */
+static inline int32_t spx_ehyb_slice_rows(const spx_ehyb_fmt *F) { return SPX_EHYB_WARP / F->lanes; }
+
+/* The slot of the k-th entry of the row at position q of a slice whose ELL or ER slots start
+ * at base (the layout rule above). */
+static inline int64_t spx_ehyb_slot(const spx_ehyb_fmt *F, int64_t base, int32_t q, int64_t k)
+{
+    return base + SPX_EHYB_WARP * (k / F->lanes) + (int64_t)q * F->lanes + k % F->lanes;
+}
 
 /* Value bytes of the layout's precision. */
 static inline size_t spx_ehyb_vbytes(const spx_ehyb_fmt *F) { return F->precision == SPX_FP32 ? 4 : 8; }
@@ -154,7 +172,8 @@ spx_status spx_ehyb_fmt_to_csr(spx_ctx *ctx, const spx_ehyb_fmt *F, spx_csr **ou
 spx_status spx_ehyb_fmt_check(spx_ctx *ctx, const spx_ehyb_fmt *F);
 /* Minimum bytes of one SpMV with b = 0 on this layout (what the CUDA kernels read and write). */
 double spx_ehyb_fmt_bytes(const spx_ehyb_fmt *F);
-/* y = a*A*x + b*y on the host layout: OpenMP over parts, then over ER slices and long rows. */
+/* y = a*A*x + b*y on the host layout: OpenMP over parts (each row's ELL and ER entries, lane
+ * by lane as the GPU sums them), then the long rows. */
 spx_status spx_ehyb_fmt_spmv_cpu(spx_ctx *ctx, const spx_ehyb_fmt *F, spx_precision prec, double a, const void *x,
                                  double b, void *y);
 

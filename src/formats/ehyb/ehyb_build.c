@@ -1,12 +1,14 @@
 /* src/formats/ehyb/ehyb_build.c: the ehyb layout from a matrix and its parts (paper
  * Algorithms 1-2): renumbering so each part is contiguous, rows of a part sorted by
- * descending in-part count (in parallel, one part per task), the 16-bit sliced-ELL part, the
- * ER slices and long rows; the layout's array table, its release and its byte count. */
+ * descending in-part count (in parallel, one part per task), slices of 32 / G rows (G lanes
+ * a row) holding each row's 16-bit ELL and its ER entries, the long rows; the layout's array
+ * table, its release and its byte count. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ctx.h"
 #include "formats/ehyb/ehyb.h"
+#include "formats/ehyb/ehyb_cuda_tuning.h"
 #include "formats/ehyb/ehyb_tuning.h"
 
 const char *const spx_ehyb_algo_names[] = {"metis", "bfs", "grow", NULL};
@@ -23,8 +25,7 @@ void spx_ehyb_fmt_arrays(spx_ehyb_fmt *F, spx_ehyb_array out[SPX_EHYB_N_ARRAYS])
         {(void **)&F->ell_ptr, ((size_t)F->n_ell_slices + 1) * sizeof(int64_t)},
         {(void **)&F->ell_col, (size_t)F->ell_slots * sizeof(uint16_t)},
         {&F->ell_val, (size_t)F->ell_slots * vb},
-        {(void **)&F->er_row, (size_t)F->n_er_slices * SPX_EHYB_SLICE * sizeof(int32_t)},
-        {(void **)&F->er_ptr, ((size_t)F->n_er_slices + 1) * sizeof(int64_t)},
+        {(void **)&F->er_ptr, ((size_t)F->n_ell_slices + 1) * sizeof(int64_t)},
         {(void **)&F->er_col, (size_t)F->er_slots * sizeof(int32_t)},
         {&F->er_val, (size_t)F->er_slots * vb},
         {(void **)&F->long_row, (size_t)F->n_long * sizeof(int32_t)},
@@ -55,10 +56,23 @@ static inline void put_val(void *arr, spx_precision prec, int64_t k, double v)
 
 /* Work arrays of the build (per original row / column). */
 typedef struct ehyb_work {
-    int32_t *in_cnt;  /* m: entries of the row inside its part */
+    int32_t *in_cnt;  /* m: entries of the row inside its part (ell_len) */
     int32_t *col_new; /* n: new number of each original column */
     int64_t *keys;    /* m: sort keys of the in-part row order */
 } ehyb_work;
+
+/* The row's out-of-part entries. */
+static inline int64_t out_cnt(const spx_csr *A, const int32_t *in_cnt, int32_t i)
+{
+    return A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i];
+}
+
+/* The row's short ER entries (er_len): its out-of-part entries, 0 for a long row. */
+static inline int64_t er_len(const spx_csr *A, const int32_t *in_cnt, int32_t i)
+{
+    const int64_t c = out_cnt(A, in_cnt, i);
+    return c < SPX_EHYB_ER_LONG_ROW ? c : 0;
+}
 
 /* in_cnt[i] for every row, in parallel; returns their sum. */
 static int64_t count_in_part(const spx_csr *A, const spx_ehyb_parts *P, int32_t *in_cnt, int nt)
@@ -72,6 +86,18 @@ static int64_t count_in_part(const spx_csr *A, const spx_ehyb_parts *P, int32_t 
         total += c;
     }
     return total;
+}
+
+/* Lanes per row of an m-row matrix with mean row length `mean` on a device of P block slots:
+ * the smallest power of two >= mean / SPX_EHYB_NZ_PER_LANE, from 1 to 32, but no more than
+ * keeps m x G within SPX_EHYB_LANE_WAVES times the lanes the device holds (P blocks of
+ * SPX_EHYB_CUDA_ELL_BLOCK threads). */
+static int32_t lanes_per_row(int32_t m, double mean, int32_t P)
+{
+    const double lanes_held = (double)P * SPX_EHYB_CUDA_ELL_BLOCK * SPX_EHYB_LANE_WAVES;
+    int32_t g = 1;
+    while (g < SPX_EHYB_WARP && g * SPX_EHYB_NZ_PER_LANE < mean && (double)m * 2 * g <= lanes_held) g *= 2;
+    return g;
 }
 
 /* Stable counting sort of count items by part: start[p] (nparts + 1) and order[new] = old;
@@ -98,159 +124,136 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Within each part, rows by descending in-part count, ties by original row (Algorithm 1
- * line 17-18), one part per task. Key = (LIMIT - count) << 32 | row sorts ascending. */
-static void sort_rows_in_parts(spx_ehyb_fmt *F, const int32_t *in_cnt, int64_t *keys, int nt)
+/* er_len < 64 fits the 6 bits the sort key gives it. */
+_Static_assert(SPX_EHYB_ER_LONG_ROW <= 64, "er_len must fit 6 bits of the row sort key");
+
+/* Within each part, rows by descending in-part count (Algorithm 1 line 17-18), ties by
+ * descending er_len (so a slice's ER width is its rows' own), then original row; one part
+ * per task. Key = (LIMIT - ell_len) << 38 | (63 - er_len) << 32 | row sorts ascending. */
+static void sort_rows_in_parts(spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt, int64_t *keys, int nt)
 {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (F->m > SPX_EHYB_PARALLEL_MIN)
     for (int32_t p = 0; p < F->nparts; p++) {
         const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1];
         for (int32_t r = r0; r < r1; r++) {
             const int32_t i = F->row_perm[r];
-            keys[r] = ((int64_t)(SPX_EHYB_SEG_LIMIT - in_cnt[i]) << 32) | (int64_t)i;
+            keys[r] = ((int64_t)(SPX_EHYB_SEG_LIMIT - in_cnt[i]) << 38) | ((63 - er_len(A, in_cnt, i)) << 32) |
+                      (int64_t)i;
         }
         qsort(keys + r0, (size_t)(r1 - r0), sizeof *keys, cmp_i64);
         for (int32_t r = r0; r < r1; r++) F->row_perm[r] = (int32_t)(keys[r] & 0xffffffff);
     }
 }
 
-/* Part sizes, slices and slot offsets of the ELL part (serial prefix sums). */
-static spx_status plan_ell(spx_ctx *ctx, spx_ehyb_fmt *F, const int32_t *in_cnt)
+/* Slices per part and each slice's ELL and ER slot offsets (serial prefix sums). */
+static spx_status plan_slices(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt)
 {
+    const int32_t R = spx_ehyb_slice_rows(F), G = F->lanes;
     int64_t ns = 0;
     F->part_slice[0] = 0;
     for (int32_t p = 0; p < F->nparts; p++) {
-        ns += (F->row_start[p + 1] - F->row_start[p] + SPX_EHYB_SLICE - 1) / SPX_EHYB_SLICE;
+        ns += (F->row_start[p + 1] - F->row_start[p] + R - 1) / R;
         F->part_slice[p + 1] = (int32_t)ns;
         const int32_t seg = F->col_start[p + 1] - F->col_start[p];
         if (seg > F->seg_max) F->seg_max = seg;
     }
     F->n_ell_slices = (int32_t)ns;
     F->ell_ptr = spx_malloc_array(ctx, (size_t)ns + 1, sizeof *F->ell_ptr);
-    if (!F->ell_ptr) return spx_fail_nomem(ctx, "ehyb: ELL slice offsets");
-    int64_t slots = 0;
-    F->ell_ptr[0] = 0;
+    F->er_ptr = spx_malloc_array(ctx, (size_t)ns + 1, sizeof *F->er_ptr);
+    if (!F->ell_ptr || !F->er_ptr) return spx_fail_nomem(ctx, "ehyb: slice offsets");
+    F->ell_ptr[0] = F->er_ptr[0] = 0;
     for (int32_t p = 0; p < F->nparts; p++)
         for (int32_t s = F->part_slice[p]; s < F->part_slice[p + 1]; s++) {
-            const int32_t first = F->row_start[p] + (s - F->part_slice[p]) * SPX_EHYB_SLICE;
-            slots += (int64_t)SPX_EHYB_SLICE * in_cnt[F->row_perm[first]];
-            F->ell_ptr[s + 1] = slots;
+            const int32_t first = F->row_start[p] + (s - F->part_slice[p]) * R;
+            const int32_t last = first + R < F->row_start[p + 1] ? first + R : F->row_start[p + 1];
+            int64_t er_max = 0;
+            for (int32_t r = first; r < last; r++) {
+                const int64_t e = er_len(A, in_cnt, F->row_perm[r]);
+                if (e > er_max) er_max = e;
+                F->n_er_rows += e > 0;
+            }
+            /* the first row has the slice's longest ell_len */
+            F->ell_ptr[s + 1] = F->ell_ptr[s] + SPX_EHYB_WARP * ((in_cnt[F->row_perm[first]] + G - 1) / G);
+            F->er_ptr[s + 1] = F->er_ptr[s] + SPX_EHYB_WARP * ((er_max + G - 1) / G);
         }
-    F->ell_slots = slots;
-    F->ell_col = spx_malloc_array(ctx, (size_t)slots, sizeof *F->ell_col);
-    F->ell_val = spx_malloc_array(ctx, (size_t)slots, spx_ehyb_vbytes(F));
-    if (!F->ell_col || !F->ell_val) return spx_fail_nomem(ctx, "ehyb: ELL slots");
+    F->ell_slots = F->ell_ptr[ns];
+    F->er_slots = F->er_ptr[ns];
+    F->ell_col = spx_malloc_array(ctx, (size_t)F->ell_slots, sizeof *F->ell_col);
+    F->ell_val = spx_malloc_array(ctx, (size_t)F->ell_slots, spx_ehyb_vbytes(F));
+    F->er_col = spx_malloc_array(ctx, (size_t)F->er_slots, sizeof *F->er_col);
+    F->er_val = spx_malloc_array(ctx, (size_t)F->er_slots, spx_ehyb_vbytes(F));
+    if (!F->ell_col || !F->ell_val || !F->er_col || !F->er_val) return spx_fail_nomem(ctx, "ehyb: slice slots");
     return SPX_OK;
 }
 
-/* Fills the ELL slots of part p: each lane's in-part entries, then padding (offset = the
- * segment length, value 0), lanes past the part's last row all padding. */
-static void fill_ell_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, const int32_t *col_new,
-                          int32_t p)
+/* Fills the slices of part p: every slot padding first (ELL: offset = the segment length,
+ * value 0; ER: -1, 0), then each row's in-part entries into ELL and, unless it is a long
+ * row, its others into ER, by the slot rule of ehyb.h. */
+static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, const int32_t *col_new,
+                      const int32_t *in_cnt, int32_t p)
 {
-    const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1], c0 = F->col_start[p];
+    const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1], c0 = F->col_start[p], R = spx_ehyb_slice_rows(F);
     const uint16_t pad = (uint16_t)(F->col_start[p + 1] - c0);
     for (int32_t s = F->part_slice[p]; s < F->part_slice[p + 1]; s++) {
-        const int64_t base = F->ell_ptr[s], width = (F->ell_ptr[s + 1] - base) / SPX_EHYB_SLICE;
-        for (int32_t l = 0; l < SPX_EHYB_SLICE; l++) {
-            const int32_t r = r0 + (s - F->part_slice[p]) * SPX_EHYB_SLICE + l;
-            int64_t k = 0;
-            if (r < r1) {
-                const int32_t i = F->row_perm[r];
-                for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-                    const int32_t j = A->colind[e];
-                    if (P->col_part[j] != p) continue;
-                    const int64_t slot = base + k++ * SPX_EHYB_SLICE + l;
+        for (int64_t k = F->ell_ptr[s]; k < F->ell_ptr[s + 1]; k++) {
+            F->ell_col[k] = pad;
+            put_val(F->ell_val, F->precision, k, 0.0);
+        }
+        for (int64_t k = F->er_ptr[s]; k < F->er_ptr[s + 1]; k++) {
+            F->er_col[k] = -1;
+            put_val(F->er_val, F->precision, k, 0.0);
+        }
+        for (int32_t q = 0; q < R; q++) {
+            const int32_t r = r0 + (s - F->part_slice[p]) * R + q;
+            if (r >= r1) break;
+            const int32_t i = F->row_perm[r];
+            const int er = er_len(A, in_cnt, i) > 0;
+            int64_t ke = 0, kr = 0;
+            for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+                const int32_t j = A->colind[e];
+                if (P->col_part[j] == p) {
+                    const int64_t slot = spx_ehyb_slot(F, F->ell_ptr[s], q, ke++);
                     F->ell_col[slot] = (uint16_t)(col_new[j] - c0);
                     put_val(F->ell_val, F->precision, slot, A->val[e]);
+                } else if (er) {
+                    const int64_t slot = spx_ehyb_slot(F, F->er_ptr[s], q, kr++);
+                    F->er_col[slot] = j;
+                    put_val(F->er_val, F->precision, slot, A->val[e]);
                 }
-            }
-            for (; k < width; k++) {
-                F->ell_col[base + k * SPX_EHYB_SLICE + l] = pad;
-                put_val(F->ell_val, F->precision, base + k * SPX_EHYB_SLICE + l, 0.0);
             }
         }
     }
 }
 
-/* The ER rows (1 .. LONG-1 out-of-part entries) by descending count, ties by row: a
- * counting sort (the counts are small), and the long rows ascending. */
-static spx_status plan_er(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt)
+/* The long rows (>= SPX_EHYB_ER_LONG_ROW out-of-part entries), ascending. */
+static spx_status plan_long(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt)
 {
-    enum { L = SPX_EHYB_ER_LONG_ROW };
-    int64_t bucket[L + 1] = {0};
     int32_t n_long = 0;
     int64_t long_nnz = 0;
     for (int32_t i = 0; i < A->m; i++) {
-        const int64_t c = A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i];
-        if (c >= L) {
+        const int64_t c = out_cnt(A, in_cnt, i);
+        if (c >= SPX_EHYB_ER_LONG_ROW) {
             n_long++;
             long_nnz += c;
-        } else if (c > 0) {
-            bucket[c]++;
         }
     }
-    int64_t n_er = 0;
-    for (int c = L - 1; c >= 1; c--) { /* bucket[c] becomes the first position of count c */
-        const int64_t here = bucket[c];
-        bucket[c] = n_er;
-        n_er += here;
-    }
-    F->n_er_rows = (int32_t)n_er;
-    F->n_er_slices = (int32_t)((n_er + SPX_EHYB_SLICE - 1) / SPX_EHYB_SLICE);
     F->n_long = n_long;
     F->long_nnz = long_nnz;
-    F->er_row = spx_malloc_array(ctx, (size_t)F->n_er_slices * SPX_EHYB_SLICE, sizeof *F->er_row);
-    F->er_ptr = spx_malloc_array(ctx, (size_t)F->n_er_slices + 1, sizeof *F->er_ptr);
     F->long_row = spx_malloc_array(ctx, (size_t)n_long, sizeof *F->long_row);
     F->long_ptr = spx_malloc_array(ctx, (size_t)n_long + 1, sizeof *F->long_ptr);
-    if (!F->er_row || !F->er_ptr || !F->long_row || !F->long_ptr) return spx_fail_nomem(ctx, "ehyb: ER rows");
-    for (int64_t t = 0; t < (int64_t)F->n_er_slices * SPX_EHYB_SLICE; t++) F->er_row[t] = -1;
+    F->long_col = spx_malloc_array(ctx, (size_t)long_nnz, sizeof *F->long_col);
+    F->long_val = spx_malloc_array(ctx, (size_t)long_nnz, spx_ehyb_vbytes(F));
+    if (!F->long_row || !F->long_ptr || !F->long_col || !F->long_val) return spx_fail_nomem(ctx, "ehyb: long rows");
     F->long_ptr[0] = 0;
     int32_t li = 0;
     for (int32_t i = 0; i < A->m; i++) {
-        const int64_t c = A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i];
-        if (c >= L) {
-            F->long_row[li] = i;
-            F->long_ptr[li + 1] = F->long_ptr[li] + c;
-            li++;
-        } else if (c > 0) {
-            F->er_row[bucket[c]++] = i;
-        }
+        const int64_t c = out_cnt(A, in_cnt, i);
+        if (c < SPX_EHYB_ER_LONG_ROW) continue;
+        F->long_row[li] = i;
+        F->long_ptr[li + 1] = F->long_ptr[li] + c;
+        li++;
     }
-    F->er_ptr[0] = 0;
-    for (int32_t s = 0; s < F->n_er_slices; s++) {
-        const int32_t i = F->er_row[(int64_t)s * SPX_EHYB_SLICE]; /* the slice's longest row */
-        F->er_ptr[s + 1] = F->er_ptr[s] + SPX_EHYB_SLICE * (A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i]);
-    }
-    F->er_slots = F->er_ptr[F->n_er_slices];
-    F->er_col = spx_malloc_array(ctx, (size_t)F->er_slots, sizeof *F->er_col);
-    F->er_val = spx_malloc_array(ctx, (size_t)F->er_slots, spx_ehyb_vbytes(F));
-    F->long_col = spx_malloc_array(ctx, (size_t)long_nnz, sizeof *F->long_col);
-    F->long_val = spx_malloc_array(ctx, (size_t)long_nnz, spx_ehyb_vbytes(F));
-    if (!F->er_col || !F->er_val || !F->long_col || !F->long_val) return spx_fail_nomem(ctx, "ehyb: ER entries");
     return SPX_OK;
-}
-
-/* Fills ER slice s: each lane's out-of-part entries (original columns), then padding (-1, 0). */
-static void fill_er_slice(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, int32_t s)
-{
-    const int64_t base = F->er_ptr[s], width = (F->er_ptr[s + 1] - base) / SPX_EHYB_SLICE;
-    for (int32_t l = 0; l < SPX_EHYB_SLICE; l++) {
-        const int32_t i = F->er_row[(int64_t)s * SPX_EHYB_SLICE + l];
-        int64_t k = 0;
-        if (i >= 0)
-            for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-                if (P->col_part[A->colind[e]] == P->row_part[i]) continue;
-                const int64_t slot = base + k++ * SPX_EHYB_SLICE + l;
-                F->er_col[slot] = A->colind[e];
-                put_val(F->er_val, F->precision, slot, A->val[e]);
-            }
-        for (; k < width; k++) {
-            F->er_col[base + k * SPX_EHYB_SLICE + l] = -1;
-            put_val(F->er_val, F->precision, base + k * SPX_EHYB_SLICE + l, 0.0);
-        }
-    }
 }
 
 /* Fills long row li's out-of-part entries in column order. */
@@ -266,7 +269,8 @@ static void fill_long_row(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_part
 }
 
 /* The renumbering: column and row orders by part, then the in-part row sort. */
-static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_ehyb_parts *P, ehyb_work *w, int nt)
+static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, ehyb_work *w,
+                           int nt)
 {
     F->row_start = spx_malloc_array(ctx, (size_t)F->nparts + 1, sizeof *F->row_start);
     F->col_start = spx_malloc_array(ctx, (size_t)F->nparts + 1, sizeof *F->col_start);
@@ -277,26 +281,26 @@ static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_ehyb_parts *
         return spx_fail_nomem(ctx, "ehyb: permutations");
     sort_by_part(F->n, P->col_part, F->nparts, F->col_start, F->col_perm, w->col_new);
     sort_by_part(F->m, P->row_part, F->nparts, F->row_start, F->row_perm, NULL);
-    sort_rows_in_parts(F, w->in_cnt, w->keys, nt);
+    sort_rows_in_parts(F, A, w->in_cnt, w->keys, nt);
     return SPX_OK;
 }
 
-/* Renumbering and the ELL, ER and long-row contents. */
+/* Renumbering, the lanes per row, and the slices' and long rows' contents. */
 static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P,
                               ehyb_work *w)
 {
     const int nt = spx_ctx_threads(ctx);
     F->ell_nnz = count_in_part(A, P, w->in_cnt, nt);
     F->er_nnz = A->nnz - F->ell_nnz;
+    F->lanes = lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P);
     spx_status s;
-    if ((s = renumber(ctx, F, P, w, nt)) || (s = plan_ell(ctx, F, w->in_cnt)) || (s = plan_er(ctx, F, A, w->in_cnt)))
+    if ((s = renumber(ctx, F, A, P, w, nt)) || (s = plan_slices(ctx, F, A, w->in_cnt)) ||
+        (s = plan_long(ctx, F, A, w->in_cnt)))
         return s;
 #pragma omp parallel num_threads(nt) if (A->nnz + A->m > SPX_EHYB_PARALLEL_MIN)
     {
 #pragma omp for schedule(dynamic, 1) nowait
-        for (int32_t p = 0; p < F->nparts; p++) fill_ell_part(F, A, P, w->col_new, p);
-#pragma omp for schedule(dynamic, 64) nowait
-        for (int32_t s2 = 0; s2 < F->n_er_slices; s2++) fill_er_slice(F, A, P, s2);
+        for (int32_t p = 0; p < F->nparts; p++) fill_part(F, A, P, w->col_new, w->in_cnt, p);
 #pragma omp for schedule(dynamic, 1)
         for (int32_t li = 0; li < F->n_long; li++) fill_long_row(F, A, P, li);
     }
@@ -329,16 +333,16 @@ spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_par
 }
 
 /* Minimum bytes of one SpMV with b = 0, as the CUDA kernels move them: every ELL and ER slot
- * (padding included), slice offsets, ER row ids, the part tables; x once through col_perm
- * for the segments plus one read per ER entry; y once through row_perm, and read + written
- * again for every row with ER entries. */
+ * (padding included), the slice offsets, the part tables; x once through col_perm for the
+ * segments plus one read per ER entry; y once through row_perm, and read + written again for
+ * every long row. */
 double spx_ehyb_fmt_bytes(const spx_ehyb_fmt *F)
 {
     const double vb = (double)spx_ehyb_vbytes(F);
     double b = (double)F->ell_slots * (2.0 + vb) + (double)F->er_slots * (4.0 + vb) + (double)F->long_nnz * (4.0 + vb);
-    b += 8.0 * ((double)F->n_ell_slices + 1 + F->n_er_slices + 1 + F->n_long + 1);
-    b += 4.0 * ((double)F->n_er_slices * SPX_EHYB_SLICE + F->n_long) + 12.0 * ((double)F->nparts + 1);
+    b += 8.0 * (2.0 * ((double)F->n_ell_slices + 1) + F->n_long + 1);
+    b += 4.0 * (double)F->n_long + 12.0 * ((double)F->nparts + 1);
     b += (vb + 4.0) * (double)F->n + vb * (double)F->er_nnz;
-    b += (vb + 4.0) * (double)F->m + 2.0 * vb * (double)(F->n_er_rows + F->n_long);
+    b += (vb + 4.0) * (double)F->m + 2.0 * vb * (double)F->n_long;
     return b;
 }

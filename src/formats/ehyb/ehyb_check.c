@@ -26,49 +26,45 @@ static int cmp_entry(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Entries per original row (ELL lanes stop at padding; ER padding is -1) into cnt[i + 1]. */
-static void count_rows(const spx_ehyb_fmt *F, int64_t *cnt)
+/* Where an entry goes on its way back: counted (e == NULL) or placed at pos[row]++ of e. */
+typedef struct entry_sink {
+    int64_t *pos;
+    ehyb_entry *e;
+} entry_sink;
+
+/* Sends one entry of original row i to the sink. */
+static inline void sink_put(entry_sink *k, int32_t i, int32_t col, double val)
 {
-    for (int32_t p = 0; p < F->nparts; p++) {
-        const uint16_t pad = (uint16_t)(F->col_start[p + 1] - F->col_start[p]);
-        for (int32_t r = F->row_start[p]; r < F->row_start[p + 1]; r++) {
-            const int32_t s = F->part_slice[p] + (r - F->row_start[p]) / SPX_EHYB_SLICE;
-            for (int64_t k = F->ell_ptr[s] + (r - F->row_start[p]) % SPX_EHYB_SLICE;
-                 k < F->ell_ptr[s + 1] && F->ell_col[k] != pad; k += SPX_EHYB_SLICE)
-                cnt[F->row_perm[r] + 1]++;
-        }
-    }
-    for (int32_t s = 0; s < F->n_er_slices; s++)
-        for (int l = 0; l < SPX_EHYB_SLICE; l++) {
-            const int32_t i = F->er_row[(int64_t)s * SPX_EHYB_SLICE + l];
-            for (int64_t k = F->er_ptr[s] + l; i >= 0 && k < F->er_ptr[s + 1]; k += SPX_EHYB_SLICE)
-                cnt[i + 1] += F->er_col[k] >= 0;
-        }
-    for (int32_t li = 0; li < F->n_long; li++) cnt[F->long_row[li] + 1] += F->long_ptr[li + 1] - F->long_ptr[li];
+    if (k->e)
+        k->e[k->pos[i]++] = (ehyb_entry){col, val};
+    else
+        k->pos[i + 1]++;
 }
 
-/* Places every entry at pos[row]++ of e (original columns). */
-static void gather_entries(const spx_ehyb_fmt *F, int64_t *pos, ehyb_entry *e)
+/* Sends the ELL (stopping at padding) and ER (skipping -1) entries of new row r of part p. */
+static void row_entries(const spx_ehyb_fmt *F, int32_t p, int32_t r, entry_sink *k)
 {
-    for (int32_t p = 0; p < F->nparts; p++) {
-        const int32_t c0 = F->col_start[p];
-        const uint16_t pad = (uint16_t)(F->col_start[p + 1] - c0);
-        for (int32_t r = F->row_start[p]; r < F->row_start[p + 1]; r++) {
-            const int32_t s = F->part_slice[p] + (r - F->row_start[p]) / SPX_EHYB_SLICE, i = F->row_perm[r];
-            for (int64_t k = F->ell_ptr[s] + (r - F->row_start[p]) % SPX_EHYB_SLICE;
-                 k < F->ell_ptr[s + 1] && F->ell_col[k] != pad; k += SPX_EHYB_SLICE)
-                e[pos[i]++] = (ehyb_entry){F->col_perm[c0 + F->ell_col[k]], get_val(F->ell_val, F->precision, k)};
-        }
+    const int32_t R = spx_ehyb_slice_rows(F), G = F->lanes, c0 = F->col_start[p];
+    const int32_t s = F->part_slice[p] + (r - F->row_start[p]) / R, q = (r - F->row_start[p]) % R;
+    const int32_t i = F->row_perm[r];
+    const uint16_t pad = (uint16_t)(F->col_start[p + 1] - c0);
+    for (int32_t g = 0; g < G; g++) {
+        for (int64_t t = F->ell_ptr[s] + (int64_t)q * G + g; t < F->ell_ptr[s + 1] && F->ell_col[t] != pad;
+             t += SPX_EHYB_WARP)
+            sink_put(k, i, F->col_perm[c0 + F->ell_col[t]], get_val(F->ell_val, F->precision, t));
+        for (int64_t t = F->er_ptr[s] + (int64_t)q * G + g; t < F->er_ptr[s + 1]; t += SPX_EHYB_WARP)
+            if (F->er_col[t] >= 0) sink_put(k, i, F->er_col[t], get_val(F->er_val, F->precision, t));
     }
-    for (int32_t s = 0; s < F->n_er_slices; s++)
-        for (int l = 0; l < SPX_EHYB_SLICE; l++) {
-            const int32_t i = F->er_row[(int64_t)s * SPX_EHYB_SLICE + l];
-            for (int64_t k = F->er_ptr[s] + l; i >= 0 && k < F->er_ptr[s + 1]; k += SPX_EHYB_SLICE)
-                if (F->er_col[k] >= 0) e[pos[i]++] = (ehyb_entry){F->er_col[k], get_val(F->er_val, F->precision, k)};
-        }
+}
+
+/* Every entry of the layout (slices, then long rows) to the sink. */
+static void all_entries(const spx_ehyb_fmt *F, entry_sink *k)
+{
+    for (int32_t p = 0; p < F->nparts; p++)
+        for (int32_t r = F->row_start[p]; r < F->row_start[p + 1]; r++) row_entries(F, p, r, k);
     for (int32_t li = 0; li < F->n_long; li++)
-        for (int64_t k = F->long_ptr[li]; k < F->long_ptr[li + 1]; k++)
-            e[pos[F->long_row[li]]++] = (ehyb_entry){F->long_col[k], get_val(F->long_val, F->precision, k)};
+        for (int64_t t = F->long_ptr[li]; t < F->long_ptr[li + 1]; t++)
+            sink_put(k, F->long_row[li], F->long_col[t], get_val(F->long_val, F->precision, t));
 }
 
 spx_status spx_ehyb_fmt_to_csr(spx_ctx *ctx, const spx_ehyb_fmt *F, spx_csr **out)
@@ -83,7 +79,8 @@ spx_status spx_ehyb_fmt_to_csr(spx_ctx *ctx, const spx_ehyb_fmt *F, spx_csr **ou
         goto done;
     }
     memset(A->rowptr, 0, ((size_t)F->m + 1) * sizeof *A->rowptr);
-    count_rows(F, A->rowptr);
+    entry_sink counter = {A->rowptr, NULL};
+    all_entries(F, &counter);
     for (int32_t i = 0; i < F->m; i++) A->rowptr[i + 1] += A->rowptr[i];
     if (A->rowptr[F->m] != F->nnz) {
         s = spx_fail(ctx, SPX_ERR_VERIFY, "ehyb: the layout holds %lld entries, the matrix %lld",
@@ -91,7 +88,8 @@ spx_status spx_ehyb_fmt_to_csr(spx_ctx *ctx, const spx_ehyb_fmt *F, spx_csr **ou
         goto done;
     }
     memcpy(pos, A->rowptr, ((size_t)F->m + 1) * sizeof *pos);
-    gather_entries(F, pos, e);
+    entry_sink placer = {pos, e};
+    all_entries(F, &placer);
     const int nt = spx_ctx_threads(ctx);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nt) if (F->m > SPX_EHYB_PARALLEL_MIN)
     for (int32_t i = 0; i < F->m; i++) {
@@ -145,73 +143,97 @@ static const char *check_parts(const spx_ehyb_fmt *F, unsigned char *seen)
     return NULL;
 }
 
-/* Length of lane l's real entries in ELL slice s (pad = the segment length). */
-static int64_t ell_lane_len(const spx_ehyb_fmt *F, int32_t s, int l, uint16_t pad, const char **why)
+/* Real entries of the lane whose first slot is t in slots [t, end) of stride 32: they stop at
+ * the first padding slot (ELL: offset pad; ER, pad < 0: column -1), after which every slot
+ * must be padding with value 0; offsets must lie in the segment, ER columns in [0, n). */
+static int64_t lane_len(const spx_ehyb_fmt *F, int64_t t, int64_t end, int32_t pad, const char **why)
 {
-    int64_t len = 0, k = F->ell_ptr[s] + l;
-    for (; k < F->ell_ptr[s + 1] && F->ell_col[k] != pad; k += SPX_EHYB_SLICE) {
-        if (F->ell_col[k] > pad) *why = "an ELL offset lies outside its segment";
-        len++;
+    const int er = pad < 0;
+    int64_t len = 0;
+    for (; t < end; t += SPX_EHYB_WARP, len++) {
+        const int32_t c = er ? F->er_col[t] : F->ell_col[t];
+        if (c == (er ? -1 : pad)) break;
+        if (er ? c < 0 || c >= F->n : c > pad) *why = "an entry's column is out of range";
     }
-    for (; k < F->ell_ptr[s + 1]; k += SPX_EHYB_SLICE)
-        if (F->ell_col[k] != pad || get_val(F->ell_val, F->precision, k) != 0.0) *why = "ELL padding not (L, 0)";
+    for (; t < end; t += SPX_EHYB_WARP) {
+        const int32_t c = er ? F->er_col[t] : F->ell_col[t];
+        if (c != (er ? -1 : pad) || get_val(er ? F->er_val : F->ell_val, F->precision, t) != 0.0)
+            *why = "padding is not (pad, 0) after a lane's entries";
+    }
     return len;
 }
 
-/* The ELL slices: widths, offsets in range, padding, descending row order; NULL or the breach. */
-static const char *check_ell(const spx_ehyb_fmt *F)
+/* Length of the row at position q of a slice's slots [base, end), its G lanes holding its
+ * k-th entry on lane k % G (ehyb.h); -1 (and *why) when the lanes do not follow that rule. */
+static int64_t row_len(const spx_ehyb_fmt *F, int64_t base, int64_t end, int32_t q, int32_t pad, const char **why)
 {
-    const char *why = NULL;
-    if (F->part_slice[0] != 0 || F->part_slice[F->nparts] != F->n_ell_slices || F->ell_ptr[0] != 0 ||
-        F->ell_ptr[F->n_ell_slices] != F->ell_slots)
-        return "ELL slice tables inconsistent";
-    for (int32_t p = 0; p < F->nparts && !why; p++) {
-        const int32_t rows = F->row_start[p + 1] - F->row_start[p];
-        const uint16_t pad = (uint16_t)(F->col_start[p + 1] - F->col_start[p]);
-        if (F->part_slice[p + 1] - F->part_slice[p] != (rows + SPX_EHYB_SLICE - 1) / SPX_EHYB_SLICE)
-            return "a part's slice count does not match its rows";
-        int64_t prev = INT64_MAX;
-        for (int32_t s = F->part_slice[p]; s < F->part_slice[p + 1] && !why; s++) {
-            const int64_t slots = F->ell_ptr[s + 1] - F->ell_ptr[s];
-            int64_t widest = 0;
-            if (slots < 0 || slots % SPX_EHYB_SLICE) return "an ELL slice is not 32 x width";
-            for (int l = 0; l < SPX_EHYB_SLICE; l++) {
-                const int64_t len = ell_lane_len(F, s, l, pad, &why);
-                const int real = (s - F->part_slice[p]) * SPX_EHYB_SLICE + l < rows;
-                if (!real && len) return "a lane past the part's rows has entries";
-                if (real && len > prev) return "rows of a part are not in descending in-part order";
-                if (real) prev = len;
-                if (len > widest) widest = len;
-            }
-            if (widest * SPX_EHYB_SLICE != slots) return "an ELL slice is wider than its longest row";
+    const int32_t G = F->lanes;
+    int64_t c[SPX_EHYB_WARP], len = 0;
+    for (int32_t g = 0; g < G; g++) len += c[g] = lane_len(F, base + (int64_t)q * G + g, end, pad, why);
+    for (int32_t g = 0; g < G; g++)
+        if (c[g] != (len > g ? (len - g + G - 1) / G : 0)) {
+            *why = "a row's entries are not spread over its lanes in order";
+            return -1;
         }
+    return len;
+}
+
+/* One slice s of part p (rows row_start[p] + R*j ..): each width = ceil(longest row / G),
+ * rows past the part empty, ELL lengths not increasing from prev (updated), ER lengths below
+ * SPX_EHYB_ER_LONG_ROW; NULL or the breach. */
+static const char *check_slice(const spx_ehyb_fmt *F, int32_t p, int32_t s, int64_t *prev)
+{
+    const int32_t R = spx_ehyb_slice_rows(F), G = F->lanes;
+    const int32_t rows = F->row_start[p + 1] - F->row_start[p], first = (s - F->part_slice[p]) * R;
+    const int32_t pad = F->col_start[p + 1] - F->col_start[p];
+    const int64_t ell_slots = F->ell_ptr[s + 1] - F->ell_ptr[s], er_slots = F->er_ptr[s + 1] - F->er_ptr[s];
+    if (ell_slots < 0 || ell_slots % SPX_EHYB_WARP || er_slots < 0 || er_slots % SPX_EHYB_WARP)
+        return "a slice is not 32 x width";
+    const char *why = NULL;
+    int64_t ell_max = 0, er_max = 0;
+    for (int32_t q = 0; q < R && !why; q++) {
+        const int64_t le = row_len(F, F->ell_ptr[s], F->ell_ptr[s + 1], q, pad, &why);
+        const int64_t lr = row_len(F, F->er_ptr[s], F->er_ptr[s + 1], q, -1, &why);
+        if (why) break;
+        if (first + q >= rows) {
+            if (le || lr) return "a lane past the part's rows has entries";
+            continue;
+        }
+        if (le > *prev) return "rows of a part are not in descending in-part order";
+        if (lr >= SPX_EHYB_ER_LONG_ROW) return "a long row's entries in a slice's ER";
+        *prev = le;
+        if (le > ell_max) ell_max = le;
+        if (lr > er_max) er_max = lr;
     }
+    if (!why && ((ell_max + G - 1) / G * SPX_EHYB_WARP != ell_slots || (er_max + G - 1) / G * SPX_EHYB_WARP != er_slots))
+        return "a slice is wider than its longest row";
     return why;
 }
 
-/* The ER slices and long rows: order, bounds, padding; NULL or the breach. */
-static const char *check_er(const spx_ehyb_fmt *F)
+/* The lanes, the slice tables and every slice; NULL or the breach. */
+static const char *check_slices(const spx_ehyb_fmt *F)
 {
-    int64_t prev = INT64_MAX;
-    for (int32_t s = 0; s < F->n_er_slices; s++) {
-        int64_t widest = 0;
-        for (int l = 0; l < SPX_EHYB_SLICE; l++) {
-            const int64_t t = (int64_t)s * SPX_EHYB_SLICE + l;
-            const int32_t i = F->er_row[t];
-            int64_t len = 0, k = F->er_ptr[s] + l;
-            for (; k < F->er_ptr[s + 1] && F->er_col[k] >= 0; k += SPX_EHYB_SLICE) {
-                if (F->er_col[k] >= F->n) return "an ER column is out of range";
-                len++;
-            }
-            for (; k < F->er_ptr[s + 1]; k += SPX_EHYB_SLICE)
-                if (F->er_col[k] != -1) return "ER padding is not -1";
-            if ((t < F->n_er_rows) != (i >= 0) || i >= F->m) return "ER row ids inconsistent";
-            if (i >= 0 && (len < 1 || len >= SPX_EHYB_ER_LONG_ROW || len > prev)) return "ER rows out of order";
-            if (i >= 0) prev = len;
-            if (len > widest) widest = len;
+    if (F->lanes < 1 || F->lanes > SPX_EHYB_WARP || (F->lanes & (F->lanes - 1))) return "lanes not a power of two <= 32";
+    if (F->part_slice[0] != 0 || F->part_slice[F->nparts] != F->n_ell_slices || F->ell_ptr[0] != 0 ||
+        F->ell_ptr[F->n_ell_slices] != F->ell_slots || F->er_ptr[0] != 0 || F->er_ptr[F->n_ell_slices] != F->er_slots)
+        return "slice tables inconsistent";
+    const int32_t R = spx_ehyb_slice_rows(F);
+    for (int32_t p = 0; p < F->nparts; p++) {
+        const int32_t rows = F->row_start[p + 1] - F->row_start[p];
+        if (F->part_slice[p + 1] - F->part_slice[p] != (rows + R - 1) / R)
+            return "a part's slice count does not match its rows";
+        int64_t prev = INT64_MAX;
+        for (int32_t s = F->part_slice[p]; s < F->part_slice[p + 1]; s++) {
+            const char *why = check_slice(F, p, s, &prev);
+            if (why) return why;
         }
-        if (widest * SPX_EHYB_SLICE != F->er_ptr[s + 1] - F->er_ptr[s]) return "an ER slice is wider than its rows";
     }
+    return NULL;
+}
+
+/* The long rows: at least SPX_EHYB_ER_LONG_ROW entries each, ascending; NULL or the breach. */
+static const char *check_long(const spx_ehyb_fmt *F)
+{
     for (int32_t li = 0; li < F->n_long; li++) {
         if (F->long_ptr[li + 1] - F->long_ptr[li] < SPX_EHYB_ER_LONG_ROW) return "a short row in the long list";
         if (li > 0 && F->long_row[li] <= F->long_row[li - 1]) return "long rows not ascending";
@@ -225,8 +247,8 @@ spx_status spx_ehyb_fmt_check(spx_ctx *ctx, const spx_ehyb_fmt *F)
     unsigned char *seen = spx_malloc_array(ctx, (size_t)big + 1, 1);
     if (!seen) return spx_fail_nomem(ctx, "ehyb: check scratch");
     const char *why = check_parts(F, seen);
-    if (!why) why = check_ell(F);
-    if (!why) why = check_er(F);
+    if (!why) why = check_slices(F);
+    if (!why) why = check_long(F);
     spx_free(ctx, seen);
     return why ? spx_fail(ctx, SPX_ERR_VERIFY, "ehyb layout: %s", why) : SPX_OK;
 }

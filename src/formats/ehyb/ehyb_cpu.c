@@ -1,17 +1,29 @@
 /* src/formats/ehyb/ehyb_cpu.c: CPU SpMV on the ehyb layout (the oracle of the CUDA path, same
- * order of work): OpenMP over parts, each part's rows from its ELL slices with x read through
- * the column permutation and y written through the row permutation (y = a*ell + b*y); then
- * the ER slices and long rows add a*er to their rows. Sums are accumulated in double. */
+ * order of work and of additions): OpenMP over parts; each row's G lanes sum their ELL
+ * entries (x read through the column permutation) and then their ER entries, the lanes'
+ * sums are combined as the GPU's butterfly combines them, y is written through the row
+ * permutation (y = a*sum + b*y); then the long rows add a*sum to theirs. Sums in double. */
 #include "core/ctx.h"
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_tuning.h"
 
-/* One SpMV per value type. The ELL loop of a lane stops at its first padding slot (offset =
- * segment length); ER padding has column -1. */
+/* Lane sums lane[0..G) combined as the warp's xor butterfly leaves them in the group's first
+ * lane: for offset G/2 .. 1, lane g < offset adds lane g + offset (addition commutes, so
+ * this is bit for bit what __shfl_xor_sync gives). */
+static double combine_lanes(double *lane, int32_t G)
+{
+    for (int32_t off = G / 2; off >= 1; off /= 2)
+        for (int32_t g = 0; g < off; g++) lane[g] += lane[g + off];
+    return lane[0];
+}
+
+/* One SpMV per value type. A lane's ELL loop stops at its first padding slot (offset =
+ * segment length, adding 0 there would not change the sum); ER padding has column -1. */
 #define SPX_EHYB_CPU_KERNEL(NAME, VT)                                                                  \
     static void NAME(const spx_ehyb_fmt *F, double a, const VT *x, double b, VT *y, int nt)            \
     {                                                                                                  \
         const VT *ev = (const VT *)F->ell_val, *rv = (const VT *)F->er_val, *lv = (const VT *)F->long_val; \
+        const int32_t G = F->lanes, R = spx_ehyb_slice_rows(F);                                        \
         _Pragma("omp parallel num_threads(nt)")                                                        \
         {                                                                                              \
             _Pragma("omp for schedule(dynamic, 1)")                                                    \
@@ -20,26 +32,22 @@
                 const int32_t *cp = F->col_perm + F->col_start[p];                                     \
                 const uint16_t pad = (uint16_t)(F->col_start[p + 1] - F->col_start[p]);                 \
                 for (int32_t r = r0; r < r1; r++) {                                                    \
-                    const int32_t s = F->part_slice[p] + (r - r0) / SPX_EHYB_SLICE;                     \
-                    const int64_t end = F->ell_ptr[s + 1];                                             \
-                    double sum = 0.0;                                                                  \
-                    for (int64_t k = F->ell_ptr[s] + (r - r0) % SPX_EHYB_SLICE; k < end && F->ell_col[k] != pad; \
-                         k += SPX_EHYB_SLICE)                                                          \
-                        sum += (double)ev[k] * (double)x[cp[F->ell_col[k]]];                           \
+                    const int32_t s = F->part_slice[p] + (r - r0) / R, q = (r - r0) % R;               \
+                    double lane[SPX_EHYB_WARP];                                                        \
+                    for (int32_t g = 0; g < G; g++) {                                                  \
+                        double sum = 0.0;                                                              \
+                        const int64_t first = F->ell_ptr[s] + (int64_t)q * G + g;                      \
+                        for (int64_t k = first; k < F->ell_ptr[s + 1] && F->ell_col[k] != pad; k += SPX_EHYB_WARP) \
+                            sum += (double)ev[k] * (double)x[cp[F->ell_col[k]]];                       \
+                        for (int64_t k = F->er_ptr[s] + (int64_t)q * G + g; k < F->er_ptr[s + 1]; k += SPX_EHYB_WARP) \
+                            if (F->er_col[k] >= 0) sum += (double)rv[k] * (double)x[F->er_col[k]];     \
+                        lane[g] = sum;                                                                 \
+                    }                                                                                  \
+                    const double sum = combine_lanes(lane, G);                                         \
                     const int32_t i = F->row_perm[r];                                                  \
                     y[i] = (VT)(b == 0.0 ? a * sum : a * sum + b * (double)y[i]);                      \
                 }                                                                                      \
             }                                                                                          \
-            _Pragma("omp for schedule(dynamic, 64) nowait")                                            \
-            for (int32_t s = 0; s < F->n_er_slices; s++)                                               \
-                for (int l = 0; l < SPX_EHYB_SLICE; l++) {                                             \
-                    const int32_t i = F->er_row[(int64_t)s * SPX_EHYB_SLICE + l];                      \
-                    if (i < 0) continue;                                                               \
-                    double sum = 0.0;                                                                  \
-                    for (int64_t k = F->er_ptr[s] + l; k < F->er_ptr[s + 1]; k += SPX_EHYB_SLICE)      \
-                        if (F->er_col[k] >= 0) sum += (double)rv[k] * (double)x[F->er_col[k]];         \
-                    y[i] = (VT)((double)y[i] + a * sum);                                               \
-                }                                                                                      \
             _Pragma("omp for schedule(dynamic, 1)")                                                    \
             for (int32_t li = 0; li < F->n_long; li++) {                                               \
                 double sum = 0.0;                                                                      \

@@ -1,9 +1,11 @@
 /* src/formats/ehyb/ehyb_cuda.cu: the ehyb format on the GPU (paper Algorithm 3): upload of the
- * host layout, the ELL kernel (one block per part caches the part's x segment in shared
+ * host layout, the slice kernel (one block per part caches the part's x segment in shared
  * memory, gathered through the column permutation; its warps take slices from a
- * shared-memory counter; y written through the row permutation), the ER kernel (a warp per
- * ER slice or long row, x from global memory, adding into y), and the download for the
- * device round trip. Two launches per SpMV, no atomics on y: deterministic. */
+ * shared-memory counter, G lanes a row summing its ELL entries from shared memory and its ER
+ * entries from global memory; y written once through the row permutation), the long-row
+ * kernel (a warp per row with many out-of-part entries, adding into y), and the download for
+ * the device round trip. One launch per SpMV (two with long rows), no atomics on y:
+ * deterministic. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +20,8 @@ typedef double acc_t;
 /* The GPU state: the host layout's counts with device pointers in its array fields. */
 typedef struct ehyb_dev {
     spx_ehyb_fmt L;
-    size_t smem_bytes; /* dynamic shared memory of the ELL kernel: seg_max + 1 values */
+    size_t smem_bytes;     /* dynamic shared memory of the slice kernel: seg_max + 1 values */
+    int32_t part_blocks;   /* blocks of the slice kernel per part (each a share of its slices) */
     char kernel[64];
 } ehyb_dev;
 
@@ -27,62 +30,79 @@ namespace {
 /* #pragma unroll takes a constant expression, not a macro. */
 constexpr int EHYB_UNROLL = SPX_EHYB_CUDA_UNROLL;
 
-/* The ELL kernel's operands (passed by value). */
+/* The slice kernel's operands (passed by value). */
 template <typename VT>
-struct ell_view {
-    const int32_t *row_start, *col_start, *row_perm, *col_perm, *part_slice;
-    const int64_t *ell_ptr;
+struct slice_view {
+    const int32_t *row_start, *col_start, *row_perm, *col_perm, *part_slice, *er_col;
+    const int64_t *ell_ptr, *er_ptr;
     const uint16_t *ell_col;
-    const VT *ell_val, *x;
+    const VT *ell_val, *er_val, *x;
     VT *y;
     acc_t a, b;
-    bool read_y; /* b != 0 (BLAS rule: b == 0 never reads y) */
+    int32_t lanes;       /* G: lanes per row, a power of two <= 32 */
+    int32_t part_blocks; /* C: blocks per part */
+    bool read_y;   /* b != 0 (BLAS rule: b == 0 never reads y) */
 };
 
-/* The ER kernel's operands. */
+/* The long-row kernel's operands. */
 template <typename VT>
-struct er_view {
-    int32_t n_er_slices, n_long;
-    const int32_t *er_row, *er_col, *long_row, *long_col;
-    const int64_t *er_ptr, *long_ptr;
-    const VT *er_val, *long_val, *x;
+struct long_view {
+    int32_t n_long;
+    const int32_t *long_row, *long_col;
+    const int64_t *long_ptr;
+    const VT *long_val, *x;
     VT *y;
     acc_t a;
 };
 
-/* ELL (Algorithm 3 lines 1-18): block p loads x[col_perm[col_start[p] + t]] for t < L into
- * shared memory, cell L = 0 (padding's target); each warp starts at slice s0 + warp and then
- * takes the next slice from the block's counter; lane l of slice j writes the row new
- * row_start[p] + 32j + l to y[row_perm[...]] = a*sum + b*y. Dynamic shared memory holds
- * seg_max + 1 values; every offset read is <= L <= seg_max. */
+/* Slices (Algorithm 3 lines 1-20, the ER part fused in). Block b of part p = b / C takes the
+ * (b % C)-th of C equal shares of the part's slices: it loads x[col_perm[col_start[p] + t]]
+ * for t < L into shared memory, cell L = 0 (padding's target); each warp starts at the
+ * share's slice first + warp and then takes the next from the block's counter. Lane l of
+ * the part's slice j belongs to the row new row_start[p] + (32/G) j + l/G: it sums its ELL
+ * slots (x from shared memory) and its ER slots (x from global memory, padding -1 not read);
+ * the G lanes' sums meet by a butterfly and the group's first lane writes y[row_perm[...]] =
+ * a*sum + b*y. Dynamic shared memory holds seg_max + 1 values; every offset read is <= L <=
+ * seg_max. The launch bound keeps the registers at 32 a thread, so SPX_EHYB_BLOCKS_PER_SM
+ * blocks of 512 threads fit an SM as the segments were sized for (loading the first ER step
+ * ahead of the ELL loop took 38: 3 blocks an SM, poisson3d n = 100 0.91x -> 0.76x ALG1). */
 template <typename VT>
-__global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK) ehyb_ell_kernel(ell_view<VT> v)
+__global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_SM) ehyb_slice_kernel(slice_view<VT> v)
 {
     extern __shared__ __align__(16) unsigned char ehyb_smem[];
     VT *xs = reinterpret_cast<VT *>(ehyb_smem);
     __shared__ int32_t next_slice;
-    const int32_t p = blockIdx.x;
-    const int32_t s0 = __ldg(v.part_slice + p), s1 = __ldg(v.part_slice + p + 1);
-    if (s0 == s1) return; /* a part without rows (block-uniform, before any barrier) */
+    const int32_t p = blockIdx.x / v.part_blocks, share = blockIdx.x % v.part_blocks;
+    const int32_t s0 = __ldg(v.part_slice + p), ns = __ldg(v.part_slice + p + 1) - s0;
+    const int32_t first = s0 + (int32_t)((int64_t)ns * share / v.part_blocks);
+    const int32_t last = s0 + (int32_t)((int64_t)ns * (share + 1) / v.part_blocks);
+    if (first == last) return; /* no slices for this block (block-uniform, before any barrier) */
     const int32_t c0 = __ldg(v.col_start + p), seg = __ldg(v.col_start + p + 1) - c0;
+#pragma unroll 4
     for (int32_t t = threadIdx.x; t < seg; t += SPX_EHYB_CUDA_ELL_BLOCK)
         xs[t] = __ldg(v.x + __ldg(v.col_perm + c0 + t));
     if (threadIdx.x == 0) {
         xs[seg] = VT(0);
-        next_slice = s0 + SPX_EHYB_CUDA_ELL_BLOCK / 32;
+        next_slice = first + SPX_EHYB_CUDA_ELL_BLOCK / 32;
     }
     __syncthreads();
-    const int lane = threadIdx.x & 31;
-    const int32_t r0 = __ldg(v.row_start + p), r1 = __ldg(v.row_start + p + 1);
-    int32_t s = s0 + (int32_t)(threadIdx.x >> 5);
-    while (s < s1) { /* warp-uniform */
-        const int64_t end = __ldg(v.ell_ptr + s + 1);
+    const int lane = threadIdx.x & 31, G = v.lanes;
+    const int32_t first_row = __ldg(v.row_start + p) + lane / G, r1 = __ldg(v.row_start + p + 1);
+    int32_t s = first + (int32_t)(threadIdx.x >> 5);
+    while (s < last) { /* warp-uniform */
+        const int64_t ell_end = __ldg(v.ell_ptr + s + 1), er_end = __ldg(v.er_ptr + s + 1);
+        const int64_t ell_begin = __ldg(v.ell_ptr + s), er_begin = __ldg(v.er_ptr + s);
         acc_t sum = 0;
 #pragma unroll EHYB_UNROLL
-        for (int64_t k = __ldg(v.ell_ptr + s) + lane; k < end; k += 32)
+        for (int64_t k = ell_begin + lane; k < ell_end; k += 32)
             sum += (acc_t)__ldg(v.ell_val + k) * (acc_t)xs[__ldg(v.ell_col + k)];
-        const int32_t r = r0 + (s - s0) * 32 + lane;
-        if (r < r1) {
+        for (int64_t k = er_begin + lane; k < er_end; k += 32) {
+            const int32_t c = __ldg(v.er_col + k);
+            if (c >= 0) sum += (acc_t)__ldg(v.er_val + k) * (acc_t)__ldg(v.x + c);
+        }
+        for (int off = G / 2; off >= 1; off /= 2) sum += __shfl_xor_sync(SPX_FULL_MASK, sum, off);
+        const int32_t r = first_row + (s - s0) * (32 / G);
+        if ((lane & (G - 1)) == 0 && r < r1) {
             const int32_t i = __ldg(v.row_perm + r);
             acc_t out = v.a * sum;
             if (v.read_y) out += v.b * (acc_t)v.y[i];
@@ -94,53 +114,56 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK) ehyb_ell_kernel(ell_v
     }
 }
 
-/* ER (Algorithm 3 lines 19-20): warp w < n_er_slices runs ER slice w, lane l adding a*sum to
- * y[er_row[32w + l]] (padding columns -1 are skipped, x is not read for them); the next
- * n_long warps each sum one long row with a shuffle tree. Each row is in one slice or one
- * long-row warp, so the read-modify-write of y needs no atomics. */
+/* Long rows (>= SPX_EHYB_ER_LONG_ROW entries outside their part), after the slice kernel on
+ * the same stream: warp w sums long row w with a shuffle tree and adds a*sum to its y. Each
+ * long row has one warp, so the read-modify-write of y needs no atomics. */
 template <typename VT>
-__global__ void __launch_bounds__(SPX_EHYB_CUDA_ER_BLOCK) ehyb_er_kernel(er_view<VT> v)
+__global__ void __launch_bounds__(SPX_EHYB_CUDA_ER_BLOCK) ehyb_long_kernel(long_view<VT> v)
 {
     const int64_t w = ((int64_t)blockIdx.x * SPX_EHYB_CUDA_ER_BLOCK + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
-    if (w < v.n_er_slices) {
-        const int32_t i = __ldg(v.er_row + w * 32 + lane);
-        const int64_t end = __ldg(v.er_ptr + w + 1);
-        acc_t sum = 0;
-#pragma unroll EHYB_UNROLL
-        for (int64_t k = __ldg(v.er_ptr + w) + lane; k < end; k += 32) {
-            const int32_t c = __ldg(v.er_col + k);
-            if (c >= 0) sum += (acc_t)__ldg(v.er_val + k) * (acc_t)__ldg(v.x + c);
-        }
-        if (i >= 0) v.y[i] = (VT)((acc_t)v.y[i] + v.a * sum);
-    } else if (w < (int64_t)v.n_er_slices + v.n_long) { /* warp-uniform */
-        const int64_t li = w - v.n_er_slices, end = __ldg(v.long_ptr + li + 1);
-        acc_t sum = 0;
-        for (int64_t k = __ldg(v.long_ptr + li) + lane; k < end; k += 32)
-            sum += (acc_t)__ldg(v.long_val + k) * (acc_t)__ldg(v.x + __ldg(v.long_col + k));
-        sum = spx_group_sum<32>(sum);
-        if (lane == 0) {
-            const int32_t i = __ldg(v.long_row + li);
-            v.y[i] = (VT)((acc_t)v.y[i] + v.a * sum);
-        }
+    if (w >= v.n_long) return; /* warp-uniform */
+    const int64_t end = __ldg(v.long_ptr + w + 1);
+    acc_t sum = 0;
+    for (int64_t k = __ldg(v.long_ptr + w) + lane; k < end; k += 32)
+        sum += (acc_t)__ldg(v.long_val + k) * (acc_t)__ldg(v.x + __ldg(v.long_col + k));
+    sum = spx_group_sum<32>(sum);
+    if (lane == 0) {
+        const int32_t i = __ldg(v.long_row + w);
+        v.y[i] = (VT)((acc_t)v.y[i] + v.a * sum);
     }
 }
 
 } // namespace
 
-/* Lets the ELL kernel of value type VT take all the opt-in shared memory of the device
+/* Lets the slice kernel of value type VT take all the opt-in shared memory of the device
  * (spx_cuda_allow_max_smem) and prefer the shared-memory carveout. */
 template <typename VT>
 static spx_status allow_smem(spx_ctx *ctx)
 {
-    spx_status s = spx_cuda_allow_max_smem(ctx, ehyb_ell_kernel<VT>);
+    spx_status s = spx_cuda_allow_max_smem(ctx, ehyb_slice_kernel<VT>);
     if (s) return s;
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_ell_kernel<VT>, cudaFuncAttributePreferredSharedMemoryCarveout,
+    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_slice_kernel<VT>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                            (int)cudaSharedmemCarveoutMaxShared));
     return SPX_OK;
 }
 
 static void ehyb_free(spx_ctx *ctx, void *dev);
+
+/* Blocks per part: a matrix with fewer parts than the device holds blocks (SMs x
+ * SPX_EHYB_BLOCKS_PER_SM) would leave SMs idle, so each part's slices are shared by up to
+ * SPX_EHYB_CUDA_MAX_PART_BLOCKS blocks, each loading the (small, L2-resident) segment; never
+ * more blocks than the part has slices per warp of one block. */
+static int32_t part_blocks(const spx_ehyb_fmt *F, int sms)
+{
+    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * SPX_EHYB_BLOCKS_PER_SM;
+    int64_t c = (slots + F->nparts - 1) / (F->nparts > 0 ? F->nparts : 1);
+    const int64_t per_part = ((int64_t)F->n_ell_slices + F->nparts - 1) / (F->nparts > 0 ? F->nparts : 1);
+    const int64_t by_slices = per_part / (SPX_EHYB_CUDA_ELL_BLOCK / 32);
+    if (c > by_slices) c = by_slices;
+    if (c > SPX_EHYB_CUDA_MAX_PART_BLOCKS) c = SPX_EHYB_CUDA_MAX_PART_BLOCKS;
+    return c < 1 ? 1 : (int32_t)c;
+}
 
 /* Sets every array field of L to NULL (before they receive device or host copies). */
 static void clear_arrays(spx_ehyb_fmt *L)
@@ -150,15 +173,16 @@ static void clear_arrays(spx_ehyb_fmt *L)
     for (int i = 0; i < SPX_EHYB_N_ARRAYS; i++) *arr[i].ptr = NULL;
 }
 
-/* The kernels' name, e.g. "ehyb_ell512+er_fp64". */
+/* The kernels' name, e.g. "ehyb_slices512_g4_c2+long_fp64" (block size, lanes per row, blocks
+ * per part, whether the long-row kernel runs). */
 static void set_kernel_name(ehyb_dev *d)
 {
     const char *prec = d->L.precision == SPX_FP32 ? "fp32" : "fp64";
     if (d->L.m == 0 || d->L.nnz == 0)
         snprintf(d->kernel, sizeof d->kernel, "ehyb_empty(y=b*y)");
     else
-        snprintf(d->kernel, sizeof d->kernel, "ehyb_ell%d%s_%s", SPX_EHYB_CUDA_ELL_BLOCK,
-                 d->L.n_er_slices + d->L.n_long > 0 ? "+er" : "", prec);
+        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s_%s", SPX_EHYB_CUDA_ELL_BLOCK, d->L.lanes,
+                 d->part_blocks, d->L.n_long > 0 ? "+long" : "", prec);
 }
 
 /* Copies the host layout's arrays to the device (each allocation recorded as it succeeds,
@@ -197,6 +221,7 @@ static spx_status ehyb_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log
     d->L = *F;
     clear_arrays(&d->L);
     d->smem_bytes = smem;
+    d->part_blocks = part_blocks(F, st->sm_count);
     const double t0 = spx_now();
     s = upload_arrays(ctx, F, d);
     spx_phase_add(log, "upload", spx_now() - t0);
@@ -249,7 +274,8 @@ static spx_status ehyb_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 /* The kernel the plan runs. */
 static const char *ehyb_kernel(const void *dev) { return dev ? ((const ehyb_dev *)dev)->kernel : "none"; }
 
-/* y = a*A*x + b*y in value type VT: the ELL kernel, then the ER kernel when there is ER work. */
+/* y = a*A*x + b*y in value type VT: the slice kernel, then the long-row kernel when there are
+ * long rows. */
 template <typename VT>
 static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_args *args)
 {
@@ -257,18 +283,20 @@ static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_arg
     cudaStream_t st = spx_cuda_stream(ctx);
     const VT *x = (const VT *)args->x;
     VT *y = (VT *)args->y;
-    const ell_view<VT> e = {L->row_start, L->col_start, L->row_perm, L->col_perm, L->part_slice, L->ell_ptr,
-                            L->ell_col, (const VT *)L->ell_val, x, y, (acc_t)args->alpha, (acc_t)args->beta,
-                            args->beta != 0.0};
-    ehyb_ell_kernel<VT><<<(unsigned)L->nparts, SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
-    SPX_CUDA_LAUNCHED(ctx, "ehyb_ell_kernel");
-    const int64_t warps = (int64_t)L->n_er_slices + L->n_long;
-    if (warps == 0) return SPX_OK;
-    const er_view<VT> r = {L->n_er_slices, L->n_long, L->er_row, L->er_col, L->long_row, L->long_col, L->er_ptr,
-                           L->long_ptr, (const VT *)L->er_val, (const VT *)L->long_val, x, y, (acc_t)args->alpha};
-    const unsigned grid = (unsigned)((warps * 32 + SPX_EHYB_CUDA_ER_BLOCK - 1) / SPX_EHYB_CUDA_ER_BLOCK);
-    ehyb_er_kernel<VT><<<grid, SPX_EHYB_CUDA_ER_BLOCK, 0, st>>>(r);
-    SPX_CUDA_LAUNCHED(ctx, "ehyb_er_kernel");
+    const slice_view<VT> e = {L->row_start, L->col_start, L->row_perm, L->col_perm, L->part_slice, L->er_col,
+                              L->ell_ptr, L->er_ptr, L->ell_col, (const VT *)L->ell_val, (const VT *)L->er_val,
+                              x, y, (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->part_blocks,
+                              args->beta != 0.0};
+    const unsigned grid = (unsigned)((int64_t)L->nparts * d->part_blocks);
+    ehyb_slice_kernel<VT><<<grid, SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
+    SPX_CUDA_LAUNCHED(ctx, "ehyb_slice_kernel");
+    if (L->n_long == 0) return SPX_OK;
+    const long_view<VT> r = {L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val,
+                             x, y, (acc_t)args->alpha};
+    const unsigned long_grid =
+        (unsigned)(((int64_t)L->n_long * 32 + SPX_EHYB_CUDA_ER_BLOCK - 1) / SPX_EHYB_CUDA_ER_BLOCK);
+    ehyb_long_kernel<VT><<<long_grid, SPX_EHYB_CUDA_ER_BLOCK, 0, st>>>(r);
+    SPX_CUDA_LAUNCHED(ctx, "ehyb_long_kernel");
     return SPX_OK;
 }
 

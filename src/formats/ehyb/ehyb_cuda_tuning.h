@@ -7,14 +7,21 @@
 
 #include "formats/ehyb/ehyb_tuning.h"
 
-/* ELL kernel: threads of the block that owns one part (its warps share the part's slices
+/* Slice kernel: threads of the block that owns one part (its warps share the part's slices
  * through a shared-memory counter). Guess: 16 warps, so SPX_EHYB_BLOCKS_PER_SM = 4 blocks
  * fill an SM's 64 warp slots; to measure with 8 and 32 warps. */
 #ifndef SPX_EHYB_CUDA_ELL_BLOCK
 #define SPX_EHYB_CUDA_ELL_BLOCK 512
 #endif
 
-/* ER kernel: threads per block (a warp per ER slice or long row). Guess: the common 8 warps. */
+/* Most blocks that share one part's slices when the parts are fewer than the device's block
+ * slots (small matrices: bcsstk33 has 34 parts for 528 slots). Each loads the part's segment
+ * again; 16 bounds that cost. Guess, to measure. */
+#ifndef SPX_EHYB_CUDA_MAX_PART_BLOCKS
+#define SPX_EHYB_CUDA_MAX_PART_BLOCKS 16
+#endif
+
+/* Long-row kernel: threads per block (a warp per long row). Guess: the common 8 warps. */
 #ifndef SPX_EHYB_CUDA_ER_BLOCK
 #define SPX_EHYB_CUDA_ER_BLOCK 256
 #endif

@@ -84,8 +84,8 @@ static const char *ehyb_cpu_kernel_name(const void *impl) { return "cpu_omp_part
 
 static double ehyb_bytes(const void *impl) { return spx_ehyb_fmt_bytes(impl); }
 
-/* K, P, parts, segment sizes, the ER fraction (nonzeros outside their row's part), how full
- * the ELL and ER slots are, bytes per nonzero. */
+/* K, P, parts, segment sizes, the ER fraction (nonzeros outside their row's part), lanes per
+ * row and slices, how full the ELL and ER slots are, bytes per nonzero. */
 static void ehyb_stats(const void *impl, spx_stat_list *l)
 {
     const spx_ehyb_fmt *F = impl;
@@ -99,7 +99,8 @@ static void ehyb_stats(const void *impl, spx_stat_list *l)
     spx_stat_num(l, "segment_max", F->seg_max);
     spx_stat_num(l, "edge_cut", (double)F->edge_cut);
     spx_stat_num(l, "er_fraction", (double)F->er_nnz / nnz);
-    spx_stat_num(l, "ell_slices", F->n_ell_slices);
+    spx_stat_num(l, "lanes_per_row", F->lanes);
+    spx_stat_num(l, "slices", F->n_ell_slices);
     spx_stat_num(l, "ell_fill", F->ell_slots ? (double)F->ell_nnz / (double)F->ell_slots : 1.0);
     spx_stat_num(l, "ell_padding_slots", (double)(F->ell_slots - F->ell_nnz));
     spx_stat_num(l, "er_rows", F->n_er_rows);

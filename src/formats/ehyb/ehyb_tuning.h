@@ -4,9 +4,22 @@
 #ifndef SPX_FORMATS_EHYB_TUNING_H
 #define SPX_FORMATS_EHYB_TUNING_H
 
-/* Rows of a slice: the warp size (§3.2: "the stride of the slice will be equal to the size of
- * warp"). Not tunable: the kernels map one lane to one row of a slice. */
-#define SPX_EHYB_SLICE 32
+/* Lanes per row: G = the smallest power of two >= mean row length / this, from 1 to 32 (a
+ * slice holds 32 / G rows). The paper maps one lane to a row (§3.2), which leaves a FEM
+ * matrix of 40-70 entries a row latency-bound: each lane walks its row alone (H100, 91072cc:
+ * ehyb 0.50x ALG1 on bcsstk29, csr vector 1.67x). 8 entries a lane is the rule teb measured
+ * for the same choice (SPX_TEB_NZ_PER_LANE, H200, bench/NOTES.md 2026-11-24). */
+#ifndef SPX_EHYB_NZ_PER_LANE
+#define SPX_EHYB_NZ_PER_LANE 8
+#endif
+
+/* ... but lanes only while the rows do not already fill the device: m x G at most this many
+ * times the lanes its block slots hold. H100 (bench/NOTES.md, 2026-11-26): stencil27 n = 60
+ * (216K rows, 3.2 such waves at G = 4) gained from G = 4 (0.94x -> 0.98x ALG1), n = 160 (4.1M
+ * rows, 15 waves at G = 1) lost 12 % with it. */
+#ifndef SPX_EHYB_LANE_WAVES
+#define SPX_EHYB_LANE_WAVES 4
+#endif
 
 /* The 16-bit column offsets of the sliced-ELL part (§3.4) address 65536 cells: a part's x
  * segment is at most this long, the last cell being the 0 that padding slots point at
@@ -19,7 +32,7 @@
 #define SPX_EHYB_CPU_DEFAULT_SMS 132
 #define SPX_EHYB_CPU_DEFAULT_SMEM (227 * 1024)
 
-/* Blocks of the ELL kernel that share one SM: the x segment gets smem_per_block_optin /
+/* Blocks of the slice kernel that share one SM: the x segment gets smem_per_block_optin /
  * this, and the parts number SMs x this x K. The paper uses the whole of it (one block per
  * SM); more lets one block's segment load overlap the others' slices and fills the SM's warp
  * slots (512-thread blocks: 4 fill an sm_90 SM), at the price of more rows outside their
