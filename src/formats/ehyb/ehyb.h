@@ -46,8 +46,9 @@ typedef struct spx_ehyb_target {
  * "original" ones are the caller's. Invariants:
  * - row_perm (m) and col_perm (n) are bijections new -> original.
  * - Part p owns new rows [row_start[p], row_start[p+1]) and new columns (its x segment)
- *   [col_start[p], col_start[p+1]); row_start[nparts] = m, col_start[nparts] = n; every
- *   segment is at most seg_max <= seg_cap <= SPX_EHYB_SEG_LIMIT long.
+ *   [col_start[p], col_start[p+1]); row_start[nparts] = m - n_long (the long rows follow
+ *   the parts), col_start[nparts] = n; every segment is at most seg_max <= seg_cap <=
+ *   SPX_EHYB_SEG_LIMIT long.
  * - Within a part, rows are in descending order of in-part entries (ell_len), ties by
  *   descending count of short ER entries (er_len, below), then by original row.
  * - Slices: a row is summed by `lanes` (G = 1, 2, 4 .. 32) adjacent lanes of a warp, so a
@@ -67,8 +68,10 @@ typedef struct spx_ehyb_target {
  *   row and y is written once: slice s occupies slots [er_ptr[s], er_ptr[s+1]), 32 * width,
  *   width = ceil(the slice's longest er_len / G); er_col is the original column, -1 for
  *   padding (value 0, x not read). Rows with more out-of-part entries keep none here: they
- *   form the long list, long_row[i] (original, ascending), entries [long_ptr[i],
- *   long_ptr[i+1]) in CSR order, added to y after the slices.
+ *   are long rows: outside every part, they are the new rows row_start[nparts] .. m - 1
+ *   (long_row[i] = row_perm[row_start[nparts] + i], original numbers ascending), each whole
+ *   row (all its entries, original columns) at [long_ptr[i], long_ptr[i+1]) in CSR order,
+ *   summed by a warp of the same launch.
  * - Within a row, ELL entries are in ascending new column order and ER entries in ascending
  *   original column order. ELL + ER + long = A exactly (values rounded for fp32).
  * - Values are float or double per precision (ell_val, er_val, long_val). */
@@ -106,7 +109,8 @@ typedef struct spx_ehyb_fmt {
     int32_t *long_col;  /* long_nnz */
     void *long_val;     /* long_nnz */
     /* figures for the stats */
-    int64_t ell_nnz, er_nnz; /* er_nnz counts the long rows too */
+    int64_t ell_nnz, er_nnz; /* entries in ELL and ER slots (long rows' are long_nnz) */
+    int64_t out_nnz;         /* entries outside their row's part, long rows' included */
     int64_t edge_cut;        /* the partitioner's cut (undirected edges between parts) */
 } spx_ehyb_fmt;
 

@@ -67,25 +67,33 @@ static inline int64_t out_cnt(const spx_csr *A, const int32_t *in_cnt, int32_t i
     return A->rowptr[i + 1] - A->rowptr[i] - in_cnt[i];
 }
 
-/* The row's short ER entries (er_len): its out-of-part entries, 0 for a long row. */
-static inline int64_t er_len(const spx_csr *A, const int32_t *in_cnt, int32_t i)
+/* Whether the row is long: SPX_EHYB_ER_LONG_ROW or more out-of-part entries. */
+static inline int is_long(const spx_csr *A, const int32_t *in_cnt, int32_t i)
 {
-    const int64_t c = out_cnt(A, in_cnt, i);
-    return c < SPX_EHYB_ER_LONG_ROW ? c : 0;
+    return out_cnt(A, in_cnt, i) >= SPX_EHYB_ER_LONG_ROW;
 }
 
-/* in_cnt[i] for every row, in parallel; returns their sum. */
-static int64_t count_in_part(const spx_csr *A, const spx_ehyb_parts *P, int32_t *in_cnt, int nt)
+/* in_cnt[i] for every row, in parallel; F's entry counts: ell_nnz and er_nnz (rows in
+ * slices), long_nnz (long rows, whole), out_nnz (all entries outside their row's part). */
+static void count_in_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, int32_t *in_cnt, int nt)
 {
-    int64_t total = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : total) num_threads(nt) if (A->m > SPX_EHYB_PARALLEL_MIN)
+    int64_t in_all = 0, in_long = 0, long_all = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : in_all, in_long, long_all) num_threads(nt) \
+    if (A->m > SPX_EHYB_PARALLEL_MIN)
     for (int32_t i = 0; i < A->m; i++) {
         int32_t c = 0;
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) c += P->col_part[A->colind[k]] == P->row_part[i];
         in_cnt[i] = c;
-        total += c;
+        in_all += c;
+        if (is_long(A, in_cnt, i)) {
+            in_long += c;
+            long_all += A->rowptr[i + 1] - A->rowptr[i];
+        }
     }
-    return total;
+    F->ell_nnz = in_all - in_long;
+    F->long_nnz = long_all;
+    F->er_nnz = A->nnz - F->ell_nnz - long_all;
+    F->out_nnz = A->nnz - in_all;
 }
 
 /* Lanes per row of an m-row matrix with mean row length `mean` on a device of P block slots:
@@ -124,7 +132,8 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* er_len < 64 fits the 6 bits the sort key gives it. */
+/* er_len (the out-of-part entries of a row in a slice, below SPX_EHYB_ER_LONG_ROW) fits the
+ * 6 bits the sort key gives it. */
 _Static_assert(SPX_EHYB_ER_LONG_ROW <= 64, "er_len must fit 6 bits of the row sort key");
 
 /* Within each part, rows by descending in-part count (Algorithm 1 line 17-18), ties by
@@ -137,7 +146,7 @@ static void sort_rows_in_parts(spx_ehyb_fmt *F, const spx_csr *A, const int32_t 
         const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1];
         for (int32_t r = r0; r < r1; r++) {
             const int32_t i = F->row_perm[r];
-            keys[r] = ((int64_t)(SPX_EHYB_SEG_LIMIT - in_cnt[i]) << 38) | ((63 - er_len(A, in_cnt, i)) << 32) |
+            keys[r] = ((int64_t)(SPX_EHYB_SEG_LIMIT - in_cnt[i]) << 38) | ((63 - out_cnt(A, in_cnt, i)) << 32) |
                       (int64_t)i;
         }
         qsort(keys + r0, (size_t)(r1 - r0), sizeof *keys, cmp_i64);
@@ -168,7 +177,7 @@ static spx_status plan_slices(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
             const int32_t last = first + R < F->row_start[p + 1] ? first + R : F->row_start[p + 1];
             int64_t er_max = 0;
             for (int32_t r = first; r < last; r++) {
-                const int64_t e = er_len(A, in_cnt, F->row_perm[r]);
+                const int64_t e = out_cnt(A, in_cnt, F->row_perm[r]);
                 if (e > er_max) er_max = e;
                 F->n_er_rows += e > 0;
             }
@@ -187,8 +196,8 @@ static spx_status plan_slices(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
 }
 
 /* Fills the slices of part p: every slot padding first (ELL: offset = the segment length,
- * value 0; ER: -1, 0), then each row's in-part entries into ELL and, unless it is a long
- * row, its others into ER, by the slot rule of ehyb.h. */
+ * value 0; ER: -1, 0), then each row's in-part entries into ELL and its others into ER, by
+ * the slot rule of ehyb.h (a part holds no long row). */
 static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, const int32_t *col_new,
                       const int32_t *in_cnt, int32_t p)
 {
@@ -207,7 +216,6 @@ static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P
             const int32_t r = r0 + (s - F->part_slice[p]) * R + q;
             if (r >= r1) break;
             const int32_t i = F->row_perm[r];
-            const int er = er_len(A, in_cnt, i) > 0;
             int64_t ke = 0, kr = 0;
             for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
                 const int32_t j = A->colind[e];
@@ -215,7 +223,7 @@ static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P
                     const int64_t slot = spx_ehyb_slot(F, F->ell_ptr[s], q, ke++);
                     F->ell_col[slot] = (uint16_t)(col_new[j] - c0);
                     put_val(F->ell_val, F->precision, slot, A->val[e]);
-                } else if (er) {
+                } else {
                     const int64_t slot = spx_ehyb_slot(F, F->er_ptr[s], q, kr++);
                     F->er_col[slot] = j;
                     put_val(F->er_val, F->precision, slot, A->val[e]);
@@ -225,44 +233,32 @@ static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P
     }
 }
 
-/* The long rows (>= SPX_EHYB_ER_LONG_ROW out-of-part entries), ascending. */
-static spx_status plan_long(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt)
+/* The long rows: new rows row_start[nparts] .. m - 1 (original order, ascending), whole
+ * rows in CSR order. */
+static spx_status plan_long(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A)
 {
-    int32_t n_long = 0;
-    int64_t long_nnz = 0;
-    for (int32_t i = 0; i < A->m; i++) {
-        const int64_t c = out_cnt(A, in_cnt, i);
-        if (c >= SPX_EHYB_ER_LONG_ROW) {
-            n_long++;
-            long_nnz += c;
-        }
-    }
+    const int32_t n_long = F->m - F->row_start[F->nparts];
     F->n_long = n_long;
-    F->long_nnz = long_nnz;
     F->long_row = spx_malloc_array(ctx, (size_t)n_long, sizeof *F->long_row);
     F->long_ptr = spx_malloc_array(ctx, (size_t)n_long + 1, sizeof *F->long_ptr);
-    F->long_col = spx_malloc_array(ctx, (size_t)long_nnz, sizeof *F->long_col);
-    F->long_val = spx_malloc_array(ctx, (size_t)long_nnz, spx_ehyb_vbytes(F));
+    F->long_col = spx_malloc_array(ctx, (size_t)F->long_nnz, sizeof *F->long_col);
+    F->long_val = spx_malloc_array(ctx, (size_t)F->long_nnz, spx_ehyb_vbytes(F));
     if (!F->long_row || !F->long_ptr || !F->long_col || !F->long_val) return spx_fail_nomem(ctx, "ehyb: long rows");
     F->long_ptr[0] = 0;
-    int32_t li = 0;
-    for (int32_t i = 0; i < A->m; i++) {
-        const int64_t c = out_cnt(A, in_cnt, i);
-        if (c < SPX_EHYB_ER_LONG_ROW) continue;
+    for (int32_t li = 0; li < n_long; li++) {
+        const int32_t i = F->row_perm[F->row_start[F->nparts] + li];
         F->long_row[li] = i;
-        F->long_ptr[li + 1] = F->long_ptr[li] + c;
-        li++;
+        F->long_ptr[li + 1] = F->long_ptr[li] + (A->rowptr[i + 1] - A->rowptr[i]);
     }
     return SPX_OK;
 }
 
-/* Fills long row li's out-of-part entries in column order. */
-static void fill_long_row(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, int32_t li)
+/* Fills long row li's entries, all of them, in CSR order. */
+static void fill_long_row(spx_ehyb_fmt *F, const spx_csr *A, int32_t li)
 {
     const int32_t i = F->long_row[li];
     int64_t k = F->long_ptr[li];
     for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-        if (P->col_part[A->colind[e]] == P->row_part[i]) continue;
         F->long_col[k] = A->colind[e];
         put_val(F->long_val, F->precision, k++, A->val[e]);
     }
@@ -280,7 +276,19 @@ static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, cons
     if (!F->row_start || !F->col_start || !F->part_slice || !F->row_perm || !F->col_perm)
         return spx_fail_nomem(ctx, "ehyb: permutations");
     sort_by_part(F->n, P->col_part, F->nparts, F->col_start, F->col_perm, w->col_new);
-    sort_by_part(F->m, P->row_part, F->nparts, F->row_start, F->row_perm, NULL);
+    /* rows by part, the long rows (bucket nparts) after the last part, ascending */
+    int32_t *bucket = spx_malloc_array(ctx, (size_t)F->m + 1, sizeof *bucket);
+    int32_t *start = spx_malloc_array(ctx, (size_t)F->nparts + 2, sizeof *start);
+    if (!bucket || !start) {
+        spx_free(ctx, bucket);
+        spx_free(ctx, start);
+        return spx_fail_nomem(ctx, "ehyb: row buckets");
+    }
+    for (int32_t i = 0; i < F->m; i++) bucket[i] = is_long(A, w->in_cnt, i) ? F->nparts : P->row_part[i];
+    sort_by_part(F->m, bucket, F->nparts + 1, start, F->row_perm, NULL);
+    memcpy(F->row_start, start, ((size_t)F->nparts + 1) * sizeof *start);
+    spx_free(ctx, bucket);
+    spx_free(ctx, start);
     sort_rows_in_parts(F, A, w->in_cnt, w->keys, nt);
     return SPX_OK;
 }
@@ -290,19 +298,18 @@ static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
                               ehyb_work *w)
 {
     const int nt = spx_ctx_threads(ctx);
-    F->ell_nnz = count_in_part(A, P, w->in_cnt, nt);
-    F->er_nnz = A->nnz - F->ell_nnz;
+    count_in_part(F, A, P, w->in_cnt, nt);
     F->lanes = lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P);
     spx_status s;
     if ((s = renumber(ctx, F, A, P, w, nt)) || (s = plan_slices(ctx, F, A, w->in_cnt)) ||
-        (s = plan_long(ctx, F, A, w->in_cnt)))
+        (s = plan_long(ctx, F, A)))
         return s;
 #pragma omp parallel num_threads(nt) if (A->nnz + A->m > SPX_EHYB_PARALLEL_MIN)
     {
 #pragma omp for schedule(dynamic, 1) nowait
         for (int32_t p = 0; p < F->nparts; p++) fill_part(F, A, P, w->col_new, w->in_cnt, p);
 #pragma omp for schedule(dynamic, 1)
-        for (int32_t li = 0; li < F->n_long; li++) fill_long_row(F, A, P, li);
+        for (int32_t li = 0; li < F->n_long; li++) fill_long_row(F, A, li);
     }
     return SPX_OK;
 }
@@ -333,16 +340,15 @@ spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_par
 }
 
 /* Minimum bytes of one SpMV with b = 0, as the CUDA kernels move them: every ELL and ER slot
- * (padding included), the slice offsets, the part tables; x once through col_perm for the
- * segments plus one read per ER entry; y once through row_perm, and read + written again for
- * every long row. */
+ * (padding included), the long rows' entries, the slice offsets, the part tables; x once
+ * through col_perm for the segments plus one read per ER and long entry; y once. */
 double spx_ehyb_fmt_bytes(const spx_ehyb_fmt *F)
 {
     const double vb = (double)spx_ehyb_vbytes(F);
     double b = (double)F->ell_slots * (2.0 + vb) + (double)F->er_slots * (4.0 + vb) + (double)F->long_nnz * (4.0 + vb);
     b += 8.0 * (2.0 * ((double)F->n_ell_slices + 1) + F->n_long + 1);
     b += 4.0 * (double)F->n_long + 12.0 * ((double)F->nparts + 1);
-    b += (vb + 4.0) * (double)F->n + vb * (double)F->er_nnz;
-    b += (vb + 4.0) * (double)F->m + 2.0 * vb * (double)F->n_long;
+    b += (vb + 4.0) * (double)F->n + vb * (double)(F->er_nnz + F->long_nnz);
+    b += (vb + 4.0) * (double)F->m;
     return b;
 }

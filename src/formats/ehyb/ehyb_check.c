@@ -133,7 +133,8 @@ static int is_ranges(const int32_t *start, int32_t nparts, int32_t end)
 static const char *check_parts(const spx_ehyb_fmt *F, unsigned char *seen)
 {
     if (F->nparts < 1) return "no parts";
-    if (!is_ranges(F->row_start, F->nparts, F->m) || !is_ranges(F->col_start, F->nparts, F->n))
+    if (F->n_long < 0 || !is_ranges(F->row_start, F->nparts, F->m - F->n_long) ||
+        !is_ranges(F->col_start, F->nparts, F->n))
         return "part ranges not contiguous";
     if (F->seg_max > F->seg_cap || F->seg_cap > SPX_EHYB_SEG_LIMIT) return "segment bound exceeds the 16-bit limit";
     for (int32_t p = 0; p < F->nparts; p++)
@@ -231,10 +232,12 @@ static const char *check_slices(const spx_ehyb_fmt *F)
     return NULL;
 }
 
-/* The long rows: at least SPX_EHYB_ER_LONG_ROW entries each, ascending; NULL or the breach. */
+/* The long rows: the new rows after the parts, at least SPX_EHYB_ER_LONG_ROW entries each,
+ * ascending; NULL or the breach. */
 static const char *check_long(const spx_ehyb_fmt *F)
 {
     for (int32_t li = 0; li < F->n_long; li++) {
+        if (F->long_row[li] != F->row_perm[F->row_start[F->nparts] + li]) return "long rows are not the rows after the parts";
         if (F->long_ptr[li + 1] - F->long_ptr[li] < SPX_EHYB_ER_LONG_ROW) return "a short row in the long list";
         if (li > 0 && F->long_row[li] <= F->long_row[li - 1]) return "long rows not ascending";
     }

@@ -2,7 +2,8 @@
  * order of work and of additions): OpenMP over parts; each row's G lanes sum their ELL
  * entries (x read through the column permutation) and then their ER entries, the lanes'
  * sums are combined as the GPU's butterfly combines them, y is written through the row
- * permutation (y = a*sum + b*y); then the long rows add a*sum to theirs. Sums in double. */
+ * permutation (y = a*sum + b*y); then the long rows (whole rows, y = a*sum + b*y). Sums in
+ * double. */
 #include "core/ctx.h"
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_tuning.h"
@@ -26,7 +27,7 @@ static double combine_lanes(double *lane, int32_t G)
         const int32_t G = F->lanes, R = spx_ehyb_slice_rows(F);                                        \
         _Pragma("omp parallel num_threads(nt)")                                                        \
         {                                                                                              \
-            _Pragma("omp for schedule(dynamic, 1)")                                                    \
+            _Pragma("omp for schedule(dynamic, 1) nowait")                                             \
             for (int32_t p = 0; p < F->nparts; p++) {                                                  \
                 const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1];                          \
                 const int32_t *cp = F->col_perm + F->col_start[p];                                     \
@@ -54,7 +55,7 @@ static double combine_lanes(double *lane, int32_t G)
                 for (int64_t k = F->long_ptr[li]; k < F->long_ptr[li + 1]; k++)                        \
                     sum += (double)lv[k] * (double)x[F->long_col[k]];                                  \
                 const int32_t i = F->long_row[li];                                                     \
-                y[i] = (VT)((double)y[i] + a * sum);                                                   \
+                y[i] = (VT)(b == 0.0 ? a * sum : a * sum + b * (double)y[i]);                          \
             }                                                                                          \
         }                                                                                              \
     }

@@ -2,9 +2,9 @@
  * host layout, the slice kernel (one block per part caches the part's x segment in shared
  * memory, gathered through the column permutation; its warps take slices from a
  * shared-memory counter, G lanes a row summing its ELL entries from shared memory and its ER
- * entries from global memory; y written once through the row permutation), the long-row
- * kernel (a warp per row with many out-of-part entries, adding into y), and the download for
- * the device round trip. One launch per SpMV (two with long rows), no atomics on y:
+ * entries from global memory; y written once through the row permutation; blocks after the
+ * parts' take the long rows, a warp a whole row), and the download for the device round
+ * trip. One launch per SpMV, every y written by one lane group or warp: no atomics,
  * deterministic. */
 #include <stdio.h>
 #include <string.h>
@@ -30,32 +30,45 @@ namespace {
 /* #pragma unroll takes a constant expression, not a macro. */
 constexpr int EHYB_UNROLL = SPX_EHYB_CUDA_UNROLL;
 
-/* The slice kernel's operands (passed by value). */
+/* The kernel's operands (passed by value). */
 template <typename VT>
 struct slice_view {
     const int32_t *row_start, *col_start, *row_perm, *col_perm, *part_slice, *er_col;
     const int64_t *ell_ptr, *er_ptr;
     const uint16_t *ell_col;
-    const VT *ell_val, *er_val, *x;
-    VT *y;
-    acc_t a, b;
-    int32_t lanes;       /* G: lanes per row, a power of two <= 32 */
-    int32_t part_blocks; /* C: blocks per part */
-    bool read_y;   /* b != 0 (BLAS rule: b == 0 never reads y) */
-};
-
-/* The long-row kernel's operands. */
-template <typename VT>
-struct long_view {
+    const VT *ell_val, *er_val;
     int32_t n_long;
     const int32_t *long_row, *long_col;
     const int64_t *long_ptr;
     const VT *long_val, *x;
     VT *y;
-    acc_t a;
+    acc_t a, b;
+    int32_t lanes;       /* G: lanes per row, a power of two <= 32 */
+    int32_t part_blocks; /* C: blocks per part */
+    int32_t part_grid;   /* nparts x C: the blocks before the long rows' */
+    bool read_y;         /* b != 0 (BLAS rule: b == 0 never reads y) */
 };
 
-/* Slices (Algorithm 3 lines 1-20, the ER part fused in). Block b of part p = b / C takes the
+/* Long row w (one warp, after the parts' blocks in the same launch): its whole row with x
+ * from global memory, a shuffle tree, y = a*sum + b*y. Long rows are in no slice, so no
+ * other thread writes their y. */
+template <typename VT>
+__device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
+{
+    const int64_t end = __ldg(v.long_ptr + w + 1);
+    acc_t sum = 0;
+    for (int64_t k = __ldg(v.long_ptr + w) + lane; k < end; k += 32)
+        sum += (acc_t)__ldg(v.long_val + k) * (acc_t)__ldg(v.x + __ldg(v.long_col + k));
+    sum = spx_group_sum<32>(sum);
+    if (lane == 0) {
+        const int32_t i = __ldg(v.long_row + w);
+        acc_t out = v.a * sum;
+        if (v.read_y) out += v.b * (acc_t)v.y[i];
+        v.y[i] = (VT)out;
+    }
+}
+
+/* Slices (Algorithm 3 lines 1-20, the ER part fused in) and long rows, one launch. Block b of part p = b / C takes the
  * (b % C)-th of C equal shares of the part's slices: it loads x[col_perm[col_start[p] + t]]
  * for t < L into shared memory, cell L = 0 (padding's target); each warp starts at the
  * share's slice first + warp and then takes the next from the block's counter. Lane l of
@@ -63,7 +76,8 @@ struct long_view {
  * slots (x from shared memory) and its ER slots (x from global memory, padding -1 not read);
  * the G lanes' sums meet by a butterfly and the group's first lane writes y[row_perm[...]] =
  * a*sum + b*y. Dynamic shared memory holds seg_max + 1 values; every offset read is <= L <=
- * seg_max. The launch bound keeps the registers at 32 a thread, so SPX_EHYB_BLOCKS_PER_SM
+ * seg_max. The blocks after nparts x C take the long rows, a warp each (long_row). The
+ * launch bound keeps the registers at 32 a thread, so SPX_EHYB_BLOCKS_PER_SM
  * blocks of 512 threads fit an SM as the segments were sized for (loading the first ER step
  * ahead of the ELL loop took 38: 3 blocks an SM, poisson3d n = 100 0.91x -> 0.76x ALG1). */
 template <typename VT>
@@ -72,6 +86,11 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
     extern __shared__ __align__(16) unsigned char ehyb_smem[];
     VT *xs = reinterpret_cast<VT *>(ehyb_smem);
     __shared__ int32_t next_slice;
+    if ((int32_t)blockIdx.x >= v.part_grid) { /* a long rows' block (block-uniform) */
+        const int64_t w = (int64_t)(blockIdx.x - v.part_grid) * (SPX_EHYB_CUDA_ELL_BLOCK / 32) + (threadIdx.x >> 5);
+        if (w < v.n_long) long_row(v, w, threadIdx.x & 31);
+        return;
+    }
     const int32_t p = blockIdx.x / v.part_blocks, share = blockIdx.x % v.part_blocks;
     const int32_t s0 = __ldg(v.part_slice + p), ns = __ldg(v.part_slice + p + 1) - s0;
     const int32_t first = s0 + (int32_t)((int64_t)ns * share / v.part_blocks);
@@ -114,26 +133,6 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
     }
 }
 
-/* Long rows (>= SPX_EHYB_ER_LONG_ROW entries outside their part), after the slice kernel on
- * the same stream: warp w sums long row w with a shuffle tree and adds a*sum to its y. Each
- * long row has one warp, so the read-modify-write of y needs no atomics. */
-template <typename VT>
-__global__ void __launch_bounds__(SPX_EHYB_CUDA_ER_BLOCK) ehyb_long_kernel(long_view<VT> v)
-{
-    const int64_t w = ((int64_t)blockIdx.x * SPX_EHYB_CUDA_ER_BLOCK + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    if (w >= v.n_long) return; /* warp-uniform */
-    const int64_t end = __ldg(v.long_ptr + w + 1);
-    acc_t sum = 0;
-    for (int64_t k = __ldg(v.long_ptr + w) + lane; k < end; k += 32)
-        sum += (acc_t)__ldg(v.long_val + k) * (acc_t)__ldg(v.x + __ldg(v.long_col + k));
-    sum = spx_group_sum<32>(sum);
-    if (lane == 0) {
-        const int32_t i = __ldg(v.long_row + w);
-        v.y[i] = (VT)((acc_t)v.y[i] + v.a * sum);
-    }
-}
-
 } // namespace
 
 /* Lets the slice kernel of value type VT take all the opt-in shared memory of the device
@@ -173,8 +172,8 @@ static void clear_arrays(spx_ehyb_fmt *L)
     for (int i = 0; i < SPX_EHYB_N_ARRAYS; i++) *arr[i].ptr = NULL;
 }
 
-/* The kernels' name, e.g. "ehyb_slices512_g4_c2+long_fp64" (block size, lanes per row, blocks
- * per part, whether the long-row kernel runs). */
+/* The kernel's name, e.g. "ehyb_slices512_g4_c2+long_fp64" (block size, lanes per row, blocks
+ * per part, whether there are long rows). */
 static void set_kernel_name(ehyb_dev *d)
 {
     const char *prec = d->L.precision == SPX_FP32 ? "fp32" : "fp64";
@@ -274,8 +273,7 @@ static spx_status ehyb_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 /* The kernel the plan runs. */
 static const char *ehyb_kernel(const void *dev) { return dev ? ((const ehyb_dev *)dev)->kernel : "none"; }
 
-/* y = a*A*x + b*y in value type VT: the slice kernel, then the long-row kernel when there are
- * long rows. */
+/* y = a*A*x + b*y in value type VT: one launch, the parts' blocks then the long rows'. */
 template <typename VT>
 static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_args *args)
 {
@@ -283,20 +281,15 @@ static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_arg
     cudaStream_t st = spx_cuda_stream(ctx);
     const VT *x = (const VT *)args->x;
     VT *y = (VT *)args->y;
+    const int32_t part_grid = L->nparts * d->part_blocks;
+    const int64_t long_blocks = ((int64_t)L->n_long + SPX_EHYB_CUDA_ELL_BLOCK / 32 - 1) / (SPX_EHYB_CUDA_ELL_BLOCK / 32);
     const slice_view<VT> e = {L->row_start, L->col_start, L->row_perm, L->col_perm, L->part_slice, L->er_col,
                               L->ell_ptr, L->er_ptr, L->ell_col, (const VT *)L->ell_val, (const VT *)L->er_val,
-                              x, y, (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->part_blocks,
+                              L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val, x, y,
+                              (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->part_blocks, part_grid,
                               args->beta != 0.0};
-    const unsigned grid = (unsigned)((int64_t)L->nparts * d->part_blocks);
-    ehyb_slice_kernel<VT><<<grid, SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
+    ehyb_slice_kernel<VT><<<(unsigned)(part_grid + long_blocks), SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
     SPX_CUDA_LAUNCHED(ctx, "ehyb_slice_kernel");
-    if (L->n_long == 0) return SPX_OK;
-    const long_view<VT> r = {L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val,
-                             x, y, (acc_t)args->alpha};
-    const unsigned long_grid =
-        (unsigned)(((int64_t)L->n_long * 32 + SPX_EHYB_CUDA_ER_BLOCK - 1) / SPX_EHYB_CUDA_ER_BLOCK);
-    ehyb_long_kernel<VT><<<long_grid, SPX_EHYB_CUDA_ER_BLOCK, 0, st>>>(r);
-    SPX_CUDA_LAUNCHED(ctx, "ehyb_long_kernel");
     return SPX_OK;
 }
 

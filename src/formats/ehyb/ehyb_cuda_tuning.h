@@ -16,14 +16,10 @@
 
 /* Most blocks that share one part's slices when the parts are fewer than the device's block
  * slots (small matrices: bcsstk33 has 34 parts for 528 slots). Each loads the part's segment
- * again; 16 bounds that cost. Guess, to measure. */
+ * again; 16 bounds that cost. H100, 1 against 16 in one run (bench/NOTES.md, 2026-11-26):
+ * bcsstk33 0.35x -> 0.72x ALG1, bcsstk29 0.70x -> 1.07x, bcsstk16 0.66x -> 0.91x. */
 #ifndef SPX_EHYB_CUDA_MAX_PART_BLOCKS
 #define SPX_EHYB_CUDA_MAX_PART_BLOCKS 16
-#endif
-
-/* Long-row kernel: threads per block (a warp per long row). Guess: the common 8 warps. */
-#ifndef SPX_EHYB_CUDA_ER_BLOCK
-#define SPX_EHYB_CUDA_ER_BLOCK 256
 #endif
 
 /* Unrolling of a lane's loop over its slice's columns. Guess: 4, as csr's row loops. */

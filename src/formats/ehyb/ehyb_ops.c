@@ -98,13 +98,13 @@ static void ehyb_stats(const void *impl, spx_stat_list *l)
     spx_stat_num(l, "segment_cap", F->seg_cap);
     spx_stat_num(l, "segment_max", F->seg_max);
     spx_stat_num(l, "edge_cut", (double)F->edge_cut);
-    spx_stat_num(l, "er_fraction", (double)F->er_nnz / nnz);
+    spx_stat_num(l, "er_fraction", (double)F->out_nnz / nnz);
     spx_stat_num(l, "lanes_per_row", F->lanes);
     spx_stat_num(l, "slices", F->n_ell_slices);
     spx_stat_num(l, "ell_fill", F->ell_slots ? (double)F->ell_nnz / (double)F->ell_slots : 1.0);
     spx_stat_num(l, "ell_padding_slots", (double)(F->ell_slots - F->ell_nnz));
     spx_stat_num(l, "er_rows", F->n_er_rows);
-    spx_stat_num(l, "er_fill", F->er_slots ? (double)(F->er_nnz - F->long_nnz) / (double)F->er_slots : 1.0);
+    spx_stat_num(l, "er_fill", F->er_slots ? (double)F->er_nnz / (double)F->er_slots : 1.0);
     spx_stat_num(l, "er_long_rows", F->n_long);
     spx_stat_num(l, "bytes_per_nnz", spx_ehyb_fmt_bytes(F) / nnz);
 }
