@@ -163,6 +163,7 @@ typedef struct cli_result {
     int32_t m, n;
     int64_t nnz;
     double row_mean, row_stddev; /* nonzeros per row: "irregular" when stddev > mean */
+    double diag_distance;        /* mean |col - row| / max(m, n): how far entries spread (spx_features) */
     spx_bench_result r;
     const char *skipped; /* not measured, the format is not built here: why (r.status
                             SPX_ERR_UNSUPPORTED, r.msg "not built: <why>"); else NULL */

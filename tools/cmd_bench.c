@@ -155,6 +155,7 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
         r->nnz = A->nnz;
         r->row_mean = feat.row_mean;
         r->row_stddev = feat.row_stddev;
+        r->diag_distance = feat.diag_distance;
         r->bw = br->bw;
         snprintf(r->requested_algo, sizeof r->requested_algo, "%s", br->v[i].algo);
         snprintf(r->requested_format, sizeof r->requested_format, "%s", br->v[i].format);

@@ -124,6 +124,7 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_int(f, &first, "nnz", res->nnz);
     json_kv_num(f, &first, "row_mean", res->row_mean);
     json_kv_num(f, &first, "row_stddev", res->row_stddev);
+    json_kv_num(f, &first, "diag_distance", res->diag_distance);
     json_kv_str(f, &first, "format", r->plan.format);
     json_kv_str(f, &first, "algo", r->plan.algo);
     json_kv_str(f, &first, "requested_algo", res->requested_algo[0] ? res->requested_algo : r->plan.algo);
