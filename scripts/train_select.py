@@ -12,7 +12,9 @@ not measured on an instance costs that instance's slowest measured choice (pessi
 
 For each precision and each N in 1, 100, 10000 it fits a small tree (depth <= --depth, each
 leaf at least --min-leaf instances) over robust features the records and spx_features both
-hold (rows, cols, nnz, row_mean, row_cv), minimising the summed log of cost / oracle cost;
+hold (rows, cols, nnz, row_mean, row_cv, spread_cols = cols x min(1, 3 x diag_distance): the
+columns a row's x gathers spread over, all of x for random columns (diag_distance 1/3), a band's
+width for a banded matrix; where that much x exceeds L2 the gathers miss it), minimising the summed log of cost / oracle cost;
 thresholds are rounded to two significant digits. It then prints a markdown report:
 leave-one-family-out (refit without a family, test on it) and a held-out half of the shared
 matrices (every other one by name), as the fraction of the oracle's cost reached (oracle / chosen,
@@ -28,7 +30,7 @@ import math
 import re
 import sys
 
-FEATURES = ["rows", "cols", "nnz", "row_mean", "row_cv"]
+FEATURES = ["rows", "cols", "nnz", "row_mean", "row_cv", "spread_cols"]
 NS = [1, 100, 10000]
 BASE = "cusparse/alg1"
 
@@ -42,10 +44,14 @@ def seconds(r):
 
 
 def features(r):
-    """The tree's features of a record's matrix (row_cv = stddev / mean, 0 without entries)."""
+    """The tree's features of a record's matrix (row_cv = stddev / mean, 0 without entries), or
+    None when the record lacks one (diag_distance: recorded since 4d1f4cf)."""
+    if "row_mean" not in r or "diag_distance" not in r:
+        return None
     mean = r["row_mean"]
     return {"rows": r["rows"], "cols": r["cols"], "nnz": r["nnz"], "row_mean": mean,
-            "row_cv": r["row_stddev"] / mean if mean > 0 else 0.0}
+            "row_cv": r["row_stddev"] / mean if mean > 0 else 0.0,
+            "spread_cols": r["cols"] * min(1.0, 3.0 * r["diag_distance"])}
 
 
 def short(m):
@@ -72,12 +78,12 @@ def family(m):
 
 
 def feature_table(paths):
-    """{matrix: features} from every record that has the row statistics."""
+    """{matrix: features} from the first record of each matrix that has all of them."""
     feat = {}
     for path in paths:
         with open(path) as f:
             for r in json.load(f)["results"]:
-                if "row_mean" in r and r["matrix"] not in feat:
+                if r["matrix"] not in feat and features(r) is not None:
                     feat[r["matrix"]] = features(r)
     return feat
 
@@ -90,7 +96,7 @@ def plan_cost(r, drop):
 
 def load(paths, feature_paths, drop=frozenset()):
     """(instances, newest date), an instance = {name, family, prec, shared, feat, t: {choice: (plan, spmv)}};
-    a matrix whose records lack the row statistics takes them from feature_paths (else it is skipped);
+    a matrix whose records lack a feature takes them from feature_paths (else it is skipped);
     plan times lose the phases in drop."""
     out, dates = {}, []
     feat = feature_table(list(paths) + list(feature_paths))
@@ -249,7 +255,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results", nargs="+")
     ap.add_argument("--features-from", action="append", default=[],
-                    help="results whose records give the row statistics the RESULTS lack")
+                    help="results whose records give the features the RESULTS lack")
     ap.add_argument("--out")
     ap.add_argument("--check")
     ap.add_argument("--depth", type=int, default=2)

@@ -21,14 +21,18 @@ if "$spx" formats | grep -q '^cusparse .* yes   yes'; then
   # poisson2d n=350: 611100 entries (see tests/test_select.c for the leaves it reaches)
   expect 0 "$spx" info "gen:poisson2d:n=350" --select --backend cuda --expected-spmvs 1
   has '^select for       cuda, fp64, 1 SpMVs$'
-  has '^select choice    cusparse/alg1$'
-  has '^select runner-up cusparse/alg2$'
-  has '^select why       fp64 table for 1 SpMVs: nnz 6.111e+05 > 5.3e+05; row_cv 0.02137 <= 0.033; -> cusparse/alg1'
+  has '^select choice    cusparse/alg2$'
+  has '^select runner-up csr/auto$'
+  has '^select why       fp64 table for 1 SpMVs: cols 1.225e+05 > 6.3e+04; row_cv 0.02137 <= 11; -> cusparse/alg2'
   expect 0 "$spx" info "gen:poisson2d:n=350" --select --backend cuda --expected-spmvs 10000
   has '^select choice    csr/auto$'
   expect 0 "$spx" info "gen:poisson2d:n=350" --select --backend cuda --precision fp32 --expected-spmvs 100
   has '^select for       cuda, fp32, 100 SpMVs$'
   has '^select why       fp32 table for 100 SpMVs: '
+  # random columns over more of x than L2 holds: hbp's column bands
+  expect 0 "$spx" info "gen:uniform:m=2200000,k=1" --select --backend cuda
+  has 'spread_cols 2.2e+06$'
+  has '^select choice    hbp/auto$'
 fi
 
 for v in 0 -5 abc 1e3 12x 10000000000000000; do

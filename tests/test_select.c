@@ -75,33 +75,41 @@ static void expect_choice(spx_ctx *ctx, const spx_csr *A, int64_t n, const char 
     CHECK(sel.runner_format[0] != '\0');
 }
 
-/* Leaves of the committed fp64 trees: poisson2d n=350 (611100 entries, regular rows: row_cv
- * 0.021) takes nnz > 530000 and row_cv <= 0.033 at 1 SpMV, the single csr/auto leaf at 100
- * and 10000 (counts between take the tree nearest on a log scale; 0 means the default, 100);
- * powerlaw m=100000 k=8 (~800000 entries, skewed rows) takes row_cv > 0.033 at 1 SpMV, and
- * poisson2d n=50 (12300 entries) nnz <= 18000. Needs the CUDA formats (cusparse) here. */
+/* Leaves of the committed fp64 trees: poisson2d n=350 (122500 columns, regular rows: row_cv
+ * 0.021) takes cols > 63000 and row_cv <= 11 at 1 SpMV, the csr/auto leaf (its columns
+ * spread over a band of ~400, spread_cols <= 2.1e6) at 100 and 10000 (counts between take
+ * the tree nearest on a log scale; 0 means the default, 100); powerlaw m=100000 k=8
+ * (skewed rows, row_cv 41) takes row_cv > 11 at 1 SpMV, poisson2d n=50 (2500 columns)
+ * cols <= 63000; uniform m=2200000 k=1 (random columns: spread_cols 2.2e6 > 2.1e6) takes
+ * hbp at 100 and 10000. Needs the CUDA formats (cusparse, hbp) here. */
 static void test_expected_spmvs(spx_ctx *ctx)
 {
     spx_format_desc d;
     for (int i = 0; i < spx_format_count(); i++)
         if (!spx_format_describe(i, &d) && !strcmp(d.name, "cusparse") && !(d.available && d.has_cuda)) return;
-    spx_csr *A = NULL, *U = NULL, *S = NULL;
+    spx_csr *A = NULL, *U = NULL, *S = NULL, *R = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=350", &A));
     CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=100000,k=8", &U));
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=50", &S));
+    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=2200000,k=1", &R));
     if (A) {
-        expect_choice(ctx, A, 1, "cusparse", "alg1");
-        expect_choice(ctx, A, 9, "cusparse", "alg1");
+        expect_choice(ctx, A, 1, "cusparse", "alg2");
+        expect_choice(ctx, A, 9, "cusparse", "alg2");
         expect_choice(ctx, A, 0, "csr", "auto");
         expect_choice(ctx, A, 100, "csr", "auto");
         expect_choice(ctx, A, 10000, "csr", "auto");
         expect_choice(ctx, A, 2000, "csr", "auto");
     }
-    if (U) expect_choice(ctx, U, 1, "cusparse", "alg2");
-    if (S) expect_choice(ctx, S, 1, "csr", "vector");
+    if (U) expect_choice(ctx, U, 1, "cusparse", "alg1");
+    if (S) expect_choice(ctx, S, 1, "csr", "auto");
+    if (R) {
+        expect_choice(ctx, R, 100, "hbp", "auto");
+        expect_choice(ctx, R, 10000, "hbp", "auto");
+    }
     spx_csr_destroy(&A);
     spx_csr_destroy(&U);
     spx_csr_destroy(&S);
+    spx_csr_destroy(&R);
 }
 
 /* A negative expected_spmvs is refused by spx_plan_select and spx_plan_create; an auto CPU

@@ -157,8 +157,8 @@ static int info_select(spx_ctx *ctx, const spx_csr *A, const cli_opts *o)
     spx_status s = spx_features_compute(A, &f);
     if (!s) s = spx_plan_select(ctx, A, &po, &sel);
     if (s) return cli_fail(ctx, "select", s);
-    printf("select features  rows %d  cols %d  nnz %lld  row_mean %.4g  row_cv %.4g\n", f.m, f.n,
-           (long long)f.nnz, f.row_mean, f.row_cv);
+    printf("select features  rows %d  cols %d  nnz %lld  row_mean %.4g  row_cv %.4g  spread_cols %.4g\n", f.m, f.n,
+           (long long)f.nnz, f.row_mean, f.row_cv, spx_features_spread_cols(&f));
     printf("select for       %s, %s, %lld SpMVs\n", spx_backend_str(sel.backend), spx_precision_str(o->precision),
            (long long)sel.expected_spmvs);
     printf("select choice    %s/%s\n", sel.format, sel.algo);

@@ -101,6 +101,11 @@ typedef struct spx_features {
 /* Fills *out with A's features. */
 spx_status spx_features_compute(const spx_csr *A, spx_features *out);
 
+/* The columns a row's entries spread over, n x min(1, 3 diag_distance): all n for random
+ * columns (mean |j - i| = n / 3), about a band's width near the diagonal. Where that many
+ * columns of x exceed the device's L2, x gathers miss it (format selection, hbp's tiles). */
+double spx_features_spread_cols(const spx_features *f);
+
 /* Statistics printed by `spx info`: the features' row part plus what needs extra memory. */
 typedef struct spx_csr_stats {
     int32_t m, n;

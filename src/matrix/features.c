@@ -109,3 +109,9 @@ spx_status spx_features_compute(const spx_csr *A, spx_features *out)
 {
     return spx_features_compute_threads(A, omp_get_max_threads(), out);
 }
+
+double spx_features_spread_cols(const spx_features *f)
+{
+    const double s = 3.0 * f->diag_distance;
+    return (double)f->n * (s < 1.0 ? s : 1.0);
+}

@@ -10,7 +10,15 @@
 #include "select/select.h"
 #include "spmv/format.h"
 
-typedef enum select_feature { SEL_LEAF, SEL_ROWS, SEL_COLS, SEL_NNZ, SEL_ROW_MEAN, SEL_ROW_CV } select_feature;
+typedef enum select_feature {
+    SEL_LEAF,
+    SEL_ROWS,
+    SEL_COLS,
+    SEL_NNZ,
+    SEL_ROW_MEAN,
+    SEL_ROW_CV,
+    SEL_SPREAD_COLS /* spx_features_spread_cols: the columns a row's x gathers spread over */
+} select_feature;
 
 /* A split (feature <= threshold: node lo, else node hi) or, for SEL_LEAF, a choice. */
 typedef struct select_node {
@@ -42,6 +50,7 @@ static double feature_value(const spx_features *feat, select_feature f, const ch
     case SEL_NNZ: *name = "nnz"; return (double)feat->nnz;
     case SEL_ROW_MEAN: *name = "row_mean"; return feat->row_mean;
     case SEL_ROW_CV: *name = "row_cv"; return feat->row_cv;
+    case SEL_SPREAD_COLS: *name = "spread_cols"; return spx_features_spread_cols(feat);
     case SEL_LEAF: break;
     }
     *name = "?";

@@ -37,9 +37,9 @@ void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long sme
     if (xseg > SPX_HBP_XSEG_BYTES) xseg = SPX_HBP_XSEG_BYTES;
     while (w < SPX_HBP_MAX_W && (long long)(2 * w) * value_bytes <= xseg) w *= 2;
     double mean = feat ? feat->row_mean : 0.0, n = feat && feat->n > 0 ? (double)feat->n : 1.0;
-    /* the columns a row's entries spread over: n for a uniform matrix (mean |i - j| = n/3),
-     * far fewer near the diagonal (stencils, banded) */
-    if (feat && feat->diag_distance > 0.0 && 3.0 * feat->diag_distance < 1.0) n *= 3.0 * feat->diag_distance;
+    /* the columns a row's entries spread over: n for a uniform matrix, far fewer near the
+     * diagonal (stencils, banded); all n when the features do not tell (diag_distance 0) */
+    if (feat && feat->diag_distance > 0.0 && feat->n > 0) n = spx_features_spread_cols(feat);
     if (feat && feat->n > w && mean > 0.0 && mean * w / n < SPX_HBP_SPARSE_ROW_FILL) {
         while (w < SPX_HBP_MAX_W && mean * w / n < SPX_HBP_SPARSE_ROW_FILL) w *= 2;
         while (h < SPX_HBP_SPARSE_MAX_H && mean * w / n * h < SPX_HBP_SPARSE_TILE_NNZ &&
