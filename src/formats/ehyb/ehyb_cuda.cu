@@ -68,8 +68,8 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
     }
 }
 
-/* Slices (Algorithm 3 lines 1-20, the ER part fused in) and long rows, one launch. Block b of part p = b / C takes the
- * (b % C)-th of C equal shares of the part's slices: it loads x[col_perm[col_start[p] + t]]
+/* Slices (Algorithm 3 lines 1-20, the ER part fused in) and long rows, one launch. Block b
+ * of part p = b / C takes the (b % C)-th of C equal shares of the part's slices: it loads x[col_perm[col_start[p] + t]]
  * for t < L into shared memory, cell L = 0 (padding's target); each warp starts at the
  * share's slice first + warp and then takes the next from the block's counter. Lane l of
  * the part's slice j belongs to the row new row_start[p] + (32/G) j + l/G: it sums its ELL
@@ -92,11 +92,14 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
         return;
     }
     const int32_t p = blockIdx.x / v.part_blocks, share = blockIdx.x % v.part_blocks;
-    const int32_t s0 = __ldg(v.part_slice + p), ns = __ldg(v.part_slice + p + 1) - s0;
-    const int32_t first = s0 + (int32_t)((int64_t)ns * share / v.part_blocks);
-    const int32_t last = s0 + (int32_t)((int64_t)ns * (share + 1) / v.part_blocks);
+    /* the part's bounds, loaded together (one memory round trip, not three) */
+    const int32_t s0 = __ldg(v.part_slice + p), s_end = __ldg(v.part_slice + p + 1);
+    const int32_t c0 = __ldg(v.col_start + p), c_end = __ldg(v.col_start + p + 1);
+    const int32_t r0 = __ldg(v.row_start + p), r1 = __ldg(v.row_start + p + 1);
+    const int32_t first = s0 + (int32_t)((int64_t)(s_end - s0) * share / v.part_blocks);
+    const int32_t last = s0 + (int32_t)((int64_t)(s_end - s0) * (share + 1) / v.part_blocks);
     if (first == last) return; /* no slices for this block (block-uniform, before any barrier) */
-    const int32_t c0 = __ldg(v.col_start + p), seg = __ldg(v.col_start + p + 1) - c0;
+    const int32_t seg = c_end - c0;
 #pragma unroll 4
     for (int32_t t = threadIdx.x; t < seg; t += SPX_EHYB_CUDA_ELL_BLOCK)
         xs[t] = __ldg(v.x + __ldg(v.col_perm + c0 + t));
@@ -106,11 +109,14 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
     }
     __syncthreads();
     const int lane = threadIdx.x & 31, G = v.lanes;
-    const int32_t first_row = __ldg(v.row_start + p) + lane / G, r1 = __ldg(v.row_start + p + 1);
+    const int32_t first_row = r0 + lane / G;
     int32_t s = first + (int32_t)(threadIdx.x >> 5);
     while (s < last) { /* warp-uniform */
         const int64_t ell_end = __ldg(v.ell_ptr + s + 1), er_end = __ldg(v.er_ptr + s + 1);
         const int64_t ell_begin = __ldg(v.ell_ptr + s), er_begin = __ldg(v.er_ptr + s);
+        const int32_t r = first_row + (s - s0) * (32 / G);
+        const bool writes = (lane & (G - 1)) == 0 && r < r1;
+        const int32_t i = writes ? __ldg(v.row_perm + r) : 0; /* in flight during the sums */
         acc_t sum = 0;
 #pragma unroll EHYB_UNROLL
         for (int64_t k = ell_begin + lane; k < ell_end; k += 32)
@@ -120,9 +126,7 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
             if (c >= 0) sum += (acc_t)__ldg(v.er_val + k) * (acc_t)__ldg(v.x + c);
         }
         for (int off = G / 2; off >= 1; off /= 2) sum += __shfl_xor_sync(SPX_FULL_MASK, sum, off);
-        const int32_t r = first_row + (s - s0) * (32 / G);
-        if ((lane & (G - 1)) == 0 && r < r1) {
-            const int32_t i = __ldg(v.row_perm + r);
+        if (writes) {
             acc_t out = v.a * sum;
             if (v.read_y) out += v.b * (acc_t)v.y[i];
             v.y[i] = (VT)out;
