@@ -97,14 +97,15 @@ static void count_in_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_part
 }
 
 /* Lanes per row of an m-row matrix with mean row length `mean` on a device of P block slots:
- * the smallest power of two >= mean / SPX_EHYB_NZ_PER_LANE, from 1 to 32, but no more than
- * keeps m x G within SPX_EHYB_LANE_WAVES times the lanes the device holds (P blocks of
- * SPX_EHYB_CUDA_ELL_BLOCK threads). */
+ * the smallest power of two >= mean / SPX_EHYB_NZ_PER_LANE, from 1 to SPX_EHYB_MAX_LANES,
+ * but no more than keeps m x G within SPX_EHYB_LANE_WAVES times the lanes the device holds
+ * (P blocks of SPX_EHYB_CUDA_ELL_BLOCK threads). */
 static int32_t lanes_per_row(int32_t m, double mean, int32_t P)
 {
     const double lanes_held = (double)P * SPX_EHYB_CUDA_ELL_BLOCK * SPX_EHYB_LANE_WAVES;
     int32_t g = 1;
-    while (g < SPX_EHYB_WARP && g * SPX_EHYB_NZ_PER_LANE < mean && (double)m * 2 * g <= lanes_held) g *= 2;
+    while (g < SPX_EHYB_MAX_LANES && g * SPX_EHYB_NZ_PER_LANE < mean && (double)m * 2 * g <= lanes_held)
+        g *= 2;
     return g;
 }
 

@@ -4,14 +4,20 @@
 #ifndef SPX_FORMATS_EHYB_TUNING_H
 #define SPX_FORMATS_EHYB_TUNING_H
 
-/* Lanes per row: G = the smallest power of two >= mean row length / this, from 1 to 32 (a
- * slice holds 32 / G rows). The paper maps one lane to a row (§3.2), which leaves a FEM
- * matrix of 40-70 entries a row latency-bound: each lane walks its row alone (H100, 91072cc:
- * ehyb 0.50x ALG1 on bcsstk29, csr vector 1.67x). 8 entries a lane is the rule teb measured
- * for the same choice (SPX_TEB_NZ_PER_LANE, H200, bench/NOTES.md 2026-11-24). */
+/* Lanes per row: G = the smallest power of two >= mean row length / this, from 1 to
+ * SPX_EHYB_MAX_LANES (a slice holds 32 / G rows). The paper maps one lane to a row (§3.2),
+ * which leaves a FEM matrix of 40-70 entries a row latency-bound: each lane walks its row
+ * alone (H100, 91072cc: ehyb 0.50x ALG1 on bcsstk29, csr vector 1.67x). 4 against teb's 8
+ * (H100, ehyb's own batch times on the 16 FEM matrices, two interleaved runs,
+ * bench/NOTES.md 2026-11-26): geomean 3-4 % less, finan512 12.9 -> 9.5 us (half the ER
+ * padding), bcsstk15 5.9 -> 6.9 us. */
 #ifndef SPX_EHYB_NZ_PER_LANE
-#define SPX_EHYB_NZ_PER_LANE 8
+#define SPX_EHYB_NZ_PER_LANE 4
 #endif
+
+/* ... and at most this many: 32 lanes on bcsstk33 (68 entries a row) took 11.6-12.1 us
+ * against 10.8-11.3 with 16 (same runs). */
+#define SPX_EHYB_MAX_LANES 16
 
 /* ... but lanes only while the rows do not already fill the device: m x G at most this many
  * times the lanes its block slots hold. H100 (bench/NOTES.md, 2026-11-26): stencil27 n = 60
