@@ -1,8 +1,8 @@
 /* tests/test_ehyb.c: the ehyb format's partition and layout invariants on the CPU, for both
  * partitioners and both precisions: permutations are bijections, parts contiguous, segments
  * and 16-bit offsets in range (raising the part count, never overflowing), in-part entries
- * in ELL and the rest in ER, ELL + ER = A, deterministic METIS; plus plan statistics and
- * phases, and allocation-failure injection. Skipped (77) when METIS is not built.
+ * in ELL and the rest in ER, ELL + ER = A, deterministic METIS; the check refusing broken
+ * layouts; plus plan statistics and phases, and allocation-failure injection. Skipped (77) when METIS is not built.
  * (The CPU SpMV against the reference runs in test_formats_cpu, which iterates the registry.) */
 #include <string.h>
 
@@ -125,6 +125,45 @@ static void test_wide_dense_row(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* Whether spx_ehyb_fmt_check refuses F (as SPX_ERR_VERIFY). */
+static int refused(spx_ctx *ctx, const spx_ehyb_fmt *F) { return spx_ehyb_fmt_check(ctx, F) == SPX_ERR_VERIFY; }
+
+/* The check refuses a layout whose first row has two entries out of column order (each on
+ * its own lane, G > 1), whose long-row offsets end past long_nnz, or whose long row names a
+ * column past n; each repaired layout passes again. */
+static void test_check_refuses(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=20000,k=8", &A));
+    spx_ehyb_fmt *F = A ? build(ctx, A, SPX_EHYB_METIS, &cpu_target, SPX_FP64, "powerlaw 20000") : NULL;
+    if (F) {
+        CHECK_OK(ctx, spx_ehyb_fmt_check(ctx, F));
+        CHECK_MSG(F->lanes > 1 && F->n_long > 0, "lanes %d, long rows %d", F->lanes, F->n_long);
+        const int64_t a = spx_ehyb_slot(F, F->ell_ptr[0], 0, 0), b = spx_ehyb_slot(F, F->ell_ptr[0], 0, 1);
+        if (F->lanes > 1 && b < F->ell_ptr[1]) {
+            uint16_t t = F->ell_col[a];
+            F->ell_col[a] = F->ell_col[b];
+            F->ell_col[b] = t;
+            CHECK(refused(ctx, F));
+            F->ell_col[b] = F->ell_col[a];
+            F->ell_col[a] = t;
+            CHECK_OK(ctx, spx_ehyb_fmt_check(ctx, F));
+        }
+        if (F->n_long > 0) {
+            F->long_ptr[F->n_long]++;
+            CHECK(refused(ctx, F));
+            F->long_ptr[F->n_long]--;
+            const int32_t c = F->long_col[0];
+            F->long_col[0] = F->n;
+            CHECK(refused(ctx, F));
+            F->long_col[0] = c;
+            CHECK_OK(ctx, spx_ehyb_fmt_check(ctx, F));
+        }
+    }
+    spx_ehyb_fmt_destroy(ctx, F);
+    spx_csr_destroy(&A);
+}
+
 /* Generated matrices, with the H100 target and with tiny shared memory (many parts, K > 1,
  * parts split), and a huge one (segments clipped to the 16-bit limit). */
 static void test_generated(spx_ctx *ctx)
@@ -243,6 +282,7 @@ int main(void)
     if (spx_ctx_create(&ctx, &co)) return 1;
     test_edge_cases(ctx);
     test_wide_dense_row(ctx);
+    test_check_refuses(ctx);
     test_generated(ctx);
     test_16bit_limit(ctx);
     test_deterministic(ctx);

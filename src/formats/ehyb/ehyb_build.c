@@ -54,11 +54,16 @@ static inline void put_val(void *arr, spx_precision prec, int64_t k, double v)
         ((double *)arr)[k] = v;
 }
 
+/* A row's place in its part's order. */
+typedef struct row_key {
+    int32_t ell_len, er_len, row;
+} row_key;
+
 /* Work arrays of the build (per original row / column). */
 typedef struct ehyb_work {
     int32_t *in_cnt;  /* m: entries of the row inside its part (ell_len) */
     int32_t *col_new; /* n: new number of each original column */
-    int64_t *keys;    /* m: sort keys of the in-part row order */
+    row_key *keys;    /* m: sort keys of the in-part row order */
 } ehyb_work;
 
 /* The row's out-of-part entries. */
@@ -127,31 +132,29 @@ static void sort_by_part(int32_t count, const int32_t *part, int32_t nparts, int
     start[0] = 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* Descending ell_len, then descending er_len, then ascending row. */
+static int cmp_row_key(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    const row_key *x = a, *y = b;
+    if (x->ell_len != y->ell_len) return x->ell_len > y->ell_len ? -1 : 1;
+    if (x->er_len != y->er_len) return x->er_len > y->er_len ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
 }
-
-/* er_len (the out-of-part entries of a row in a slice, below SPX_EHYB_ER_LONG_ROW) fits the
- * 6 bits the sort key gives it. */
-_Static_assert(SPX_EHYB_ER_LONG_ROW <= 64, "er_len must fit 6 bits of the row sort key");
 
 /* Within each part, rows by descending in-part count (Algorithm 1 line 17-18), ties by
  * descending er_len (so a slice's ER width is its rows' own), then original row; one part
- * per task. Key = (LIMIT - ell_len) << 38 | (63 - er_len) << 32 | row sorts ascending. */
-static void sort_rows_in_parts(spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt, int64_t *keys, int nt)
+ * per task. */
+static void sort_rows_in_parts(spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt, row_key *keys, int nt)
 {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (F->m > SPX_EHYB_PARALLEL_MIN)
     for (int32_t p = 0; p < F->nparts; p++) {
         const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1];
         for (int32_t r = r0; r < r1; r++) {
             const int32_t i = F->row_perm[r];
-            keys[r] = ((int64_t)(SPX_EHYB_SEG_LIMIT - in_cnt[i]) << 38) | ((63 - out_cnt(A, in_cnt, i)) << 32) |
-                      (int64_t)i;
+            keys[r] = (row_key){in_cnt[i], (int32_t)out_cnt(A, in_cnt, i), i};
         }
-        qsort(keys + r0, (size_t)(r1 - r0), sizeof *keys, cmp_i64);
-        for (int32_t r = r0; r < r1; r++) F->row_perm[r] = (int32_t)(keys[r] & 0xffffffff);
+        qsort(keys + r0, (size_t)(r1 - r0), sizeof *keys, cmp_row_key);
+        for (int32_t r = r0; r < r1; r++) F->row_perm[r] = keys[r].row;
     }
 }
 

@@ -165,7 +165,8 @@ static int64_t lane_len(const spx_ehyb_fmt *F, int64_t t, int64_t end, int32_t p
 }
 
 /* Length of the row at position q of a slice's slots [base, end), its G lanes holding its
- * k-th entry on lane k % G (ehyb.h); -1 (and *why) when the lanes do not follow that rule. */
+ * k-th entry (in column order) on lane k % G, step k / G (ehyb.h); -1 (and *why) when the
+ * lanes do not follow that rule. */
 static int64_t row_len(const spx_ehyb_fmt *F, int64_t base, int64_t end, int32_t q, int32_t pad, const char **why)
 {
     const int32_t G = F->lanes;
@@ -176,6 +177,14 @@ static int64_t row_len(const spx_ehyb_fmt *F, int64_t base, int64_t end, int32_t
             *why = "a row's entries are not spread over its lanes in order";
             return -1;
         }
+    /* entry k at the slot rule's place, columns (ELL: offsets) strictly ascending in k */
+    for (int64_t k = 1; k < len; k++) {
+        const int64_t a = spx_ehyb_slot(F, base, q, k - 1), b = spx_ehyb_slot(F, base, q, k);
+        if (pad < 0 ? F->er_col[a] >= F->er_col[b] : F->ell_col[a] >= F->ell_col[b]) {
+            *why = "a row's entries are not in column order along the slot rule";
+            return -1;
+        }
+    }
     return len;
 }
 
@@ -233,13 +242,16 @@ static const char *check_slices(const spx_ehyb_fmt *F)
 }
 
 /* The long rows: the new rows after the parts, at least SPX_EHYB_ER_LONG_ROW entries each,
- * ascending; NULL or the breach. */
+ * ascending, their offsets running from 0 to long_nnz, columns in range; NULL or the breach. */
 static const char *check_long(const spx_ehyb_fmt *F)
 {
+    if (F->long_ptr[0] != 0 || F->long_ptr[F->n_long] != F->long_nnz) return "long-row offsets inconsistent";
     for (int32_t li = 0; li < F->n_long; li++) {
         if (F->long_row[li] != F->row_perm[F->row_start[F->nparts] + li]) return "long rows are not the rows after the parts";
         if (F->long_ptr[li + 1] - F->long_ptr[li] < SPX_EHYB_ER_LONG_ROW) return "a short row in the long list";
         if (li > 0 && F->long_row[li] <= F->long_row[li - 1]) return "long rows not ascending";
+        for (int64_t k = F->long_ptr[li]; k < F->long_ptr[li + 1]; k++)
+            if (F->long_col[k] < 0 || F->long_col[k] >= F->n) return "a long row's column is out of range";
     }
     return NULL;
 }

@@ -1,16 +1,17 @@
-/* src/formats/ehyb/ehyb_cpu.c: CPU SpMV on the ehyb layout (the oracle of the CUDA path, same
- * order of work and of additions): OpenMP over parts; each row's G lanes sum their ELL
- * entries (x read through the column permutation) and then their ER entries, the lanes'
- * sums are combined as the GPU's butterfly combines them, y is written through the row
- * permutation (y = a*sum + b*y); then the long rows (whole rows, y = a*sum + b*y). Sums in
- * double. */
+/* src/formats/ehyb/ehyb_cpu.c: CPU SpMV on the ehyb layout (the oracle of the CUDA path, the
+ * same order of additions): OpenMP over parts; each row's G lanes sum their ELL entries (x
+ * read through the column permutation) and then their ER entries, the lanes' sums are
+ * combined as the GPU's butterfly combines them, y is written through the row permutation
+ * (y = a*sum + b*y); then the long rows, 32 strided lane sums combined the same way. Sums in
+ * double. (The GPU may fuse a multiply and its add into one rounding, so fp64 results can
+ * still differ in the last bits.) */
 #include "core/ctx.h"
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_tuning.h"
 
 /* Lane sums lane[0..G) combined as the warp's xor butterfly leaves them in the group's first
  * lane: for offset G/2 .. 1, lane g < offset adds lane g + offset (addition commutes, so
- * this is bit for bit what __shfl_xor_sync gives). */
+ * this is the order __shfl_xor_sync gives). */
 static double combine_lanes(double *lane, int32_t G)
 {
     for (int32_t off = G / 2; off >= 1; off /= 2)
@@ -51,9 +52,14 @@ static double combine_lanes(double *lane, int32_t G)
             }                                                                                          \
             _Pragma("omp for schedule(dynamic, 1)")                                                    \
             for (int32_t li = 0; li < F->n_long; li++) {                                               \
-                double sum = 0.0;                                                                      \
-                for (int64_t k = F->long_ptr[li]; k < F->long_ptr[li + 1]; k++)                        \
-                    sum += (double)lv[k] * (double)x[F->long_col[k]];                                  \
+                double lane[SPX_EHYB_WARP];                                                            \
+                for (int32_t l = 0; l < SPX_EHYB_WARP; l++) {                                          \
+                    double part = 0.0;                                                                 \
+                    for (int64_t k = F->long_ptr[li] + l; k < F->long_ptr[li + 1]; k += SPX_EHYB_WARP) \
+                        part += (double)lv[k] * (double)x[F->long_col[k]];                             \
+                    lane[l] = part;                                                                    \
+                }                                                                                      \
+                const double sum = combine_lanes(lane, SPX_EHYB_WARP);                                 \
                 const int32_t i = F->long_row[li];                                                     \
                 y[i] = (VT)(b == 0.0 ? a * sum : a * sum + b * (double)y[i]);                          \
             }                                                                                          \

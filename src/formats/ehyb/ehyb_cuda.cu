@@ -156,7 +156,9 @@ static void ehyb_free(spx_ctx *ctx, void *dev);
 /* Blocks per part: a matrix with fewer parts than the device holds blocks (SMs x
  * SPX_EHYB_BLOCKS_PER_SM) would leave SMs idle, so each part's slices are shared by up to
  * SPX_EHYB_CUDA_MAX_PART_BLOCKS blocks, each loading the (small, L2-resident) segment; never
- * more blocks than the part has slices per warp of one block. */
+ * more than a part has, on average, slices for each warp of one block. The long rows'
+ * blocks of the same launch get the same dynamic shared memory, unused: with few long rows
+ * that costs little, and a second launch cost more (bench/NOTES.md, 2026-11-26). */
 static int32_t part_blocks(const spx_ehyb_fmt *F, int sms)
 {
     const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * SPX_EHYB_BLOCKS_PER_SM;

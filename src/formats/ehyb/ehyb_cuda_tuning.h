@@ -7,8 +7,8 @@
 
 #include "formats/ehyb/ehyb_tuning.h"
 
-/* Slice kernel: threads of the block that owns one part (its warps share the part's slices
- * through a shared-memory counter). Guess: 16 warps, so SPX_EHYB_BLOCKS_PER_SM = 4 blocks
+/* Slice kernel: threads of a block, which owns one part or a share of its slices (its warps
+ * take them through a shared-memory counter). Guess: 16 warps, so SPX_EHYB_BLOCKS_PER_SM = 4 blocks
  * fill an SM's 64 warp slots; to measure with 8 and 32 warps. */
 #ifndef SPX_EHYB_CUDA_ELL_BLOCK
 #define SPX_EHYB_CUDA_ELL_BLOCK 512

@@ -66,10 +66,11 @@
 /* The fixed seed that makes METIS (and so CI) deterministic. */
 #define SPX_EHYB_METIS_SEED 4242
 
-/* An ER row with at least this many entries leaves the ER slices for the long-row list (a
- * warp per row, CSR order): a slice is as wide as its longest row, so one row of 10^6
- * out-of-part entries would otherwise pad its 31 neighbours to 10^6 slots each. Guess: a
- * warp per row pays from about two rounds of 32 lanes; to measure. */
+/* A row with at least this many entries outside its part leaves the slices for the long-row
+ * list (the whole row, a warp per row, CSR order): a slice's ER part is as wide as its
+ * widest row's, so one row of 10^6 out-of-part entries would otherwise pad the other rows of
+ * its slice to 10^6 slots each. Guess: a warp per row pays from about two rounds of 32
+ * lanes; to measure. */
 #define SPX_EHYB_ER_LONG_ROW 64
 
 /* Preprocessing loops over fewer items than this run on one thread: a parallel region's
