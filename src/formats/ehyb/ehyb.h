@@ -51,9 +51,10 @@ typedef struct spx_ehyb_target {
  *   SPX_EHYB_SEG_LIMIT long.
  * - Within a part, rows are in descending order of in-part entries (ell_len), ties by
  *   descending count of short ER entries (er_len, below), then by original row.
- * - Slices: a row is summed by `lanes` (G = 1, 2, 4 .. 32) adjacent lanes of a warp, so a
- *   slice holds R = 32 / G rows: part p has slices [part_slice[p], part_slice[p+1]), slice j
- *   of the part holding new rows row_start[p] + R*j .. + R-1 (those below row_start[p+1]).
+ * - Slices: a row is summed by `lanes` (G = 1, 2, 4 .. 32; the build takes at most
+ *   SPX_EHYB_MAX_LANES) adjacent lanes of a warp, so a slice holds R = 32 / G rows: part p
+ *   has slices [part_slice[p], part_slice[p+1]), slice j of the part holding new rows
+ *   row_start[p] + R*j .. + R-1 (those below row_start[p+1]).
  *   The row at position q of its slice owns lanes q*G .. q*G + G-1; its k-th entry (in
  *   column order) is on lane q*G + k % G, step k / G: slot base + 32 * (k / G) + q*G + k % G.
  *   A lane's real entries precede its padding.
@@ -67,11 +68,12 @@ typedef struct spx_ehyb_target {
  *   in the same slices and lanes as the row's ELL entries, so one lane group sums the whole
  *   row and y is written once: slice s occupies slots [er_ptr[s], er_ptr[s+1]), 32 * width,
  *   width = ceil(the slice's longest er_len / G); er_col is the original column, -1 for
- *   padding (value 0, x not read). Rows with more out-of-part entries keep none here: they
- *   are long rows: outside every part, they are the new rows row_start[nparts] .. m - 1
- *   (long_row[i] = row_perm[row_start[nparts] + i], original numbers ascending), each whole
- *   row (all its entries, original columns) at [long_ptr[i], long_ptr[i+1]) in CSR order,
- *   summed by a warp of the same launch.
+ *   padding (value 0, x not read).
+ * - Long rows (SPX_EHYB_ER_LONG_ROW or more out-of-part entries) are in no part and no
+ *   slice: they are the new rows row_start[nparts] .. m - 1 (long_row[i] =
+ *   row_perm[row_start[nparts] + i], original numbers ascending), each whole row (all its
+ *   entries, original columns) at [long_ptr[i], long_ptr[i+1]) in CSR order, summed by a
+ *   warp of the same launch.
  * - Within a row, ELL entries are in ascending new column order and ER entries in ascending
  *   original column order. ELL + ER + long = A exactly (values rounded for fp32).
  * - Values are float or double per precision (ell_val, er_val, long_val). */
@@ -101,7 +103,7 @@ typedef struct spx_ehyb_fmt {
     int64_t *er_ptr; /* n_ell_slices + 1 */
     int32_t *er_col; /* er_slots */
     void *er_val;    /* er_slots */
-    /* long ER rows */
+    /* long rows, whole */
     int32_t n_long;
     int64_t long_nnz;
     int32_t *long_row;  /* n_long */
