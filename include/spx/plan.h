@@ -19,16 +19,15 @@ typedef enum spx_build_site {
 } spx_build_site;
 
 typedef struct spx_plan_opts {
-    const char *format;      /* registered format name; NULL or "auto" = chosen per matrix: by the
-                                trained table (spx_plan_select) when expected_spmvs > 0, else csr
-                                (the table has not been checked on a GPU yet, docs/select.md) */
+    const char *format;      /* registered format name; NULL or "auto" = chosen per matrix by the
+                                trained table (spx_plan_select, docs/select.md) */
     const char *algo;        /* the format's algorithm; NULL or "auto" = the format's choice */
     spx_backend backend;     /* AUTO = the context's */
     spx_precision precision; /* FP64 (default) or FP32 */
     spx_build_site build;    /* CUDA plans: where the layout is built (AUTO) */
     int64_t expected_spmvs;  /* SpMVs the plan will run, which weighs its build time when the
-                                format is "auto" (0: not given, csr; spx_plan_select then assumes
-                                SPX_SELECT_DEFAULT_SPMVS; < 0 is an error) */
+                                format is "auto" (0: not given, SPX_SELECT_DEFAULT_SPMVS; < 0 is
+                                an error) */
 } spx_plan_opts;
 
 /* The SpMV count "auto" plans for when spx_plan_opts.expected_spmvs is 0. */

@@ -46,8 +46,8 @@ def test_random_auto_format(backend, dtype):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_auto_with_expected_spmvs(backend):
-    """format 'auto' takes csr without expected_spmvs and follows the selection table with it
-    (as `spx bench`'s auto row, 100 SpMVs): any format, the same product."""
+    """format 'auto' follows the selection table, at its default of 100 SpMVs without
+    expected_spmvs (csr for this small matrix on either backend): any format, the same product."""
     A = random_csr(4000, 4000, 10, seed=5)
     ctx = spx.Context(backend)
     assert spx.plan(A, context=ctx).info["format"] == "csr"

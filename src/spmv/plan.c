@@ -159,9 +159,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
         return s;
     }
     spx_selection sel;
-    if (format_is_auto(&o) && o.expected_spmvs == 0) {
-        o.format = "csr"; /* the table decides only when asked for a count */
-    } else if (format_is_auto(&o)) {
+    if (format_is_auto(&o)) { /* the table, at SPX_SELECT_DEFAULT_SPMVS when no count is given */
         spx_select_choose(&feat, b, o.precision, o.expected_spmvs, &sel);
         o.format = sel.format;
         if (!o.algo || !strcmp(o.algo, "auto")) o.algo = sel.algo;
