@@ -279,8 +279,8 @@ def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, 
     (chosen per matrix); algo: the format's algorithm (None: its default); precision: 'fp64' or
     'fp32' (None: the matrix's dtype); backend: 'cpu', 'cuda' or None (the context's); build:
     'host', 'device' or None (CUDA plans: where the layout is built); expected_spmvs: the SpMVs
-    the plan will run, which lets format 'auto' follow the trained selection table and weigh the
-    build time (None or 0: not given, 'auto' takes csr; `spx bench` uses 100)."""
+    the plan will run, which format 'auto' weighs against the build time in the trained
+    selection table (None or 0: not given, the table's default of 100)."""
     M = csr(A, context)
     fmt = None if format in (None, "auto") else format
     expected = 0 if expected_spmvs is None else operator.index(expected_spmvs)
