@@ -130,6 +130,12 @@ void spx_ehyb_fmt_arrays(spx_ehyb_fmt *F, spx_ehyb_array out[SPX_EHYB_N_ARRAYS])
 /* Rows of one slice: 32 / lanes. */
 static inline int32_t spx_ehyb_slice_rows(const spx_ehyb_fmt *F) { return SPX_EHYB_WARP / F->lanes; }
 
+/* The slots of a slice (ELL or ER) whose longest row there has len entries: 32 x ceil(len / G). */
+static inline int64_t spx_ehyb_slice_slots(const spx_ehyb_fmt *F, int64_t len)
+{
+    return SPX_EHYB_WARP * ((len + F->lanes - 1) / F->lanes);
+}
+
 /* The slot of the k-th entry of the row at position q of a slice whose ELL or ER slots start
  * at base (the layout rule above). */
 static inline int64_t spx_ehyb_slot(const spx_ehyb_fmt *F, int64_t base, int32_t q, int64_t k)

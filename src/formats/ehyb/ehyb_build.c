@@ -161,7 +161,7 @@ static void sort_rows_in_parts(spx_ehyb_fmt *F, const spx_csr *A, const int32_t 
 /* Slices per part and each slice's ELL and ER slot offsets (serial prefix sums). */
 static spx_status plan_slices(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const int32_t *in_cnt)
 {
-    const int32_t R = spx_ehyb_slice_rows(F), G = F->lanes;
+    const int32_t R = spx_ehyb_slice_rows(F);
     int64_t ns = 0;
     F->part_slice[0] = 0;
     for (int32_t p = 0; p < F->nparts; p++) {
@@ -186,8 +186,8 @@ static spx_status plan_slices(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
                 F->n_er_rows += e > 0;
             }
             /* the first row has the slice's longest ell_len */
-            F->ell_ptr[s + 1] = F->ell_ptr[s] + SPX_EHYB_WARP * ((in_cnt[F->row_perm[first]] + G - 1) / G);
-            F->er_ptr[s + 1] = F->er_ptr[s] + SPX_EHYB_WARP * ((er_max + G - 1) / G);
+            F->ell_ptr[s + 1] = F->ell_ptr[s] + spx_ehyb_slice_slots(F, in_cnt[F->row_perm[first]]);
+            F->er_ptr[s + 1] = F->er_ptr[s] + spx_ehyb_slice_slots(F, er_max);
         }
     F->ell_slots = F->ell_ptr[ns];
     F->er_slots = F->er_ptr[ns];

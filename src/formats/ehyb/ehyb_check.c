@@ -193,7 +193,7 @@ static int64_t row_len(const spx_ehyb_fmt *F, int64_t base, int64_t end, int32_t
  * SPX_EHYB_ER_LONG_ROW; NULL or the breach. */
 static const char *check_slice(const spx_ehyb_fmt *F, int32_t p, int32_t s, int64_t *prev)
 {
-    const int32_t R = spx_ehyb_slice_rows(F), G = F->lanes;
+    const int32_t R = spx_ehyb_slice_rows(F);
     const int32_t rows = F->row_start[p + 1] - F->row_start[p], first = (s - F->part_slice[p]) * R;
     const int32_t pad = F->col_start[p + 1] - F->col_start[p];
     const int64_t ell_slots = F->ell_ptr[s + 1] - F->ell_ptr[s], er_slots = F->er_ptr[s + 1] - F->er_ptr[s];
@@ -215,7 +215,7 @@ static const char *check_slice(const spx_ehyb_fmt *F, int32_t p, int32_t s, int6
         if (le > ell_max) ell_max = le;
         if (lr > er_max) er_max = lr;
     }
-    if (!why && ((ell_max + G - 1) / G * SPX_EHYB_WARP != ell_slots || (er_max + G - 1) / G * SPX_EHYB_WARP != er_slots))
+    if (!why && (spx_ehyb_slice_slots(F, ell_max) != ell_slots || spx_ehyb_slice_slots(F, er_max) != er_slots))
         return "a slice is wider than its longest row";
     return why;
 }
@@ -223,7 +223,8 @@ static const char *check_slice(const spx_ehyb_fmt *F, int32_t p, int32_t s, int6
 /* The lanes, the slice tables and every slice; NULL or the breach. */
 static const char *check_slices(const spx_ehyb_fmt *F)
 {
-    if (F->lanes < 1 || F->lanes > SPX_EHYB_WARP || (F->lanes & (F->lanes - 1))) return "lanes not a power of two <= 32";
+    if (F->lanes < 1 || F->lanes > SPX_EHYB_WARP || (F->lanes & (F->lanes - 1)))
+        return "lanes not a power of two <= 32";
     if (F->part_slice[0] != 0 || F->part_slice[F->nparts] != F->n_ell_slices || F->ell_ptr[0] != 0 ||
         F->ell_ptr[F->n_ell_slices] != F->ell_slots || F->er_ptr[0] != 0 || F->er_ptr[F->n_ell_slices] != F->er_slots)
         return "slice tables inconsistent";
@@ -247,7 +248,8 @@ static const char *check_long(const spx_ehyb_fmt *F)
 {
     if (F->long_ptr[0] != 0 || F->long_ptr[F->n_long] != F->long_nnz) return "long-row offsets inconsistent";
     for (int32_t li = 0; li < F->n_long; li++) {
-        if (F->long_row[li] != F->row_perm[F->row_start[F->nparts] + li]) return "long rows are not the rows after the parts";
+        if (F->long_row[li] != F->row_perm[F->row_start[F->nparts] + li])
+            return "long rows are not the rows after the parts";
         if (F->long_ptr[li + 1] - F->long_ptr[li] < SPX_EHYB_ER_LONG_ROW) return "a short row in the long list";
         if (li > 0 && F->long_row[li] <= F->long_row[li - 1]) return "long rows not ascending";
         for (int64_t k = F->long_ptr[li]; k < F->long_ptr[li + 1]; k++)

@@ -1,6 +1,7 @@
 /* src/formats/ehyb/ehyb_cuda.cu: the ehyb format on the GPU (paper Algorithm 3): upload of the
- * host layout, the slice kernel (one block per part caches the part's x segment in shared
- * memory, gathered through the column permutation; its warps take slices from a
+ * host layout, the slice kernel (each block caches its part's x segment in shared memory,
+ * gathered through the column permutation; its warps take the part's slices, or its share
+ * of them, from a
  * shared-memory counter, G lanes a row summing its ELL entries from shared memory and its ER
  * entries from global memory; y written once through the row permutation; blocks after the
  * parts' take the long rows, a warp a whole row), and the download for the device round
@@ -69,8 +70,9 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
 }
 
 /* Slices (Algorithm 3 lines 1-20, the ER part fused in) and long rows, one launch. Block b
- * of part p = b / C takes the (b % C)-th of C equal shares of the part's slices: it loads x[col_perm[col_start[p] + t]]
- * for t < L into shared memory, cell L = 0 (padding's target); each warp starts at the
+ * of part p = b / C takes the (b % C)-th of C equal shares of the part's slices: it loads
+ * x[col_perm[col_start[p] + t]] for t < L into shared memory, cell L = 0 (padding's
+ * target); each warp starts at the
  * share's slice first + warp and then takes the next from the block's counter. Lane l of
  * the part's slice j belongs to the row new row_start[p] + (32/G) j + l/G: it sums its ELL
  * slots (x from shared memory) and its ER slots (x from global memory, padding -1 not read);
@@ -161,9 +163,9 @@ static void ehyb_free(spx_ctx *ctx, void *dev);
  * that costs little, and a second launch cost more (bench/NOTES.md, 2026-11-26). */
 static int32_t part_blocks(const spx_ehyb_fmt *F, int sms)
 {
-    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * SPX_EHYB_BLOCKS_PER_SM;
-    int64_t c = (slots + F->nparts - 1) / (F->nparts > 0 ? F->nparts : 1);
-    const int64_t per_part = ((int64_t)F->n_ell_slices + F->nparts - 1) / (F->nparts > 0 ? F->nparts : 1);
+    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * SPX_EHYB_BLOCKS_PER_SM, parts = F->nparts > 0 ? F->nparts : 1;
+    int64_t c = (slots + parts - 1) / parts;
+    const int64_t per_part = ((int64_t)F->n_ell_slices + parts - 1) / parts;
     const int64_t by_slices = per_part / (SPX_EHYB_CUDA_ELL_BLOCK / 32);
     if (c > by_slices) c = by_slices;
     if (c > SPX_EHYB_CUDA_MAX_PART_BLOCKS) c = SPX_EHYB_CUDA_MAX_PART_BLOCKS;
@@ -288,7 +290,7 @@ static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_arg
     const VT *x = (const VT *)args->x;
     VT *y = (VT *)args->y;
     const int32_t part_grid = L->nparts * d->part_blocks;
-    const int64_t long_blocks = ((int64_t)L->n_long + SPX_EHYB_CUDA_ELL_BLOCK / 32 - 1) / (SPX_EHYB_CUDA_ELL_BLOCK / 32);
+    const int64_t warps = SPX_EHYB_CUDA_ELL_BLOCK / 32, long_blocks = ((int64_t)L->n_long + warps - 1) / warps;
     const slice_view<VT> e = {L->row_start, L->col_start, L->row_perm, L->col_perm, L->part_slice, L->er_col,
                               L->ell_ptr, L->er_ptr, L->ell_col, (const VT *)L->ell_val, (const VT *)L->er_val,
                               L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val, x, y,
