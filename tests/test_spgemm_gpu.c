@@ -1,6 +1,8 @@
 /* tests/test_spgemm_gpu.c: every CUDA SpGEMM method (spx; cusparse alg1, alg2, alg3) against
  * the independent reference of spgemm_check.h, fp64 and fp32, A*B and A*A^T, on the edge
- * cases (the dense and the global fallbacks among them), generated matrices; value
+ * cases (the dense and the global fallbacks among them), generated matrices (spx's span
+ * tables among them: banded, block-diagonal, stencil27; test_span_tables checks they are
+ * taken); value
  * updates; and every device allocation failed in turn (an error, nothing left on the
  * device). Skips (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves
  * cuSPARSE out (for racecheck, as tests/test_gpu.c). */
@@ -56,13 +58,39 @@ static void test_edge_cases(spx_ctx *ctx)
 
 static void test_generated(spx_ctx *ctx)
 {
-    static const char *specs[] = {"gen:poisson2d:n=40", "gen:poisson3d:n=12", "gen:rmat:scale=11,ef=8",
-                                  "gen:uniform:m=3000,k=8", "gen:powerlaw:m=2000,k=6"};
+    static const char *specs[] = {"gen:poisson2d:n=40",      "gen:poisson3d:n=12",      "gen:rmat:scale=11,ef=8",
+                                  "gen:uniform:m=3000,k=8",  "gen:powerlaw:m=2000,k=6", "gen:banded:m=3000,bw=8",
+                                  "gen:blockdiag:m=1000,b=32", "gen:stencil27:n=9"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         spx_csr *A = NULL;
         if (spx_gen(ctx, specs[i], &A) == SPX_OK) check_methods(ctx, A, A, specs[i]);
         spx_csr_destroy(&A);
     }
+}
+
+/* spx takes span tables (its kernel's name says "+span") where rows reach a narrow column
+ * range with many products (banded, blocks), and not where they do not (uniform: 64 products
+ * a row over all columns); the products are checked by test_generated. */
+static void test_span_tables(spx_ctx *ctx)
+{
+    static const struct {
+        const char *spec;
+        int span;
+    } cases[] = {{"gen:banded:m=3000,bw=8", 1}, {"gen:blockdiag:m=1000,b=32", 1}, {"gen:uniform:m=3000,k=8", 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int p = 0; p < 2; p++) {
+            spx_csr *A = NULL;
+            if (spx_gen(ctx, cases[c].spec, &A)) continue;
+            spx_spgemm_opts o = {.method = "spx", .backend = SPX_BACKEND_CUDA, .precision = precisions[p]};
+            spx_spgemm_plan *plan = NULL;
+            spx_spgemm_info info;
+            CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+            if (plan && !spx_spgemm_plan_get_info(plan, &info))
+                CHECK_MSG((strstr(info.kernel, "+span") != NULL) == cases[c].span, "%s %s: kernel %s", cases[c].spec,
+                          spx_precision_str(precisions[p]), info.kernel);
+            spx_spgemm_plan_destroy(&plan);
+            spx_csr_destroy(&A);
+        }
 }
 
 /* New values of A and B: the next run of every method uses them. */
@@ -136,6 +164,7 @@ int main(void)
     CHECK(N_METHODS >= 1);
     test_edge_cases(ctx);
     test_generated(ctx);
+    test_span_tables(ctx);
     test_update_values(ctx);
     spx_ctx_destroy(&ctx);
     /* SPX_GPU_TEST_QUICK (under racecheck): the allocation-failure sweep is left out */

@@ -1,17 +1,21 @@
 /* src/spgemm/spx/spx_gpu.cu: the spx GPU SpGEMM after ApSpGEMM (§4.1-§5.1), in the plan's
- * phases. analyse: upload A and B, the pre-analysis kernel (products per row of C, nonzeros
- * per column of A, rows above the sparsity threshold P) and the per-bin statistics of the
- * products, all on the device; one small download. reorder: the rows binned on the device by
- * the hash table they need (the paper's dynamic binning; bins in descending size, the rowind
- * reordering), a thread-group size per bin by Algorithm 2 on the host from the bins'
- * statistics. symbolic: row counts by the shared-memory kernel or a fallback (dense or
- * global), C's row pointers by a device scan (nnz(C) the one number read back), and the rows
- * binned again by their exact length for the numeric phase. numeric: C's arrays (exact size,
- * kept for the next run), the same kernels summing, the rows written sorted, C (row pointers
- * included) downloaded.
+ * phases. analyse: upload A and B, the pre-analysis kernels (products per row of C, nonzeros
+ * per column of A, rows above the sparsity threshold P, the rows' column ranges) and the
+ * per-bin statistics of the products, all on the device; one small download. reorder: the
+ * rows binned on the device by the table they need, a hash table or, where the row's columns
+ * lie in a narrow range, a span table (the paper's dynamic binning; bins in descending size,
+ * the rowind reordering), a thread-group size per bin by Algorithm 2 on the host from the
+ * bins' statistics; a phase's bins run on several streams. symbolic: row counts by the
+ * shared-memory kernels or a fallback (dense or global), C's row pointers by a device scan
+ * (nnz(C) the one number read back), and the rows binned again by their exact length for the
+ * numeric phase. numeric: C's arrays (exact size, kept for the next run), the same kernels
+ * summing, the rows written sorted, C (row pointers included) downloaded.
  * analyse_rows (the out-of-core panels): C's row pointers given by the caller stand for
  * analyse and symbolic: uploaded, then only the numeric phase's binning. Every device
- * allocation goes through spx_cuda_malloc and is freed on every path. */
+ * allocation goes through spx_cuda_malloc and is freed on every path: the plan's arrays in two
+ * blocks (cudaMalloc and cudaFree cost 10-100 us each on an H100: one block for what the plan
+ * keeps, one for what analyse and symbolic need), C's arrays and the global fallback's pool
+ * on their own. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +27,8 @@
 /* One launch: rows [first, first + count) of a row list, their table and thread groups. */
 typedef struct gpu_bin {
     int32_t first, count;
-    int slots;        /* table slots per row; 0: the global fallback */
+    int slots;        /* hash table slots per row, or span table columns (span); 0: the fallback */
+    bool span;        /* the rows take span tables (spx_spgemm_span_kernel) */
     int group, sub;   /* lanes per row (Algorithm 2), lanes per B row within it */
     int groups;       /* row groups per block */
     size_t smem;      /* dynamic shared memory per block */
@@ -43,16 +48,32 @@ typedef struct gpu_state {
     spx_precision prec;
     int32_t m, k, n;
     double avg_b_row;  /* B's nonzeros per row: lanes per B row */
-    int64_t *d_prod;   /* device, m: products per row of C (analyse to the symbolic binning) */
-    int64_t *d_crow;   /* device, m + 1: symbolic counts, then C's row pointers */
-    spx_gpu_bin_stats *d_stats; /* device: the binning kernels' statistics and cursors */
-    unsigned int *d_ticket;     /* device: the dense fallback's next row */
+    void *d_keep;      /* device block of the arrays the plan keeps (d_crow .. the numeric row list) */
+    void *d_temp;      /* device block of analyse's and symbolic's arrays (d_prod .. d_scan); NULL
+                          after symbolic */
+    int64_t *d_crow;   /* keep, m + 1: symbolic counts, then C's row pointers */
+    spx_gpu_bin_stats *d_stats; /* keep: the binning kernels' statistics and cursors */
+    unsigned int *d_ticket;     /* keep: the dense fallback's next row */
+    int2 *d_range;     /* keep, m: the rows' column ranges for span tables (NULL when C's row
+                          pointers were given: no pre-analysis, no span tables) */
+    int32_t *d_num_rows;        /* keep, m: the numeric phase's row list */
+    int64_t *d_prod;   /* temp, m: products per row of C */
+    int32_t *d_colcnt; /* temp, k: A's column counts */
+    int32_t *d_sym_rows;        /* temp, m: the symbolic phase's row list */
+    void *d_scan;      /* temp: the scan of the counts' scratch, scan_bytes */
+    size_t scan_bytes;
     int32_t *d_cci;    /* device, nnz(C): C's columns and values, from the first run on */
     void *d_cv;
     spx_gpu_bin_stats sym;      /* host: the products' statistics (analyse), for the symbolic bins */
     gpu_bins num;      /* the numeric phase's bins (by exact row length) */
+    int64_t span_rows; /* rows in span bins, symbolic and numeric (for the kernel's name) */
     int64_t nnz_c, dense_rows, dense_cols; /* the §4.2 counts: kept for the plan's state, not reported yet */
     int64_t products;  /* the pre-analysis's total (0 when C's row pointers were given) */
+    /* the bins' side streams and their fork and join events (SPX_GPU_BIN_STREAMS - 1 each,
+     * made by the first phase with several bins; sides 0: none made, or not made: one stream) */
+    cudaStream_t side[SPX_GPU_BIN_STREAMS];
+    cudaEvent_t fork, join[SPX_GPU_BIN_STREAMS];
+    int sides;
     int sm_count, max_threads_sm;
     size_t smem_limit; /* dynamic shared memory a block may have */
     char kernel[64];
@@ -81,10 +102,16 @@ static int b_row_lanes(const gpu_state *S, int cap)
 
 static size_t value_bytes(const gpu_state *S, int numeric) { return numeric ? spx_precision_bytes(S->prec) : 0; }
 
-/* Shared bytes of one row group with a table of `slots` slots. */
+/* Shared bytes of one row group with a hash table of `slots` slots. */
 static size_t group_bytes(const gpu_state *S, int numeric, int slots)
 {
     return (size_t)slots * (sizeof(int32_t) + value_bytes(S, numeric)) + sizeof(int);
+}
+
+/* Shared bytes of one row group of bin b (hash or span table). */
+static size_t bin_group_bytes(const gpu_state *S, int numeric, const gpu_bin *b)
+{
+    return b->span ? spx_gpu_span_group_bytes(b->slots, (int)value_bytes(S, numeric)) : group_bytes(S, numeric, b->slots);
 }
 
 /* Shared bytes of the dense fallback's block: n bits, and in numeric a rank per 64-bit word. */
@@ -123,10 +150,34 @@ static int64_t fit_slots(const gpu_state *S, int numeric)
     return fit;
 }
 
+/* The largest span table (columns, SPX_GPU_SPAN_MIN_COLS << c) one row group may have in
+ * shared memory; 0 without the rows' ranges. */
+static int64_t fit_cols(const gpu_state *S, int numeric)
+{
+    int64_t fit = 0;
+    for (int c = 0; S->d_range && c < SPX_GPU_TABLE_CLASSES; c++) {
+        const int64_t cols = (int64_t)SPX_GPU_SPAN_MIN_COLS << c;
+        if (spx_gpu_span_group_bytes(cols, (int)value_bytes(S, numeric)) > S->smem_limit) break;
+        fit = cols;
+    }
+    return fit;
+}
+
+/* The binning rule of the symbolic (numeric 0) or numeric phase. */
+static spx_gpu_bin_rule bin_rule(const gpu_state *S, int numeric)
+{
+    spx_gpu_bin_rule r;
+    r.n = S->n, r.fit_slots = fit_slots(S, numeric), r.fit_cols = fit_cols(S, numeric);
+    r.vbytes = (int)value_bytes(S, numeric);
+    r.span_pct = numeric ? SPX_GPU_SPAN_NUM_PCT : SPX_GPU_SPAN_SYM_PCT;
+    r.sorted_pct = numeric ? SPX_GPU_SPAN_NUM_SORTED_PCT : SPX_GPU_SPAN_SYM_PCT;
+    return r;
+}
+
 /* Groups per block for groups of M lanes and the bin's table. */
 static int groups_per_block(const gpu_state *S, int numeric, const gpu_bin *b, int M)
 {
-    const size_t per = group_bytes(S, numeric, b->slots);
+    const size_t per = bin_group_bytes(S, numeric, b);
     int64_t g = SPX_GPU_MAX_BLOCK / M;
     const int64_t fit = (int64_t)(SPX_GPU_GROUP_SMEM_TARGET / per);
     if (fit < g) g = fit;
@@ -156,7 +207,7 @@ static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t
  * numeric 0.063 -> 0.135 ms), poisson3d n=100's 25-entry rows 1.06x faster. */
 static bool warp_bin(const gpu_state *S, const gpu_bin *b)
 {
-    return SPX_GPU_WARP_SORT && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && b->group % 32 == 0 &&
+    return SPX_GPU_WARP_SORT && !b->span && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && b->group % 32 == 0 &&
            S->n < SPX_GPU_WARP_MAX_COLS && S->products > 0 &&
            (double)S->products <= SPX_GPU_WARP_MAX_COMPRESSION * (double)S->nnz_c;
 }
@@ -166,13 +217,13 @@ static bool warp_bin(const gpu_state *S, const gpu_bin *b)
  * group handles, halved while far below, until it settles or turns back. */
 static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_sum)
 {
-    const int Mmax = b->slots < SPX_GPU_MAX_BLOCK ? b->slots : SPX_GPU_MAX_BLOCK;
+    const int Mmax = !b->span && b->slots < SPX_GPU_MAX_BLOCK ? b->slots : SPX_GPU_MAX_BLOCK;
     int M = pow2_at_most(work_sum / (b->count > 0 ? b->count : 1));
     if (M > Mmax) M = Mmax;
     int last = 0;
     for (int step = 0; step < SPX_GPU_ALG2_STEPS; step++) {
         const int G = groups_per_block(S, numeric, b, M);
-        const int64_t blocks = (b->count + G - 1) / G, res = resident_blocks(S, G * M, G * group_bytes(S, numeric, b->slots));
+        const int64_t blocks = (b->count + G - 1) / G, res = resident_blocks(S, G * M, G * bin_group_bytes(S, numeric, b));
         const int64_t groups = (blocks < res ? blocks : res) * G;
         const int64_t rows_per_group = (b->count + groups - 1) / groups, target = 2 * rows_per_group;
         const int64_t iter = (b->work_max + M - 1) / M;
@@ -182,16 +233,17 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
         last = dir;
     }
     /* numeric: the row is sorted in its table (O(slots log^2 slots) or slots^2 steps over the
-     * group's lanes), which Algorithm 2 does not weigh: enough lanes that each holds a few slots */
-    const int sort_lanes = b->slots / SPX_GPU_SORT_SLOTS_PER_LANE;
+     * group's lanes), which Algorithm 2 does not weigh: enough lanes that each holds a few
+     * slots; a span table is cleared and read out instead: a few columns a lane */
+    const int sort_lanes = b->slots / (b->span ? SPX_GPU_SPAN_COLS_PER_LANE : SPX_GPU_SORT_SLOTS_PER_LANE);
     if (numeric && M < sort_lanes) M = sort_lanes < Mmax ? sort_lanes : Mmax;
     /* symbolic: the tables, not the threads, bound the rows an SM holds; lanes enough that
-     * those rows fill it with warps */
-    const int table_lanes = SPX_GPU_SYM_SLOTS_PER_LANE ? b->slots / SPX_GPU_SYM_SLOTS_PER_LANE : 0;
+     * those rows fill it with warps (a span table's bits are small: Algorithm 2 alone) */
+    const int table_lanes = SPX_GPU_SYM_SLOTS_PER_LANE && !b->span ? b->slots / SPX_GPU_SYM_SLOTS_PER_LANE : 0;
     if (!numeric && M < table_lanes) M = table_lanes < Mmax ? table_lanes : Mmax;
     b->group = M;
     b->groups = groups_per_block(S, numeric, b, M);
-    b->smem = b->groups * group_bytes(S, numeric, b->slots);
+    b->smem = b->groups * bin_group_bytes(S, numeric, b);
     b->sub = b_row_lanes(S, M);
     const int64_t blocks = (b->count + b->groups - 1) / b->groups;
     const int64_t res = resident_blocks(S, b->groups * M, b->smem);
@@ -210,7 +262,7 @@ static spx_status launch_bin_stats(spx_ctx *ctx, const gpu_state *S, int numeric
 {
     if (!S->m) return SPX_OK;
     spx_spgemm_bin_stats_kernel<<<bin_grid(ctx, S), SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
-        S->m, w, diff, S->n, fit_slots(S, numeric), S->d_stats);
+        S->m, w, diff, S->d_range, bin_rule(S, numeric), S->d_stats);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_bin_stats_kernel");
     return SPX_OK;
 }
@@ -218,55 +270,68 @@ static spx_status launch_bin_stats(spx_ctx *ctx, const gpu_state *S, int numeric
 /* Bins the rows with work > 0 (w[i], or w[i + 1] - w[i] when diff; device) from their
  * statistics st (downloaded): bins in descending table size, the fallback first (the rowind
  * order), each shaped on the host; their offsets (an exclusive scan of st's counts) uploaded
- * as the scatter kernel's cursors; the row ids scattered into out->d_rows on the device.
- * Synchronises, so that the phase's time holds the scatter. */
+ * as the scatter kernel's cursors; the row ids scattered into rows (device, room for m) as
+ * out->d_rows. Synchronises, so that the phase's time holds the scatter. */
 static spx_status make_bins(spx_ctx *ctx, gpu_state *S, int numeric, const int64_t *w, int diff,
-                            const spx_gpu_bin_stats *st, gpu_bins *out)
+                            const spx_gpu_bin_stats *st, int32_t *rows, gpu_bins *out)
 {
     unsigned long long at[SPX_GPU_BINS];
     int64_t total = 0;
     memset(out, 0, sizeof *out);
-    for (int c = SPX_GPU_BINS - 1; c >= 0; c--) { /* bin c: SPX_GPU_MIN_SLOTS << c slots; the last: fallback */
+    for (int c = SPX_GPU_BINS - 1; c >= 0; c--) { /* spx_gpu_bin_of's bins; the last: the fallback */
         at[c] = (unsigned long long)total;
         if (!st->count[c]) continue;
         gpu_bin *b = &out->bin[out->n++];
         b->first = (int32_t)total, b->count = (int32_t)st->count[c], b->work_max = (int64_t)st->max[c];
-        b->slots = c == SPX_GPU_BINS - 1 ? 0 : SPX_GPU_MIN_SLOTS << c;
+        b->span = c >= SPX_GPU_TABLE_CLASSES && c < SPX_GPU_BINS - 1;
+        b->slots = c == SPX_GPU_BINS - 1 ? 0
+                   : b->span             ? SPX_GPU_SPAN_MIN_COLS << (c - SPX_GPU_TABLE_CLASSES)
+                                         : SPX_GPU_MIN_SLOTS << c;
         if (b->slots) shape_bin(S, numeric, b, (int64_t)st->sum[c]);
+        if (b->span) S->span_rows += b->count;
         total += (int64_t)st->count[c];
     }
     if (!total) return SPX_OK;
+    out->d_rows = rows;
     unsigned long long *cursor = S->d_stats->cursor; /* device addresses */
-    spx_status s = spx_cuda_malloc(ctx, (void **)&out->d_rows, (size_t)total * sizeof *out->d_rows);
-    if (!s) s = spx_cuda_h2d(ctx, cursor, at, sizeof at);
-    if (!s) {
-        spx_spgemm_bin_scatter_kernel<<<bin_grid(ctx, S), SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
-            S->m, w, diff, S->n, fit_slots(S, numeric), cursor, out->d_rows);
-        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_bin_scatter_kernel");
-        s = spx_cuda_sync(ctx);
-    }
-done:
-    if (s) {
-        spx_cuda_free(ctx, out->d_rows);
-        out->d_rows = NULL;
-    }
-    return s;
+    spx_status s = spx_cuda_h2d(ctx, cursor, at, sizeof at);
+    if (s) return s;
+    spx_spgemm_bin_scatter_kernel<<<bin_grid(ctx, S), SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+        S->m, w, diff, S->d_range, bin_rule(S, numeric), cursor, out->d_rows);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_bin_scatter_kernel");
+    return spx_cuda_sync(ctx);
 }
 
 /* Launches one shared-memory bin. */
 template <bool NUMERIC, typename V>
-static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b, int64_t *counts,
-                              int32_t *cci, V *cv)
+static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b, cudaStream_t st,
+                              int64_t *counts, int32_t *cci, V *cv)
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     const bool warp = NUMERIC && warp_bin(S, b);
     auto kernel = warp ? spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC> : spx_spgemm_rows_kernel<NUMERIC, V, false>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
-    kernel<<<b->grid, b->groups * b->group, b->smem, spx_cuda_stream(ctx)>>>(
+    kernel<<<b->grid, b->groups * b->group, b->smem, st>>>(
         A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
         b->count, b->group, b->sub, b->slots, counts, S->d_crow, cci, cv);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_rows_kernel");
+    return SPX_OK;
+}
+
+/* Launches one span-table bin. */
+template <bool NUMERIC, typename V>
+static spx_status launch_span(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b, cudaStream_t st,
+                              int64_t *counts, int32_t *cci, V *cv)
+{
+    const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
+    auto kernel = spx_spgemm_span_kernel<NUMERIC, V>;
+    spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
+    if (s) return s;
+    kernel<<<b->grid, b->groups * b->group, b->smem, st>>>(
+        A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, S->d_range,
+        L->d_rows + b->first, b->count, b->group, b->sub, b->slots, counts, S->d_crow, cci, cv);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_span_kernel");
     return SPX_OK;
 }
 
@@ -323,15 +388,57 @@ static spx_status launch_dense(spx_ctx *ctx, const gpu_state *S, const gpu_bins 
     return SPX_OK;
 }
 
-/* Every bin of L, symbolic (counts) or numeric (cci, cv). */
-template <bool NUMERIC, typename V>
-static spx_status run_bins(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, int64_t *counts, int32_t *cci, V *cv)
+/* The side streams and their events, made once (as many as can be, up to
+ * SPX_GPU_BIN_STREAMS - 1); false when none could be: the bins then share the context's stream. */
+static bool make_sides(gpu_state *S)
 {
+    if (S->sides) return true;
+    if (cudaEventCreateWithFlags(&S->fork, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError(); /* a failed creation leaves no error behind */
+        return false;
+    }
+    int made = 0;
+    while (made < SPX_GPU_BIN_STREAMS - 1) {
+        if (cudaStreamCreateWithFlags(&S->side[made], cudaStreamNonBlocking) != cudaSuccess) break;
+        if (cudaEventCreateWithFlags(&S->join[made], cudaEventDisableTiming) != cudaSuccess) {
+            cudaStreamDestroy(S->side[made]);
+            break;
+        }
+        made++;
+    }
+    cudaGetLastError();
+    if (!made) cudaEventDestroy(S->fork);
+    S->sides = made;
+    return made > 0;
+}
+
+/* Every bin of L, symbolic (counts) or numeric (cci, cv): the shared-memory bins spread over
+ * the context's stream and the side streams (forked from it, joined back into it), the
+ * fallback bin on the context's stream. */
+template <bool NUMERIC, typename V>
+static spx_status run_bins(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, int64_t *counts, int32_t *cci, V *cv)
+{
+    const cudaStream_t home = spx_cuda_stream(ctx);
+    const bool spread = SPX_GPU_BIN_STREAMS > 1 && L->n > 1 && make_sides(S);
+    const int ways = spread ? S->sides + 1 : 1;
     spx_status s = SPX_OK;
-    for (int i = 0; !s && i < L->n; i++)
-        s = L->bin[i].slots ? launch_rows<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
-            : dense_fits(S, NUMERIC) ? launch_dense<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
-                             : launch_fallback<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv);
+    if (spread) {
+        SPX_CUDA_RET(ctx, cudaEventRecord(S->fork, home));
+        for (int j = 0; j < S->sides; j++) SPX_CUDA_RET(ctx, cudaStreamWaitEvent(S->side[j], S->fork, 0));
+    }
+    for (int i = 0; !s && i < L->n; i++) {
+        const gpu_bin *b = &L->bin[i];
+        const cudaStream_t st = i % ways ? S->side[i % ways - 1] : home;
+        s = b->span    ? launch_span<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
+            : b->slots ? launch_rows<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
+            : dense_fits(S, NUMERIC) ? launch_dense<NUMERIC, V>(ctx, S, L, b, counts, cci, cv)
+                                     : launch_fallback<NUMERIC, V>(ctx, S, L, b, counts, cci, cv);
+    }
+    for (int j = 0; spread && j < S->sides; j++) { /* joined even after a failure: nothing left behind */
+        cudaError_t e = cudaEventRecord(S->join[j], S->side[j]);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(home, S->join[j], 0);
+        if (e != cudaSuccess && !s) s = spx_cuda_fail_at(ctx, e, "joining the bin streams", __FILE__, __LINE__);
+    }
     return s;
 }
 
@@ -346,25 +453,88 @@ static void read_device(spx_ctx *ctx, gpu_state *S)
     S->smem_limit = st && st->smem_per_block_optin > 0 ? (size_t)st->smem_per_block_optin : 48 * 1024;
 }
 
-/* §4.1 on the GPU: products per row (kept on the device in S->d_prod for binning), A's column
- * counts (the dense columns, more than one entry, counted on the device), rows above P
- * counted (§4.2), and the products' per-bin statistics; S->sym and *products (their total)
- * from one download of the statistics. */
+/* Bytes an array carved from a block takes (cudaMalloc's alignment kept). */
+static size_t carved(size_t bytes)
+{
+    const size_t align = 256;
+    return (bytes + align - 1) / align * align;
+}
+
+/* The next `bytes` of a block being carved at *at. */
+static void *carve(unsigned char **at, size_t bytes)
+{
+    void *p = *at;
+    *at += carved(bytes);
+    return p;
+}
+
+/* S->d_keep, carved into C's row pointers, the statistics, the ticket, the numeric row list
+ * and, with ranges, the rows' column ranges. */
+static spx_status alloc_keep(spx_ctx *ctx, gpu_state *S, bool ranges)
+{
+    const size_t m = (size_t)S->m;
+    const size_t bytes = carved((m + 1) * sizeof(int64_t)) + carved(sizeof(spx_gpu_bin_stats)) +
+                         carved(sizeof(unsigned int)) + carved(m * sizeof(int32_t)) + (ranges ? carved(m * sizeof(int2)) : 0);
+    spx_status s = spx_cuda_malloc(ctx, &S->d_keep, bytes);
+    if (s) return s;
+    unsigned char *at = (unsigned char *)S->d_keep;
+    S->d_crow = (int64_t *)carve(&at, (m + 1) * sizeof(int64_t));
+    S->d_stats = (spx_gpu_bin_stats *)carve(&at, sizeof(spx_gpu_bin_stats));
+    S->d_ticket = (unsigned int *)carve(&at, sizeof(unsigned int));
+    S->d_num_rows = (int32_t *)carve(&at, m * sizeof(int32_t));
+    S->d_range = ranges ? (int2 *)carve(&at, m * sizeof(int2)) : NULL;
+    return SPX_OK;
+}
+
+/* S->d_temp, carved into the products per row, A's column counts, the symbolic row list and
+ * the scan's scratch (sized by CUB for m + 1 counts). */
+static spx_status alloc_temp(spx_ctx *ctx, gpu_state *S)
+{
+    const size_t m = (size_t)S->m, k = (size_t)S->k;
+    size_t scan = 0;
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan, S->d_crow, (int64_t)m + 1, spx_cuda_stream(ctx)));
+    if (scan < 16) scan = 16; /* a NULL scratch would make CUB only size its work */
+    const size_t bytes = carved(m * sizeof(int64_t)) + carved(k * sizeof(int32_t)) + carved(m * sizeof(int32_t)) + carved(scan);
+    spx_status s = spx_cuda_malloc(ctx, &S->d_temp, bytes);
+    if (s) return s;
+    unsigned char *at = (unsigned char *)S->d_temp;
+    S->d_prod = (int64_t *)carve(&at, m * sizeof(int64_t));
+    S->d_colcnt = (int32_t *)carve(&at, k * sizeof(int32_t));
+    S->d_sym_rows = (int32_t *)carve(&at, m * sizeof(int32_t));
+    S->d_scan = carve(&at, scan);
+    S->scan_bytes = scan;
+    return SPX_OK;
+}
+
+/* Frees S->d_temp (its arrays with it). */
+static void free_temp(spx_ctx *ctx, gpu_state *S)
+{
+    spx_cuda_free(ctx, S->d_temp);
+    S->d_temp = S->d_scan = NULL;
+    S->d_prod = NULL;
+    S->d_colcnt = S->d_sym_rows = NULL;
+}
+
+/* §4.1 on the GPU: products per row (kept on the device in S->d_prod for binning), the rows'
+ * column ranges (S->d_range, kept for both binnings), A's column counts (the dense columns,
+ * more than one entry, counted on the device), rows above P counted (§4.2), and the products'
+ * per-bin statistics; S->sym and *products (their total) from one download of the statistics. */
 static spx_status pre_analysis(spx_ctx *ctx, gpu_state *S, int64_t *products)
 {
-    int32_t *d_colcnt = NULL;
     const spx_dev_csr *A = &S->ops.A;
+    int32_t *d_colcnt = S->d_colcnt;
     const unsigned grid = spx_cuda_grid_stride_blocks(ctx, (long long)S->m * 32, SPX_GPU_ANALYSE_BLOCK,
                                                       SPX_GPU_ANALYSE_BLOCKS_PER_SM);
-    spx_status s = spx_cuda_malloc(ctx, (void **)&S->d_prod, (size_t)S->m * sizeof *S->d_prod);
-    if (!s) s = spx_cuda_malloc(ctx, (void **)&d_colcnt, (size_t)S->k * sizeof *d_colcnt);
-    if (s) goto done;
+    spx_status s = SPX_OK;
     SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(S->d_stats, 0, sizeof *S->d_stats, spx_cuda_stream(ctx)));
     if (S->k) SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(d_colcnt, 0, (size_t)S->k * sizeof *d_colcnt, spx_cuda_stream(ctx)));
     if (S->m) {
         spx_spgemm_products_kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
             S->m, S->k, A->rowptr, A->colind, S->ops.B.rowptr, S->d_prod, d_colcnt, &S->d_stats->dense_rows);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_products_kernel");
+        spx_spgemm_range_kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+            S->m, A->rowptr, A->colind, S->ops.B.rowptr, S->ops.B.colind, S->d_prod, S->d_range);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_range_kernel");
     }
     if (S->k) {
         const unsigned cgrid =
@@ -381,14 +551,13 @@ static spx_status pre_analysis(spx_ctx *ctx, gpu_state *S, int64_t *products)
     S->dense_rows = (int64_t)S->sym.dense_rows;
     S->dense_cols = (int64_t)S->sym.dense_cols;
 done:
-    spx_cuda_free(ctx, d_colcnt);
     return s;
 }
 
 /* A new state for in's product: the device's properties read, A uploaded (B borrowed or
- * uploaded), C's row pointers and the binning statistics allocated on the device (phase
- * "upload"); nothing left on failure. */
-static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, gpu_state **out)
+ * uploaded), the kept arrays allocated on the device (alloc_keep; phase "upload"); nothing
+ * left on failure. */
+static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, bool ranges, gpu_state **out)
 {
     gpu_state *S = (gpu_state *)spx_calloc_array(ctx, 1, sizeof *S);
     if (!S) return spx_fail_nomem(ctx, "spx GPU SpGEMM state");
@@ -400,9 +569,7 @@ static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_l
     const double t0 = spx_now();
     spx_status s = spx_spgemm_dev_upload(ctx, in, &S->ops);
     spx_phase_add(log, "upload", spx_now() - t0);
-    if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_crow, ((size_t)S->m + 1) * sizeof *S->d_crow);
-    if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_stats, sizeof *S->d_stats);
-    if (!s) s = spx_cuda_malloc(ctx, (void **)&S->d_ticket, sizeof *S->d_ticket);
+    if (!s) s = alloc_keep(ctx, S, ranges);
     if (s) {
         gpu_destroy(ctx, S);
         return s;
@@ -423,10 +590,11 @@ static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
                               int64_t *products)
 {
     gpu_state *S = NULL;
-    spx_status s = gpu_open(ctx, in, log, &S);
+    spx_status s = gpu_open(ctx, in, log, true, &S);
     if (s) return s;
     const double t0 = spx_now();
-    s = pre_analysis(ctx, S, products);
+    s = alloc_temp(ctx, S);
+    if (!s) s = pre_analysis(ctx, S, products);
     spx_phase_add(log, "analyse", spx_now() - t0);
     return hand_out(ctx, S, s, state);
 }
@@ -436,20 +604,13 @@ static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
 template <typename V>
 static spx_status count_rows(spx_ctx *ctx, gpu_state *S, const gpu_bins *L)
 {
-    void *tmp = NULL;
-    size_t bytes = 0;
+    size_t bytes = S->scan_bytes;
     const int64_t items = (int64_t)S->m + 1;
     spx_status s = SPX_OK;
     SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_crow, 0, (size_t)items * sizeof(int64_t), spx_cuda_stream(ctx)));
     if ((s = run_bins<false, V>(ctx, S, L, S->d_crow, nullptr, nullptr))) return s;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, bytes, S->d_crow, items, spx_cuda_stream(ctx)));
-    if (bytes < 16) bytes = 16; /* a NULL scratch would make CUB only size its work */
-    if ((s = spx_cuda_malloc(ctx, &tmp, bytes))) return s;
-    SPX_CUDA_GOTO(ctx, s, cub::DeviceScan::ExclusiveSum(tmp, bytes, S->d_crow, items, spx_cuda_stream(ctx)));
-    s = spx_cuda_d2h(ctx, &S->nnz_c, S->d_crow + S->m, sizeof S->nnz_c); /* synchronises: tmp is free to go */
-done:
-    spx_cuda_free(ctx, tmp);
-    return s;
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(S->d_scan, bytes, S->d_crow, items, spx_cuda_stream(ctx)));
+    return spx_cuda_d2h(ctx, &S->nnz_c, S->d_crow + S->m, sizeof S->nnz_c);
 }
 
 /* The per-bin statistics of C's exact row lengths (d_crow's differences), downloaded into *st. */
@@ -460,36 +621,38 @@ static spx_status length_stats(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st
     return s ? s : spx_cuda_d2h(ctx, st, S->d_stats, sizeof *st);
 }
 
-/* The numeric phase's bins from C's exact row lengths in d_crow (phase "reorder"). */
+/* The numeric phase's bins from C's exact row lengths in d_crow (phase "reorder"); the kernel's
+ * name says "+span" when span tables took rows in either phase. */
 static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, spx_phase_log *log)
 {
     spx_gpu_bin_stats st;
     const double t0 = spx_now();
     spx_status s = length_stats(ctx, S, &st);
-    if (!s) s = make_bins(ctx, S, 1, S->d_crow, 1, &st, &S->num);
+    if (!s) s = make_bins(ctx, S, 1, S->d_crow, 1, &st, S->d_num_rows, &S->num);
     spx_phase_add(log, "reorder", spx_now() - t0);
+    if (S->span_rows) snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s+span", S->prec == SPX_FP32 ? "fp32" : "fp64");
     return s;
 }
 
 /* Plan: the rows binned by their products (reorder), counted (symbolic: C's row pointers and
- * nnz(C)), binned again by their exact lengths for the numeric phase (reorder). */
+ * nnz(C)), binned again by their exact lengths for the numeric phase (reorder); then the
+ * analyse and symbolic arrays freed. */
 static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, int64_t *nnz_c)
 {
     gpu_state *S = (gpu_state *)state;
     gpu_bins sym;
     double t0 = spx_now();
-    spx_status s = make_bins(ctx, S, 0, S->d_prod, 0, &S->sym, &sym);
-    spx_cuda_free(ctx, S->d_prod); /* make_bins synchronised: the scatter is done with it */
-    S->d_prod = NULL;
+    spx_status s = make_bins(ctx, S, 0, S->d_prod, 0, &S->sym, S->d_sym_rows, &sym);
     spx_phase_add(log, "reorder", spx_now() - t0);
     if (s) return s;
     t0 = spx_now();
     s = S->prec == SPX_FP32 ? count_rows<float>(ctx, S, &sym) : count_rows<double>(ctx, S, &sym);
-    spx_cuda_free(ctx, sym.d_rows);
     spx_phase_add(log, "symbolic", spx_now() - t0);
     if (s) return s;
     *nnz_c = S->nnz_c;
-    return numeric_bins(ctx, S, log);
+    s = numeric_bins(ctx, S, log);
+    free_temp(ctx, S); /* numeric_bins synchronised: the kernels are done with it */
+    return s;
 }
 
 /* In place of analyse and symbolic, C's row pointers given (rowptr, m + 1 from 0): uploaded
@@ -500,7 +663,7 @@ static spx_status gpu_analyse_rows(spx_ctx *ctx, const spx_spgemm_input *in, con
                                    spx_phase_log *log, void **state)
 {
     gpu_state *S = NULL;
-    spx_status s = gpu_open(ctx, in, log, &S);
+    spx_status s = gpu_open(ctx, in, log, false, &S);
     if (s) return s;
     const double t0 = spx_now();
     s = spx_cuda_h2d(ctx, S->d_crow, rowptr, ((size_t)S->m + 1) * sizeof *S->d_crow);
@@ -570,11 +733,13 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
     if (!S) return;
     release_c(ctx, S);
     spx_spgemm_dev_free(ctx, &S->ops);
-    spx_cuda_free(ctx, S->d_prod);
-    spx_cuda_free(ctx, S->d_crow);
-    spx_cuda_free(ctx, S->d_stats);
-    spx_cuda_free(ctx, S->d_ticket);
-    spx_cuda_free(ctx, S->num.d_rows);
+    spx_cuda_free(ctx, S->d_temp);
+    spx_cuda_free(ctx, S->d_keep);
+    for (int j = 0; j < S->sides; j++) {
+        cudaStreamDestroy(S->side[j]);
+        cudaEventDestroy(S->join[j]);
+    }
+    if (S->sides) cudaEventDestroy(S->fork);
     spx_free(ctx, S);
 }
 

@@ -29,18 +29,52 @@ typedef struct spx_gpu_bin_stats {
     unsigned long long cursor[SPX_GPU_BINS];
 } spx_gpu_bin_stats;
 
-/* The bin of a row with work w > 0 (products or exact length) over n columns: c for a table of
- * SPX_GPU_MIN_SLOTS << c slots (the power of two >= SPX_GPU_SLOTS_PER_KEY * min(w, n), at least
- * SPX_GPU_MIN_SLOTS), SPX_GPU_BINS - 1 (the fallback) when that exceeds fit_slots, the largest
- * table shared memory holds (0: none; the host's fit_slots). The stats and scatter kernels
- * share this one rule, so they agree on every row's bin. */
-__host__ __device__ __forceinline__ int spx_gpu_bin_of(int64_t w, int64_t n, int64_t fit_slots)
+/* What a row's bin depends on besides its work and range: C's columns n, the largest hash
+ * table (slots) and span table (columns) a row group may have in shared memory (0: none; the
+ * host's fit_slots and fit_cols), the value bytes (0: symbolic), and the span table's share
+ * of the hash table's bytes in percent (SPX_GPU_SPAN_*_PCT), sorted_pct where the hash table
+ * would be sorted by the bitonic network. */
+typedef struct spx_gpu_bin_rule {
+    int64_t n, fit_slots, fit_cols;
+    int vbytes, span_pct, sorted_pct;
+} spx_gpu_bin_rule;
+
+/* The class c of a power-of-two table of `least << c` entries holding `need` (c >= 0). */
+__host__ __device__ __forceinline__ int spx_gpu_table_class(int64_t need, int64_t least)
 {
-    const int64_t keys = w < n ? w : n;
-    int64_t slots = SPX_GPU_MIN_SLOTS;
     int c = 0;
-    while (slots < keys * SPX_GPU_SLOTS_PER_KEY) slots <<= 1, c++;
-    return slots <= fit_slots && c < SPX_GPU_BINS - 1 ? c : SPX_GPU_BINS - 1;
+    for (int64_t t = least; t < need; t <<= 1) c++;
+    return c;
+}
+
+/* The bin of a row with work w > 0 (products or exact length) and columns in [lo, hi] (hi < lo:
+ * unknown): its hash table has the power of two >= SPX_GPU_SLOTS_PER_KEY * min(w, n) slots
+ * (at least SPX_GPU_MIN_SLOTS), bin c for SPX_GPU_MIN_SLOTS << c; its span table the power of
+ * two >= hi - lo + 1 columns, bin SPX_GPU_TABLE_CLASSES + c for SPX_GPU_SPAN_MIN_COLS << c, taken
+ * when it fits and its bytes are at most R.span_pct % of the hash table's (R.sorted_pct % over
+ * SPX_GPU_RANK_SORT_MAX_SLOTS slots); else the hash bin,
+ * or SPX_GPU_BINS - 1 (the fallback) when the hash table exceeds R.fit_slots. The stats and
+ * scatter kernels share this one rule, so they agree on every row's bin. */
+__host__ __device__ __forceinline__ int spx_gpu_bin_of(int64_t w, int32_t lo, int32_t hi, const spx_gpu_bin_rule &R)
+{
+    const int64_t keys = w < R.n ? w : R.n;
+    const int ch = spx_gpu_table_class(keys * SPX_GPU_SLOTS_PER_KEY, SPX_GPU_MIN_SLOTS);
+    const int64_t slots = (int64_t)SPX_GPU_MIN_SLOTS << ch;
+    const int pct = slots > SPX_GPU_RANK_SORT_MAX_SLOTS ? R.sorted_pct : R.span_pct;
+    if (R.fit_cols && pct && hi >= lo) {
+        const int cs = spx_gpu_table_class((int64_t)hi - lo + 1, SPX_GPU_SPAN_MIN_COLS);
+        const int64_t cols = (int64_t)SPX_GPU_SPAN_MIN_COLS << cs;
+        if (cs < SPX_GPU_TABLE_CLASSES && cols <= R.fit_cols &&
+            (cols * R.vbytes + cols / 8) * 100 <= slots * (4 + R.vbytes) * pct)
+            return SPX_GPU_TABLE_CLASSES + cs;
+    }
+    return ch < SPX_GPU_TABLE_CLASSES && slots <= R.fit_slots ? ch : SPX_GPU_BINS - 1;
+}
+
+/* Row i's column range from range[] (NULL: unknown, hi < lo). */
+__device__ __forceinline__ int2 spx_gpu_range(const int2 *__restrict__ range, int64_t i)
+{
+    return range ? range[i] : make_int2(0, -1);
 }
 
 /* Row i's work: w[i], or w[i + 1] - w[i] when diff (row pointers). */
@@ -88,6 +122,46 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     if (threadIdx.x == 0 && dense) atomicAdd(dense_rows, (unsigned long long)dense);
 }
 
+/* range[i] = row i's first and last column of C (the least first and the largest last column
+ * of the B rows it reaches; B's columns sorted) for the rows that may take a span table: more
+ * than SPX_GPU_SPAN_MIN_PRODUCTS products (prod[i]), at most SPX_GPU_SPAN_MAX_A_ENTRIES
+ * entries, no B row longer than SPX_GPU_DENSE_LONG_B (the walk stops at the first); else (0,
+ * -1). One warp per row, grid-stride, A's entries taken SPX_GPU_BOUNDS_UNROLL at once. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_range_kernel(int32_t m, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                            const int32_t *__restrict__ brp, const int32_t *__restrict__ bci,
+                            const int64_t *__restrict__ prod, int2 *__restrict__ range)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < m; i += warps) {
+        const int32_t start = arp[i], end = arp[i + 1];
+        int32_t lo = INT32_MAX, hi = -1;
+        bool eligible = prod[i] > SPX_GPU_SPAN_MIN_PRODUCTS && end - start <= SPX_GPU_SPAN_MAX_A_ENTRIES;
+        for (int32_t q0 = start + lane; eligible && q0 - lane < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) {
+            int32_t b0[SPX_GPU_BOUNDS_UNROLL], b1[SPX_GPU_BOUNDS_UNROLL];
+#pragma unroll
+            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
+                const int32_t c = q0 + 32 * u < end ? aci[q0 + 32 * u] : -1;
+                b0[u] = c >= 0 ? brp[c] : 0;
+                b1[u] = c >= 0 ? brp[c + 1] : 0;
+            }
+            bool too_long = false;
+#pragma unroll
+            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
+                too_long |= b1[u] - b0[u] > SPX_GPU_DENSE_LONG_B;
+                if (b1[u] > b0[u]) lo = min(lo, bci[b0[u]]), hi = max(hi, bci[b1[u] - 1]);
+            }
+            eligible = !__any_sync(SPX_GPU_FULL_WARP, too_long); /* the same in every lane */
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            lo = min(lo, __shfl_xor_sync(SPX_GPU_FULL_WARP, lo, off));
+            hi = max(hi, __shfl_xor_sync(SPX_GPU_FULL_WARP, hi, off));
+        }
+        if (lane == 0) range[i] = eligible && hi >= lo ? make_int2(lo, hi) : make_int2(0, -1);
+    }
+}
+
 /* Adds to *dense_cols the columns of A with more than one entry (colcnt[0..k)); grid-stride
  * over tiles of blockDim.x columns (every thread of a block takes the same iterations). */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
@@ -117,13 +191,13 @@ __device__ __forceinline__ unsigned spx_gpu_bin_peers(int c, int cc, unsigned lo
     return peers;
 }
 
-/* Per-bin statistics of rows [0, m) with work > 0 (spx_gpu_work, binned by spx_gpu_bin_of)
- * added to st's count, sum and max: each warp combines its lanes of one bin, each block its
+/* Per-bin statistics of rows [0, m) with work > 0 (spx_gpu_work, binned by spx_gpu_bin_of
+ * with their range, NULL: none) added to st's count, sum and max: each warp combines its lanes of one bin, each block its
  * warps in shared memory, then one global atomic per bin and block. blockDim.x a multiple of
  * 32; grid-stride over tiles of blockDim.x rows. */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
-    spx_spgemm_bin_stats_kernel(int32_t m, const int64_t *__restrict__ w, int diff, int64_t n, int64_t fit_slots,
-                                spx_gpu_bin_stats *__restrict__ st)
+    spx_spgemm_bin_stats_kernel(int32_t m, const int64_t *__restrict__ w, int diff, const int2 *__restrict__ range,
+                                spx_gpu_bin_rule rule, spx_gpu_bin_stats *__restrict__ st)
 {
     __shared__ unsigned long long cnt[SPX_GPU_BINS], sum[SPX_GPU_BINS], mx[SPX_GPU_BINS];
     const int lane = threadIdx.x & 31;
@@ -132,7 +206,8 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < m; base += (int64_t)gridDim.x * blockDim.x) {
         const int64_t i = base + threadIdx.x;
         const int64_t x = i < m ? spx_gpu_work(w, diff, i) : 0;
-        const int c = x > 0 ? spx_gpu_bin_of(x, n, fit_slots) : -1;
+        const int2 rg = x > 0 ? spx_gpu_range(range, i) : make_int2(0, -1);
+        const int c = x > 0 ? spx_gpu_bin_of(x, rg.x, rg.y, rule) : -1;
         for (unsigned todo = __ballot_sync(SPX_GPU_FULL_WARP, c >= 0); todo;) {
             const int lead = __ffs(todo) - 1, cc = __shfl_sync(SPX_GPU_FULL_WARP, c, lead);
             unsigned long long s, h;
@@ -154,15 +229,16 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
         }
 }
 
-/* Scatters the ids of rows [0, m) with work > 0 into rows[], each at its bin's cursor
+/* Scatters the ids of rows [0, m) with work > 0 (and range, as the stats) into rows[], each at its bin's cursor
  * (cursor[c] starts at bin c's offset; the bins' order is the host's). Per tile of blockDim.x
  * rows: warps reserve places in shared per-bin counters, then one global atomicAdd per bin
  * reserves the block's range. The order within a bin depends on the atomics' order, so it
  * varies between runs: harmless, every row of C is computed on its own and lands at its row
  * pointer. blockDim.x a multiple of 32; grid-stride over tiles. */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
-    spx_spgemm_bin_scatter_kernel(int32_t m, const int64_t *__restrict__ w, int diff, int64_t n, int64_t fit_slots,
-                                  unsigned long long *__restrict__ cursor, int32_t *__restrict__ rows)
+    spx_spgemm_bin_scatter_kernel(int32_t m, const int64_t *__restrict__ w, int diff, const int2 *__restrict__ range,
+                                  spx_gpu_bin_rule rule, unsigned long long *__restrict__ cursor,
+                                  int32_t *__restrict__ rows)
 {
     __shared__ unsigned int cnt[SPX_GPU_BINS];
     __shared__ unsigned long long at[SPX_GPU_BINS];
@@ -172,7 +248,8 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < m; base += (int64_t)gridDim.x * blockDim.x) {
         const int64_t i = base + threadIdx.x;
         const int64_t x = i < m ? spx_gpu_work(w, diff, i) : 0;
-        const int c = x > 0 ? spx_gpu_bin_of(x, n, fit_slots) : -1;
+        const int2 rg = x > 0 ? spx_gpu_range(range, i) : make_int2(0, -1);
+        const int c = x > 0 ? spx_gpu_bin_of(x, rg.x, rg.y, rule) : -1;
         unsigned int off = 0; /* this row's place among the block's rows of its bin */
         for (unsigned todo = __ballot_sync(SPX_GPU_FULL_WARP, c >= 0); todo;) {
             const int lead = __ffs(todo) - 1, cc = __shfl_sync(SPX_GPU_FULL_WARP, c, lead);
@@ -450,6 +527,95 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
                         cci[out + s] = mykeys[s];
                         cv[out + s] = myvals[s];
                     }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* Shared bytes of one row group's span table of `cols` columns (a multiple of 32): the values
+ * (NUMERIC: vbytes each), a bit a column, the group's counter. */
+__host__ __device__ __forceinline__ size_t spx_gpu_span_group_bytes(int64_t cols, int vbytes)
+{
+    return (size_t)cols * (size_t)vbytes + (size_t)cols / 8 + sizeof(int);
+}
+
+/* Rows rows[0..nrows) whose columns lie in [range[i].x, range[i].x + cols), a group of `group`
+ * lanes per row with a span table in shared memory: a bit a column and, NUMERIC, a value a
+ * column, indexed by column - range[i].x. Within a group, lanes lane / sub take A's entries and
+ * lanes lane % sub stride B's row (as spx_spgemm_rows_kernel). SYMBOLIC: counts[i] = the bits
+ * newly set. NUMERIC: the row read out in column order by the group's first min(group, 32)
+ * lanes, a 32-column word a lane and round (its place in C from a scan of the words'
+ * populations), the columns and sums written to C at crow[i]; no sort. blockDim.x = groups *
+ * group; dynamic shared memory groups * spx_gpu_span_group_bytes(cols, NUMERIC ? sizeof(V) : 0). */
+template <bool NUMERIC, typename V>
+__global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
+    spx_spgemm_span_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
+                           const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
+                           const int2 *__restrict__ range, const int32_t *__restrict__ rows, int32_t nrows, int group,
+                           int sub, int cols, int64_t *__restrict__ counts, const int64_t *__restrict__ crow,
+                           int32_t *__restrict__ cci, V *__restrict__ cv)
+{
+    extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
+    const int groups = blockDim.x / group;
+    const int g = threadIdx.x / group, lane = threadIdx.x % group, words = cols >> 5;
+    V *myvals = (V *)spx_spgemm_smem + (size_t)g * cols; /* NUMERIC only */
+    uint32_t *bits = (uint32_t *)(spx_spgemm_smem + (NUMERIC ? (size_t)groups * cols * sizeof(V) : 0));
+    uint32_t *mybits = bits + (size_t)g * words;
+    int *found = (int *)(bits + (size_t)groups * words); /* one counter per group */
+    const int per = group / sub;
+    const int readers = group < 32 ? group : 32; /* NUMERIC: the lanes that read a row out */
+    for (int64_t base = (int64_t)blockIdx.x * groups; base < nrows; base += (int64_t)gridDim.x * groups) {
+        const int64_t r = base + g;
+        const bool active = r < nrows;
+        for (int w = lane; w < words; w += group) mybits[w] = 0;
+        if (NUMERIC)
+            for (int c = lane; c < cols; c += group) myvals[c] = V(0);
+        if (lane == 0) found[g] = 0;
+        __syncthreads();
+        const int32_t i = active ? rows[r] : 0;
+        const int32_t lo = active ? range[i].x : 0;
+        if (active) {
+            int fresh = 0;
+            for (int32_t qa = arp[i] + lane / sub; qa < arp[i + 1]; qa += per) {
+                const int32_t k = aci[qa];
+                const V a = NUMERIC ? av[qa] : V(0);
+                for (int32_t qb = brp[k] + lane % sub; qb < brp[k + 1]; qb += sub) {
+                    const int32_t c = bci[qb] - lo;
+                    const uint32_t bit = 1u << (c & 31);
+                    if (NUMERIC) {
+                        atomicAdd(myvals + c, a * bv[qb]);
+                        atomicOr(mybits + (c >> 5), bit);
+                    } else {
+                        fresh += !(atomicOr(mybits + (c >> 5), bit) & bit);
+                    }
+                }
+            }
+            if (!NUMERIC && fresh) atomicAdd(found + g, fresh);
+        }
+        __syncthreads();
+        if (!NUMERIC) {
+            if (active && lane == 0) counts[i] = found[g];
+        } else if (lane < readers) { /* whole warps or whole groups within one: full-mask shuffles */
+            const int64_t out = active ? crow[i] : 0, len = active ? crow[i + 1] - crow[i] : 0;
+            int64_t at = 0; /* the row's entries before this round */
+            for (int w0 = 0; w0 < words; w0 += readers) {
+                const int w = w0 + lane;
+                uint32_t b = w < words ? mybits[w] : 0u;
+                int incl = __popc(b);
+                for (int d = 1; d < readers; d <<= 1) {
+                    const int t = __shfl_up_sync(SPX_GPU_FULL_WARP, incl, d, readers);
+                    if (lane >= d) incl += t;
+                }
+                const int total = __shfl_sync(SPX_GPU_FULL_WARP, incl, readers - 1, readers);
+                for (int64_t q = at + incl - __popc(b); b; b &= b - 1u, q++) {
+                    const int c = w * 32 + __ffs((int)b) - 1;
+                    if (active && q < len) {
+                        cci[out + q] = lo + c;
+                        cv[out + q] = myvals[c];
+                    }
+                }
+                at += total;
             }
         }
         __syncthreads();

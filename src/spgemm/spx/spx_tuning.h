@@ -39,11 +39,45 @@
 #endif
 /* The smallest table a row gets (one slot per lane of a warp-sized group). */
 #define SPX_GPU_MIN_SLOTS 32
-/* Row bins: bin c holds the rows whose table has SPX_GPU_MIN_SLOTS << c slots, the last one the
- * rows whose table does not fit shared memory (the fallback). Tables stop at 2^24 slots, so 20
- * bins of tables and the fallback would do; 40 leaves room (ApSpGEMM's dynamic binning: one
- * bin per power-of-two table size). */
-#define SPX_GPU_BINS 40
+/* Table sizes: SPX_GPU_MIN_SLOTS << c hash slots, or SPX_GPU_SPAN_MIN_COLS << c span columns,
+ * for c below this (2^24 slots at most). */
+#define SPX_GPU_TABLE_CLASSES 20
+/* Row bins (ApSpGEMM's dynamic binning, one bin per power-of-two table): bin c < CLASSES holds
+ * the rows with a hash table of SPX_GPU_MIN_SLOTS << c slots, bin CLASSES + c those with a span
+ * table of SPX_GPU_SPAN_MIN_COLS << c columns, the last one the rows whose table does not fit
+ * shared memory (the fallback). */
+#define SPX_GPU_BINS (2 * SPX_GPU_TABLE_CLASSES + 1)
+/* Span tables (the dense accumulator of spECK, Parger et al., PPoPP'20, restricted to the row's
+ * column range): a row whose columns lie in [lo, hi] may count them with a bit a column of
+ * hi - lo + 1 (no hash probing) and sum them with a value a column, read out in column order
+ * (no sort). The range is found in the pre-analysis (the first and last column of each B row
+ * the row reaches) for rows of more than SPX_GPU_SPAN_MIN_PRODUCTS products (smaller rows
+ * have small hash tables) and at most SPX_GPU_SPAN_MAX_A_ENTRIES entries (a longer row is
+ * walked once more for nothing: its range is wide) whose B rows are all at most
+ * SPX_GPU_DENSE_LONG_B long (a longer one needs the dense fallback's whole-block walk). Guesses. */
+#define SPX_GPU_SPAN_MIN_PRODUCTS 64
+#define SPX_GPU_SPAN_MAX_A_ENTRIES 1024
+#define SPX_GPU_SPAN_MIN_COLS 32
+/* A row takes its span table when that table's bytes are at most this many times its hash
+ * table's (percent; 0: never): symbolic (bits against 4-byte keys); numeric (values and bits
+ * against keys and values, no sort), more readily where the hash table would be sorted by the
+ * bitonic network (over SPX_GPU_RANK_SORT_MAX_SLOTS slots). H100, 06209f6 + span tables, numeric
+ * ms at 400 / 1600 for every table: bcsstk29 0.85 / 0.54, bcsstk33 0.74 / 0.56 (512- and
+ * 1024-slot tables), but astro-ph 0.93 / 1.10, fe_body 0.23 / 0.30, luxembourg_osm·ᵀ scratch
+ * 0.85x / 0.59x cuSPARSE (small tables); symbolic at 100 against none: bcsstk29 0.54 -> 0.21,
+ * stencil27 n=60 0.92 -> 0.53, blockdiag 0.59 -> 0.16 (bench/results/2026-11-26-nvidia-h100-span). */
+#ifndef SPX_GPU_SPAN_SYM_PCT
+#define SPX_GPU_SPAN_SYM_PCT 100
+#endif
+#ifndef SPX_GPU_SPAN_NUM_PCT
+#define SPX_GPU_SPAN_NUM_PCT 400
+#endif
+#ifndef SPX_GPU_SPAN_NUM_SORTED_PCT
+#define SPX_GPU_SPAN_NUM_SORTED_PCT 1600
+#endif
+/* Numeric span tables: a row group has at least columns / this lanes (clearing the values and
+ * reading the bits out). Guess. */
+#define SPX_GPU_SPAN_COLS_PER_LANE 32
 /* Threads of a block at most (the paper's configuration: the largest kernel size). */
 #define SPX_GPU_MAX_BLOCK 1024
 /* Shared memory a block of several row groups aims at, so that a few blocks share an SM;
@@ -122,6 +156,15 @@
 #define SPX_GPU_WARP_MAX_COMPRESSION 1.5
 #define SPX_GPU_WARP_MAX_SLOTS 128
 #define SPX_GPU_WARP_MAX_COLS ((1 << 26) - 1)
+/* Streams a phase's bins are spread over (the context's and SPX_GPU_BIN_STREAMS - 1 more, made
+ * once a plan, joined before the phase goes on): a small product's bins are a handful of short
+ * launches, each waiting for the last one's tail. 1: every bin on the context's stream (for
+ * measuring). H100, 4 against 1 in one run, numeric ms: bcsstk29 0.64 -> 0.43, astro-ph 1.04 ->
+ * 0.71, the power-law matrix 50.6 -> 45.4, cage10 0.31 -> 0.19; a stream costs ~22 us to make.
+ * 4 is a guess among the counts (not compared). */
+#ifndef SPX_GPU_BIN_STREAMS
+#define SPX_GPU_BIN_STREAMS 4
+#endif
 /* Pre-analysis and binning kernels: threads per block (a multiple of 32: the binning kernels
  * combine a warp's rows with ballots); grid-stride blocks per SM. */
 #define SPX_GPU_ANALYSE_BLOCK 256
