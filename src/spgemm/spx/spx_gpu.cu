@@ -532,6 +532,14 @@ static spx_status pre_analysis(spx_ctx *ctx, gpu_state *S, int64_t *products)
         spx_spgemm_products_kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
             S->m, S->k, A->rowptr, A->colind, S->ops.B.rowptr, S->d_prod, d_colcnt, &S->d_stats->dense_rows);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_products_kernel");
+        if (A->nnz > SPX_GPU_LONG_A_ROW) {
+            const long long chunks = (A->nnz + SPX_GPU_LONG_A_ROW - 1) / SPX_GPU_LONG_A_ROW;
+            spx_spgemm_long_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, chunks * 32, SPX_GPU_ANALYSE_BLOCK,
+                                                                      SPX_GPU_ANALYSE_BLOCKS_PER_SM),
+                                          SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+                S->m, A->nnz, A->rowptr, A->colind, S->ops.B.rowptr, S->d_prod, d_colcnt);
+            SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_long_rows_kernel");
+        }
         spx_spgemm_range_kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
             S->m, A->rowptr, A->colind, S->ops.B.rowptr, S->ops.B.colind, S->d_prod, S->d_range);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_range_kernel");

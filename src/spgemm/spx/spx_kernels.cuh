@@ -85,7 +85,8 @@ __device__ __forceinline__ int64_t spx_gpu_work(const int64_t *__restrict__ w, i
 
 /* Row i's products (sum of B's row lengths over A's row) into prod[i], A's column counts into
  * colcnt (atomics), and the rows with nnz_i / k above SPX_GPU_DENSE_ROW_P (§4.2) added to
- * *dense_rows; one warp per row, grid-stride. */
+ * *dense_rows; one warp per row, grid-stride. A row of more than SPX_GPU_LONG_A_ROW entries
+ * gets prod[i] = 0 here: spx_spgemm_long_rows_kernel adds its products and column counts. */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     spx_spgemm_products_kernel(int32_t m, int32_t k, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
                                const int32_t *__restrict__ brp, int64_t *__restrict__ prod, int32_t *__restrict__ colcnt,
@@ -100,7 +101,8 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < m; i += warps) {
         int64_t p = 0;
         const int32_t end = arp[i + 1];
-        for (int64_t q0 = arp[i] + lane; q0 < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) { /* loads side by side */
+        const bool long_row = end - arp[i] > SPX_GPU_LONG_A_ROW; /* the same in every lane */
+        for (int64_t q0 = arp[i] + lane; !long_row && q0 < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) {
             int32_t c[SPX_GPU_BOUNDS_UNROLL];
 #pragma unroll
             for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) c[u] = q0 + 32 * u < end ? aci[q0 + 32 * u] : -1;
@@ -120,6 +122,51 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     if (mine) atomicAdd(&dense, mine);
     __syncthreads();
     if (threadIdx.x == 0 && dense) atomicAdd(dense_rows, (unsigned long long)dense);
+}
+
+/* The row of A holding entry q (arp[r] <= q < arp[r + 1]; 0 <= q < arp[m]), by bisection. */
+__device__ __forceinline__ int32_t spx_gpu_row_of(const int32_t *__restrict__ arp, int32_t m, int64_t q)
+{
+    int32_t lo = 0, hi = m - 1; /* the last row r with arp[r] <= q */
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo + 1) / 2;
+        if (arp[mid] <= q) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The rows of more than SPX_GPU_LONG_A_ROW entries, which spx_spgemm_products_kernel left at
+ * prod[i] = 0: A's entries in chunks of SPX_GPU_LONG_A_ROW, one warp a chunk (grid-stride);
+ * only a chunk's first and last rows can be long (a row inside it is shorter than it), so
+ * the warp adds the products of their parts in the chunk to prod[] (an atomic) and counts
+ * their columns. A row of a million entries, one warp's serial walk before (the power-law
+ * matrix's analyse: 8 ms on an H100), is summed by hundreds of warps. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_long_rows_kernel(int32_t m, int64_t nnz, const int32_t *__restrict__ arp,
+                                const int32_t *__restrict__ aci, const int32_t *__restrict__ brp,
+                                int64_t *__restrict__ prod, int32_t *__restrict__ colcnt)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5), chunks = (nnz + SPX_GPU_LONG_A_ROW - 1) / SPX_GPU_LONG_A_ROW;
+    for (int64_t c = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
+        const int64_t q0 = c * SPX_GPU_LONG_A_ROW, q1 = q0 + SPX_GPU_LONG_A_ROW < nnz ? q0 + SPX_GPU_LONG_A_ROW : nnz;
+        const int32_t r0 = spx_gpu_row_of(arp, m, q0), r1 = spx_gpu_row_of(arp, m, q1 - 1);
+        for (int32_t r = r0;; r = r1) {
+            if (arp[r + 1] - arp[r] > SPX_GPU_LONG_A_ROW) { /* the same in every lane */
+                const int64_t a = arp[r] > q0 ? arp[r] : q0, b = arp[r + 1] < q1 ? arp[r + 1] : q1;
+                unsigned long long p = 0;
+                for (int64_t q = a + lane; q < b; q += 32) {
+                    const int32_t k = aci[q];
+                    p += (unsigned long long)(brp[k + 1] - brp[k]);
+                    atomicAdd(colcnt + k, 1);
+                }
+                for (int off = 16; off > 0; off >>= 1) p += __shfl_xor_sync(SPX_GPU_FULL_WARP, p, off);
+                if (lane == 0 && p) atomicAdd((unsigned long long *)(prod + r), p);
+            }
+            if (r == r1) break;
+        }
+    }
 }
 
 /* range[i] = row i's first and last column of C (the least first and the largest last column
