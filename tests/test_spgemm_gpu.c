@@ -61,13 +61,19 @@ static void test_generated(spx_ctx *ctx)
     static const char *specs[] = {"gen:poisson2d:n=40",      "gen:poisson3d:n=12",      "gen:rmat:scale=11,ef=8",
                                   "gen:uniform:m=3000,k=8",  "gen:powerlaw:m=2000,k=6", "gen:banded:m=3000,bw=8",
                                   "gen:blockdiag:m=1000,b=32", "gen:stencil27:n=9",
-                                  /* a 20000-entry row: the pre-analysis's long-row chunks */
-                                  "gen:powerlaw:m=20000,k=8"};
+                                  /* a 5000-entry row: two of the pre-analysis's long-row chunks */
+                                  "gen:powerlaw:m=5000,k=8"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         spx_csr *A = NULL;
         if (spx_gen(ctx, specs[i], &A) == SPX_OK) check_methods(ctx, A, A, specs[i]);
         spx_csr_destroy(&A);
     }
+    /* spx alone on a 9000-entry row, whose middle chunk lies inside it (the reference takes
+     * m x n steps a product: one product) */
+    spx_csr *A = NULL;
+    if (spx_gen(ctx, "gen:powerlaw:m=9000,k=8", &A) == SPX_OK)
+        sc_check(ctx, A, A, 0, SPX_BACKEND_CUDA, "spx", NULL, SPX_FP64, "gen:powerlaw:m=9000,k=8");
+    spx_csr_destroy(&A);
 }
 
 /* spx takes span tables (its kernel's name says "+span") where rows reach a narrow column
