@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/ctx.h"
+#include "spgemm/spx/spx_tuning.h" /* SPX_GPU_LONG_A_ROW */
 #include "spgemm_check.h"
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
@@ -61,18 +62,24 @@ static void test_generated(spx_ctx *ctx)
     static const char *specs[] = {"gen:poisson2d:n=40",      "gen:poisson3d:n=12",      "gen:rmat:scale=11,ef=8",
                                   "gen:uniform:m=3000,k=8",  "gen:powerlaw:m=2000,k=6", "gen:banded:m=3000,bw=8",
                                   "gen:blockdiag:m=1000,b=32", "gen:stencil27:n=9",
-                                  /* a 5000-entry row: two of the pre-analysis's long-row chunks */
+                                  /* a 5000-entry row: over two or three of the pre-analysis's long-row
+                                     chunks (SPX_GPU_LONG_A_ROW entries each) */
                                   "gen:powerlaw:m=5000,k=8"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         spx_csr *A = NULL;
         if (spx_gen(ctx, specs[i], &A) == SPX_OK) check_methods(ctx, A, A, specs[i]);
         spx_csr_destroy(&A);
     }
-    /* spx alone on a 9000-entry row, whose middle chunk lies inside it (the reference takes
-     * m x n steps a product: one product) */
+    /* spx alone on a 9000-entry row, over twice SPX_GPU_LONG_A_ROW: a whole chunk lies inside
+     * it (the reference takes m x n steps a product: one product) */
     spx_csr *A = NULL;
-    if (spx_gen(ctx, "gen:powerlaw:m=9000,k=8", &A) == SPX_OK)
+    if (spx_gen(ctx, "gen:powerlaw:m=9000,k=8", &A) == SPX_OK) {
+        int64_t longest = 0;
+        for (int32_t i = 0; i < A->m; i++)
+            if (A->rowptr[i + 1] - A->rowptr[i] > longest) longest = A->rowptr[i + 1] - A->rowptr[i];
+        CHECK_MSG(longest > 2 * SPX_GPU_LONG_A_ROW, "the long-row case's longest row has %lld entries", (long long)longest);
         sc_check(ctx, A, A, 0, SPX_BACKEND_CUDA, "spx", NULL, SPX_FP64, "gen:powerlaw:m=9000,k=8");
+    }
     spx_csr_destroy(&A);
 }
 

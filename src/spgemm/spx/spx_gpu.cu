@@ -48,7 +48,7 @@ typedef struct gpu_state {
     spx_precision prec;
     int32_t m, k, n;
     double avg_b_row;  /* B's nonzeros per row: lanes per B row */
-    void *d_keep;      /* device block of the arrays the plan keeps (d_crow .. the numeric row list) */
+    void *d_keep;      /* device block of the arrays the plan keeps (d_crow .. d_range) */
     void *d_temp;      /* device block of analyse's and symbolic's arrays (d_prod .. d_scan); NULL
                           after symbolic */
     int64_t *d_crow;   /* keep, m + 1: symbolic counts, then C's row pointers */
@@ -413,8 +413,9 @@ static bool make_sides(gpu_state *S)
 }
 
 /* Every bin of L, symbolic (counts) or numeric (cci, cv): the shared-memory bins spread over
- * the context's stream and the side streams (forked from it, joined back into it), the
- * fallback bin on the context's stream. */
+ * the context's stream and the side streams (forked from it, joined back into it), then the
+ * fallback bin on the context's stream (last: the global fallback waits for its kernels
+ * before freeing its pool, which would hold back the launches behind it). */
 template <bool NUMERIC, typename V>
 static spx_status run_bins(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, int64_t *counts, int32_t *cci, V *cv)
 {
@@ -426,14 +427,19 @@ static spx_status run_bins(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, int64_
         SPX_CUDA_RET(ctx, cudaEventRecord(S->fork, home));
         for (int j = 0; j < S->sides; j++) SPX_CUDA_RET(ctx, cudaStreamWaitEvent(S->side[j], S->fork, 0));
     }
+    int launched = 0; /* shared-memory bins so far */
     for (int i = 0; !s && i < L->n; i++) {
         const gpu_bin *b = &L->bin[i];
-        const cudaStream_t st = i % ways ? S->side[i % ways - 1] : home;
-        s = b->span    ? launch_span<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
-            : b->slots ? launch_rows<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
-            : dense_fits(S, NUMERIC) ? launch_dense<NUMERIC, V>(ctx, S, L, b, counts, cci, cv)
-                                     : launch_fallback<NUMERIC, V>(ctx, S, L, b, counts, cci, cv);
+        if (!b->slots) continue; /* the fallback, below */
+        const cudaStream_t st = launched % ways ? S->side[launched % ways - 1] : home;
+        s = b->span ? launch_span<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
+                    : launch_rows<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv);
+        launched++;
     }
+    for (int i = 0; !s && i < L->n; i++)
+        if (!L->bin[i].slots)
+            s = dense_fits(S, NUMERIC) ? launch_dense<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
+                                       : launch_fallback<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv);
     for (int j = 0; spread && j < S->sides; j++) { /* joined even after a failure: nothing left behind */
         cudaError_t e = cudaEventRecord(S->join[j], S->side[j]);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(home, S->join[j], 0);
@@ -506,9 +512,19 @@ static spx_status alloc_temp(spx_ctx *ctx, gpu_state *S)
     return SPX_OK;
 }
 
+/* Waits for the plan's kernels on every stream (the side streams are joined into the
+ * context's), before device memory they may use is freed: after a failure some may still
+ * run, and a caller's allocator need not wait for them as cudaFree does. An error here is
+ * left for the caller's own report. */
+static void quiesce(spx_ctx *ctx)
+{
+    if (cudaStreamSynchronize(spx_cuda_stream(ctx)) != cudaSuccess) (void)cudaGetLastError();
+}
+
 /* Frees S->d_temp (its arrays with it). */
 static void free_temp(spx_ctx *ctx, gpu_state *S)
 {
+    quiesce(ctx);
     spx_cuda_free(ctx, S->d_temp);
     S->d_temp = S->d_scan = NULL;
     S->d_prod = NULL;
@@ -700,6 +716,7 @@ static spx_status gpu_update_values(spx_ctx *ctx, void *state, const spx_spgemm_
 /* Frees C's device arrays (the next run allocates them again). */
 static void release_c(spx_ctx *ctx, gpu_state *S)
 {
+    quiesce(ctx);
     spx_cuda_free(ctx, S->d_cci);
     spx_cuda_free(ctx, S->d_cv);
     S->d_cci = NULL, S->d_cv = NULL;

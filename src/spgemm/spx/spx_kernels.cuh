@@ -1,9 +1,10 @@
 /* src/spgemm/spx/spx_kernels.cuh: the spx GPU SpGEMM's kernels: the pre-analysis (products
- * per row of C, nonzeros per column of A, the §4.2 dense rows and columns; ApSpGEMM §4.1),
- * the dynamic binning on the device (per-bin statistics, then the row ids scattered bin after
- * bin), the row-group kernel with a hash table per row in shared memory (§5.1: symbolic
- * counts, numeric sums and writes the row sorted), and for rows whose table does not fit
- * (or is large beside n): the dense fallback (one block per row, a bitmap of the row's
+ * per row of C, long rows of A by chunks, nonzeros per column of A, the §4.2 dense rows and
+ * columns; ApSpGEMM §4.1; the rows' column ranges), the dynamic binning on the device
+ * (per-bin statistics, then the row ids scattered bin after bin), the row-group kernels with
+ * a table per row in shared memory (§5.1: symbolic counts, numeric sums and writes the row
+ * sorted), a hash table or a span table of the row's column range; and for rows whose table
+ * does not fit (or is large beside n): the dense fallback (one block per row, a bitmap of the row's
  * columns in shared memory, values added into C in place) or, when n bits do not fit shared
  * memory, the global fallback (one block per row with an n-wide dense accumulator in global
  * memory); both read out in column order. */
@@ -18,6 +19,14 @@
 #define SPX_GPU_HASH_MULT 2654435761u /* Knuth's multiplicative hash */
 
 #define SPX_GPU_FULL_WARP 0xffffffffu
+
+/* The lanes of the calling thread's warp that exist: all 32 but in a block's last warp when
+ * blockDim.x is not a multiple of 32 (row groups of fewer than 32 lanes may leave one). */
+__device__ __forceinline__ unsigned spx_gpu_warp_lanes()
+{
+    const unsigned rest = blockDim.x - (threadIdx.x & ~31u);
+    return rest >= 32 ? SPX_GPU_FULL_WARP : (1u << rest) - 1u;
+}
 
 /* What the binning kernels accumulate and the host downloads (one small copy) to shape the
  * launches: per bin its rows, their total and largest work; the §4.2 counts (rows above P,
@@ -185,7 +194,7 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
         const int32_t start = arp[i], end = arp[i + 1];
         int32_t lo = INT32_MAX, hi = -1;
         bool eligible = prod[i] > SPX_GPU_SPAN_MIN_PRODUCTS && end - start <= SPX_GPU_SPAN_MAX_A_ENTRIES;
-        for (int32_t q0 = start + lane; eligible && q0 - lane < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) {
+        for (int64_t q0 = start + lane; eligible && q0 - lane < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) {
             int32_t b0[SPX_GPU_BOUNDS_UNROLL], b1[SPX_GPU_BOUNDS_UNROLL];
 #pragma unroll
             for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
@@ -367,7 +376,7 @@ __device__ __forceinline__ void spx_spgemm_sort_table(int32_t *keys, V *vals, in
                 }
             }
             if (in_warp)
-                __syncwarp();
+                __syncwarp(spx_gpu_warp_lanes());
             else
                 __syncthreads();
         }
@@ -643,7 +652,8 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
         __syncthreads();
         if (!NUMERIC) {
             if (active && lane == 0) counts[i] = found[g];
-        } else if (lane < readers) { /* whole warps or whole groups within one: full-mask shuffles */
+        } else if (lane < readers) { /* whole warps, or whole groups within one warp */
+            const unsigned lanes = spx_gpu_warp_lanes(); /* every group of the warp reads alike */
             const int64_t out = active ? crow[i] : 0, len = active ? crow[i + 1] - crow[i] : 0;
             int64_t at = 0; /* the row's entries before this round */
             for (int w0 = 0; w0 < words; w0 += readers) {
@@ -651,10 +661,10 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
                 uint32_t b = w < words ? mybits[w] : 0u;
                 int incl = __popc(b);
                 for (int d = 1; d < readers; d <<= 1) {
-                    const int t = __shfl_up_sync(SPX_GPU_FULL_WARP, incl, d, readers);
+                    const int t = __shfl_up_sync(lanes, incl, d, readers);
                     if (lane >= d) incl += t;
                 }
-                const int total = __shfl_sync(SPX_GPU_FULL_WARP, incl, readers - 1, readers);
+                const int total = __shfl_sync(lanes, incl, readers - 1, readers);
                 for (int64_t q = at + incl - __popc(b); b; b &= b - 1u, q++) {
                     const int c = w * 32 + __ffs((int)b) - 1;
                     if (active && q < len) {
