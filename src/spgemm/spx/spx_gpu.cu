@@ -412,10 +412,12 @@ static bool make_sides(gpu_state *S)
     return made > 0;
 }
 
-/* Every bin of L, symbolic (counts) or numeric (cci, cv): the shared-memory bins spread over
- * the context's stream and the side streams (forked from it, joined back into it), then the
- * fallback bin on the context's stream (last: the global fallback waits for its kernels
- * before freeing its pool, which would hold back the launches behind it). */
+/* Every bin of L, symbolic (counts) or numeric (cci, cv), in L's order, spread over the
+ * context's stream and the side streams (forked from it, joined back into it); the fallback
+ * bin first, on the context's stream: the dense fallback's rows are the longest (H100, with
+ * it last in run 13 against first in run 12: R-MAT 16 numeric 11.1 -> 11.6 ms, the power-law
+ * matrix 46.1 -> 48.9). The global fallback synchronises before freeing its pool, so the
+ * bins after it are launched once it is done (rows over ~1.2M columns only). */
 template <bool NUMERIC, typename V>
 static spx_status run_bins(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, int64_t *counts, int32_t *cci, V *cv)
 {
@@ -427,19 +429,14 @@ static spx_status run_bins(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, int64_
         SPX_CUDA_RET(ctx, cudaEventRecord(S->fork, home));
         for (int j = 0; j < S->sides; j++) SPX_CUDA_RET(ctx, cudaStreamWaitEvent(S->side[j], S->fork, 0));
     }
-    int launched = 0; /* shared-memory bins so far */
     for (int i = 0; !s && i < L->n; i++) {
         const gpu_bin *b = &L->bin[i];
-        if (!b->slots) continue; /* the fallback, below */
-        const cudaStream_t st = launched % ways ? S->side[launched % ways - 1] : home;
-        s = b->span ? launch_span<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
-                    : launch_rows<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv);
-        launched++;
+        const cudaStream_t st = i % ways ? S->side[i % ways - 1] : home;
+        s = b->span    ? launch_span<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
+            : b->slots ? launch_rows<NUMERIC, V>(ctx, S, L, b, st, counts, cci, cv)
+            : dense_fits(S, NUMERIC) ? launch_dense<NUMERIC, V>(ctx, S, L, b, counts, cci, cv)
+                                     : launch_fallback<NUMERIC, V>(ctx, S, L, b, counts, cci, cv);
     }
-    for (int i = 0; !s && i < L->n; i++)
-        if (!L->bin[i].slots)
-            s = dense_fits(S, NUMERIC) ? launch_dense<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv)
-                                       : launch_fallback<NUMERIC, V>(ctx, S, L, &L->bin[i], counts, cci, cv);
     for (int j = 0; spread && j < S->sides; j++) { /* joined even after a failure: nothing left behind */
         cudaError_t e = cudaEventRecord(S->join[j], S->side[j]);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(home, S->join[j], 0);
