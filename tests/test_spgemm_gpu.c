@@ -77,7 +77,8 @@ static void test_generated(spx_ctx *ctx)
         int64_t longest = 0;
         for (int32_t i = 0; i < A->m; i++)
             if (A->rowptr[i + 1] - A->rowptr[i] > longest) longest = A->rowptr[i + 1] - A->rowptr[i];
-        CHECK_MSG(longest > 2 * SPX_GPU_LONG_A_ROW, "the long-row case's longest row has %lld entries", (long long)longest);
+        CHECK_MSG(longest > 2 * SPX_GPU_LONG_A_ROW, "the long-row case's longest row has %lld entries",
+                  (long long)longest);
         sc_check(ctx, A, A, 0, SPX_BACKEND_CUDA, "spx", NULL, SPX_FP64, "gen:powerlaw:m=9000,k=8");
     }
     spx_csr_destroy(&A);

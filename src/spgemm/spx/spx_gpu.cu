@@ -111,7 +111,8 @@ static size_t group_bytes(const gpu_state *S, int numeric, int slots)
 /* Shared bytes of one row group of bin b (hash or span table). */
 static size_t bin_group_bytes(const gpu_state *S, int numeric, const gpu_bin *b)
 {
-    return b->span ? spx_gpu_span_group_bytes(b->slots, (int)value_bytes(S, numeric)) : group_bytes(S, numeric, b->slots);
+    const int vbytes = (int)value_bytes(S, numeric);
+    return b->span ? spx_gpu_span_group_bytes(b->slots, vbytes) : group_bytes(S, numeric, b->slots);
 }
 
 /* Shared bytes of the dense fallback's block: n bits, and in numeric a rank per 64-bit word. */
@@ -223,7 +224,8 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
     int last = 0;
     for (int step = 0; step < SPX_GPU_ALG2_STEPS; step++) {
         const int G = groups_per_block(S, numeric, b, M);
-        const int64_t blocks = (b->count + G - 1) / G, res = resident_blocks(S, G * M, G * bin_group_bytes(S, numeric, b));
+        const int64_t blocks = (b->count + G - 1) / G;
+        const int64_t res = resident_blocks(S, G * M, G * bin_group_bytes(S, numeric, b));
         const int64_t groups = (blocks < res ? blocks : res) * G;
         const int64_t rows_per_group = (b->count + groups - 1) / groups, target = 2 * rows_per_group;
         const int64_t iter = (b->work_max + M - 1) / M;
@@ -477,7 +479,8 @@ static spx_status alloc_keep(spx_ctx *ctx, gpu_state *S, bool ranges)
 {
     const size_t m = (size_t)S->m;
     const size_t bytes = carved((m + 1) * sizeof(int64_t)) + carved(sizeof(spx_gpu_bin_stats)) +
-                         carved(sizeof(unsigned int)) + carved(m * sizeof(int32_t)) + (ranges ? carved(m * sizeof(int2)) : 0);
+                         carved(sizeof(unsigned int)) + carved(m * sizeof(int32_t)) +
+                         (ranges ? carved(m * sizeof(int2)) : 0);
     spx_status s = spx_cuda_malloc(ctx, &S->d_keep, bytes);
     if (s) return s;
     unsigned char *at = (unsigned char *)S->d_keep;
@@ -497,7 +500,8 @@ static spx_status alloc_temp(spx_ctx *ctx, gpu_state *S)
     size_t scan = 0;
     SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan, S->d_crow, (int64_t)m + 1, spx_cuda_stream(ctx)));
     if (scan < 16) scan = 16; /* a NULL scratch would make CUB only size its work */
-    const size_t bytes = carved(m * sizeof(int64_t)) + carved(k * sizeof(int32_t)) + carved(m * sizeof(int32_t)) + carved(scan);
+    const size_t bytes =
+        carved(m * sizeof(int64_t)) + carved(k * sizeof(int32_t)) + carved(m * sizeof(int32_t)) + carved(scan);
     spx_status s = spx_cuda_malloc(ctx, &S->d_temp, bytes);
     if (s) return s;
     unsigned char *at = (unsigned char *)S->d_temp;
@@ -651,7 +655,8 @@ static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, spx_phase_log *log)
     spx_status s = length_stats(ctx, S, &st);
     if (!s) s = make_bins(ctx, S, 1, S->d_crow, 1, &st, S->d_num_rows, &S->num);
     spx_phase_add(log, "reorder", spx_now() - t0);
-    if (S->span_rows) snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s+span", S->prec == SPX_FP32 ? "fp32" : "fp64");
+    if (S->span_rows)
+        snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s+span", S->prec == SPX_FP32 ? "fp32" : "fp64");
     return s;
 }
 

@@ -157,7 +157,8 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
                                 int64_t *__restrict__ prod, int32_t *__restrict__ colcnt)
 {
     const int lane = threadIdx.x & 31;
-    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5), chunks = (nnz + SPX_GPU_LONG_A_ROW - 1) / SPX_GPU_LONG_A_ROW;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    const int64_t chunks = (nnz + SPX_GPU_LONG_A_ROW - 1) / SPX_GPU_LONG_A_ROW;
     for (int64_t c = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < chunks; c += warps) {
         const int64_t q0 = c * SPX_GPU_LONG_A_ROW, q1 = q0 + SPX_GPU_LONG_A_ROW < nnz ? q0 + SPX_GPU_LONG_A_ROW : nnz;
         const int32_t r0 = spx_gpu_row_of(arp, m, q0), r1 = spx_gpu_row_of(arp, m, q1 - 1);
@@ -248,9 +249,9 @@ __device__ __forceinline__ unsigned spx_gpu_bin_peers(int c, int cc, unsigned lo
 }
 
 /* Per-bin statistics of rows [0, m) with work > 0 (spx_gpu_work, binned by spx_gpu_bin_of
- * with their range, NULL: none) added to st's count, sum and max: each warp combines its lanes of one bin, each block its
- * warps in shared memory, then one global atomic per bin and block. blockDim.x a multiple of
- * 32; grid-stride over tiles of blockDim.x rows. */
+ * with their range, NULL: none) added to st's count, sum and max: each warp combines its
+ * lanes of one bin, each block its warps in shared memory, then one global atomic per bin and
+ * block. blockDim.x a multiple of 32; grid-stride over tiles of blockDim.x rows. */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     spx_spgemm_bin_stats_kernel(int32_t m, const int64_t *__restrict__ w, int diff, const int2 *__restrict__ range,
                                 spx_gpu_bin_rule rule, spx_gpu_bin_stats *__restrict__ st)
@@ -285,10 +286,10 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
         }
 }
 
-/* Scatters the ids of rows [0, m) with work > 0 (and range, as the stats) into rows[], each at its bin's cursor
- * (cursor[c] starts at bin c's offset; the bins' order is the host's). Per tile of blockDim.x
- * rows: warps reserve places in shared per-bin counters, then one global atomicAdd per bin
- * reserves the block's range. The order within a bin depends on the atomics' order, so it
+/* Scatters the ids of rows [0, m) with work > 0 (binned with their range, as the stats) into
+ * rows[], each at its bin's cursor (cursor[c] starts at bin c's offset; the bins' order is the
+ * host's). Per tile of blockDim.x rows: warps reserve places in shared per-bin counters, then
+ * one global atomicAdd per bin reserves the block's range. The order within a bin depends on the atomics' order, so it
  * varies between runs: harmless, every row of C is computed on its own and lands at its row
  * pointer. blockDim.x a multiple of 32; grid-stride over tiles. */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
