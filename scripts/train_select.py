@@ -12,10 +12,11 @@ not measured on an instance costs that instance's slowest measured choice (pessi
 
 For each precision and each N in 1, 100, 10000 it fits a small tree (depth <= --depth, each
 leaf at least --min-leaf instances) over robust features the records and spx_features both
-hold (rows, cols, nnz, row_mean, row_cv, spread_cols = cols x min(1, 3 x diag_distance): the
-columns a row's x gathers spread over, all of x for random columns (diag_distance 1/3), a band's
-width for a banded matrix; where that much x exceeds L2 the gathers miss it), minimising the summed log of cost / oracle cost;
-thresholds are rounded to two significant digits. It then prints a markdown report:
+hold (rows, cols, nnz, row_mean, row_cv, spread_cols = cols x min(1, 3 x diag_distance), as
+spx_features_spread_cols computes it: the columns a row's x gathers spread over, all of x for
+random columns (diag_distance 1/3), a band's width for a banded matrix; where that much x
+exceeds L2 the gathers miss it), minimising the summed log of cost / oracle cost; thresholds
+are rounded to two significant digits. It then prints a markdown report:
 leave-one-family-out (refit without a family, test on it) and a held-out half of the shared
 matrices (every other one by name), as the fraction of the oracle's cost reached (oracle / chosen,
 geomean and worst) and how often the choice is slower than 0.9x cuSPARSE ALG1's cost.
@@ -51,7 +52,7 @@ def features(r):
     mean = r["row_mean"]
     return {"rows": r["rows"], "cols": r["cols"], "nnz": r["nnz"], "row_mean": mean,
             "row_cv": r["row_stddev"] / mean if mean > 0 else 0.0,
-            "spread_cols": r["cols"] * min(1.0, 3.0 * r["diag_distance"])}
+            "spread_cols": r["cols"] * min(1.0, 3.0 * r["diag_distance"])}  # = spx_features_spread_cols
 
 
 def short(m):

@@ -103,7 +103,8 @@ spx_status spx_features_compute(const spx_csr *A, spx_features *out);
 
 /* The columns a row's entries spread over, n x min(1, 3 diag_distance): all n for random
  * columns (mean |j - i| = n / 3), about a band's width near the diagonal. Where that many
- * columns of x exceed the device's L2, x gathers miss it (format selection, hbp's tiles). */
+ * columns of x exceed the device's L2, x gathers miss it (format selection, hbp's tiles;
+ * scripts/train_select.py computes the same from bench records). */
 double spx_features_spread_cols(const spx_features *f);
 
 /* Statistics printed by `spx info`: the features' row part plus what needs extra memory. */
