@@ -3,8 +3,10 @@
 #include <string.h>
 
 #include "core/ctx.h"
+#include "matrix/csr_sorted.h"
 
-/* Entries below which spx_csr_check runs on one thread (a parallel region costs ~10 us). */
+/* Entries below which spx_csr_check and spx_csr_sorted_unique run on one thread (a parallel
+ * region costs ~10 us). */
 #define CSR_CHECK_PARALLEL_MIN_NNZ 200000
 
 /* Frees the arrays and the struct of a CSR built by the library. */
@@ -70,6 +72,21 @@ spx_status spx_csr_check(spx_ctx *ctx, const spx_csr *A)
     if (bad < A->nnz)
         return spx_fail(ctx, SPX_ERR_ARG, "CSR column index %d out of range 0..%d", A->colind[bad], A->n - 1);
     return SPX_OK;
+}
+
+int spx_csr_sorted_unique(spx_ctx *ctx, const spx_csr *A, int32_t *bad_row)
+{
+    const int nt = A->nnz >= CSR_CHECK_PARALLEL_MIN_NNZ ? spx_ctx_threads(ctx) : 1;
+    int32_t bad = A->m;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(min : bad)
+    for (int32_t i = 0; i < A->m; i++)
+        for (int64_t q = A->rowptr[i] + 1; q < A->rowptr[i + 1]; q++)
+            if (A->colind[q] <= A->colind[q - 1]) {
+                if (i < bad) bad = i;
+                break;
+            }
+    *bad_row = bad;
+    return bad == A->m;
 }
 
 spx_status spx_csr_wrap(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, int64_t *rowptr,

@@ -8,6 +8,7 @@
 
 #include "cuda/gateway.h"
 #include "core/host_copy.h"
+#include "matrix/csr_sorted.h"
 #include "spgemm/ooc/ooc.h"
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
@@ -146,7 +147,7 @@ static spx_status check_operand(spx_ctx *ctx, const spx_csr *M, const char *name
     spx_status s = spx_csr_check(ctx, M);
     if (s) return s;
     int32_t row = 0;
-    if (!spx_spgemm_sorted_unique(M, &row))
+    if (!spx_csr_sorted_unique(ctx, M, &row))
         return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s row %d has unsorted or repeated columns (spx builds them sorted)",
                         name, row);
     return SPX_OK;
@@ -162,7 +163,7 @@ static spx_status check_args(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, c
     if (!(o->gpu_share >= 0 && o->gpu_share <= 1))
         return spx_fail(ctx, SPX_ERR_ARG, "spgemm: gpu_share must be in (0, 1], or 0 (measured)");
     spx_status s = check_operand(ctx, A, "A");
-    if (!s) s = check_operand(ctx, B, "B");
+    if (!s && B != A) s = check_operand(ctx, B, "B"); /* A * A and A * A^T: checked once */
     if (s) return s;
     const int32_t inner = o->transpose_b ? B->n : B->m;
     if (A->n != inner)

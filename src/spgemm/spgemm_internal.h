@@ -13,8 +13,6 @@ extern "C" {
 spx_status spx_spgemm_transpose(spx_ctx *ctx, const spx_csr *B, spx_csr **out, int64_t **perm);
 /* Refreshes T = B^T's values from B through the map spx_spgemm_transpose made. */
 void spx_spgemm_transpose_values(const spx_csr *B, const int64_t *perm, spx_csr *T);
-/* 1 when every row's columns increase strictly; else 0 with *bad_row the first that does not. */
-int spx_spgemm_sorted_unique(const spx_csr *A, int32_t *bad_row);
 /* The products A*B forms (sum over A's entries of B's row lengths) in total, and row i's in
  * prod[i] when prod is not NULL; on up to threads OpenMP threads. */
 int64_t spx_spgemm_row_products(const spx_csr *A, const spx_csr *B, int64_t *prod, int threads);

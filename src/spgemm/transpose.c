@@ -42,14 +42,3 @@ void spx_spgemm_transpose_values(const spx_csr *B, const int64_t *perm, spx_csr 
 {
     for (int64_t q = 0; q < T->nnz; q++) T->val[q] = B->val[perm[q]];
 }
-
-int spx_spgemm_sorted_unique(const spx_csr *A, int32_t *bad_row)
-{
-    for (int32_t i = 0; i < A->m; i++)
-        for (int64_t q = A->rowptr[i] + 1; q < A->rowptr[i + 1]; q++)
-            if (A->colind[q] <= A->colind[q - 1]) {
-                *bad_row = i;
-                return 0;
-            }
-    return 1;
-}
