@@ -81,6 +81,8 @@ extern "C" void spx_cuda_release(spx_ctx *ctx)
     (void)cudaSetDevice(st->device);
     spx_cuda_free(ctx, st->flush_buf);
     spx_cuda_stage_free(ctx, st->stage);
+    for (int j = 0; j < st->sides; j++)
+        if (cudaStreamDestroy(st->side[j]) != cudaSuccess) (void)cudaGetLastError();
     spx_free(ctx, st->blocks);
     spx_free(ctx, st);
     ctx->cuda = NULL;
@@ -235,6 +237,19 @@ extern "C" spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream)
     SPX_CUDA_RET(ctx, cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     *stream = (void *)st;
     return SPX_OK;
+}
+
+extern "C" int spx_cuda_side_streams(spx_ctx *ctx, int want, cudaStream_t *out)
+{
+    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    if (!st) return 0;
+    if (want > SPX_CUDA_SIDE_STREAMS) want = SPX_CUDA_SIDE_STREAMS;
+    while (st->sides < want && cudaStreamCreateWithFlags(&st->side[st->sides], cudaStreamNonBlocking) == cudaSuccess)
+        st->sides++;
+    (void)cudaGetLastError(); /* a failed creation leaves no error behind */
+    const int n = st->sides < want ? st->sides : want;
+    for (int j = 0; j < n; j++) out[j] = st->side[j];
+    return n;
 }
 
 extern "C" void spx_cuda_stream_destroy(void *stream)

@@ -10,6 +10,9 @@
 /* The ring of page-locked buffers large copies go through (staged_copy.cu). */
 typedef struct spx_cuda_stage spx_cuda_stage;
 
+/* The most side streams a context keeps (spx_cuda_side_streams). */
+#define SPX_CUDA_SIDE_STREAMS 8
+
 /* One live device allocation. */
 typedef struct spx_cuda_block {
     void *ptr;
@@ -33,6 +36,8 @@ typedef struct spx_cuda_state {
     size_t n_blocks, cap_blocks;
     spx_cuda_stage *stage; /* made by the first staged copy, freed by spx_cuda_release */
     int stage_refused;     /* making it failed once, or it was dropped: copies stay direct */
+    cudaStream_t side[SPX_CUDA_SIDE_STREAMS]; /* made by spx_cuda_side_streams, kept until release */
+    int sides;
 } spx_cuda_state;
 
 /* A synchronous copy of `bytes` between pageable host memory and the device (to_device: src
@@ -43,6 +48,12 @@ extern "C" int spx_cuda_staged_copy(spx_ctx *ctx, void *dst, const void *src, si
                                     spx_status *s);
 /* Frees a staging ring (NULL: nothing). */
 extern "C" void spx_cuda_stage_free(spx_ctx *ctx, spx_cuda_stage *g);
+
+/* Up to `want` (at most SPX_CUDA_SIDE_STREAMS) non-blocking streams of the context for work a
+ * phase spreads beside the context's stream, copied into out: made on first use and kept until
+ * the context is released, since a stream costs ~22 us to make (H100, CUDA 13) and plans are
+ * often made per product. Returns how many there are (0: none could be made; no error left). */
+extern "C" int spx_cuda_side_streams(spx_ctx *ctx, int want, cudaStream_t *out);
 
 /* The context's stream (NULL = the default stream). */
 static inline cudaStream_t spx_cuda_stream(const spx_ctx *ctx)

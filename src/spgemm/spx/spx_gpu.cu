@@ -69,8 +69,9 @@ typedef struct gpu_state {
     int64_t span_rows; /* rows in span bins, symbolic and numeric (for the kernel's name) */
     int64_t nnz_c, dense_rows, dense_cols; /* the §4.2 counts: kept for the plan's state, not reported yet */
     int64_t products;  /* the pre-analysis's total (0 when C's row pointers were given) */
-    /* the bins' side streams and their fork and join events (SPX_GPU_BIN_STREAMS - 1 each,
-     * made by the first phase with several bins; sides 0: none made, or not made: one stream) */
+    /* the bins' side streams (the context's, lent) and the plan's fork and join events
+     * (SPX_GPU_BIN_STREAMS - 1 each, had by the first phase with several bins; sides 0: none
+     * had, or none could be: one stream) */
     cudaStream_t side[SPX_GPU_BIN_STREAMS];
     cudaEvent_t fork, join[SPX_GPU_BIN_STREAMS];
     int sides;
@@ -270,18 +271,18 @@ static spx_status launch_bin_stats(spx_ctx *ctx, const gpu_state *S, int numeric
 }
 
 /* Bins the rows with work > 0 (w[i], or w[i + 1] - w[i] when diff; device) from their
- * statistics st (downloaded): bins in descending table size, the fallback first (the rowind
- * order), each shaped on the host; their offsets (an exclusive scan of st's counts) uploaded
- * as the scatter kernel's cursors; the row ids scattered into rows (device, room for m) as
- * out->d_rows. Synchronises, so that the phase's time holds the scatter. */
+ * statistics st (downloaded, their cursors zeroed on the device): bins in descending table
+ * size, the fallback first (the rowind order), each shaped on the host; the row ids scattered
+ * into rows (device, room for m) as out->d_rows, each bin from its offset on (an exclusive scan
+ * of st's counts, passed with the launch). Queued, not waited for. */
 static spx_status make_bins(spx_ctx *ctx, gpu_state *S, int numeric, const int64_t *w, int diff,
                             const spx_gpu_bin_stats *st, int32_t *rows, gpu_bins *out)
 {
-    unsigned long long at[SPX_GPU_BINS];
+    spx_gpu_bin_starts starts;
     int64_t total = 0;
     memset(out, 0, sizeof *out);
     for (int c = SPX_GPU_BINS - 1; c >= 0; c--) { /* spx_gpu_bin_of's bins; the last: the fallback */
-        at[c] = (unsigned long long)total;
+        starts.at[c] = (unsigned long long)total;
         if (!st->count[c]) continue;
         gpu_bin *b = &out->bin[out->n++];
         b->first = (int32_t)total, b->count = (int32_t)st->count[c], b->work_max = (int64_t)st->max[c];
@@ -295,13 +296,10 @@ static spx_status make_bins(spx_ctx *ctx, gpu_state *S, int numeric, const int64
     }
     if (!total) return SPX_OK;
     out->d_rows = rows;
-    unsigned long long *cursor = S->d_stats->cursor; /* device addresses */
-    spx_status s = spx_cuda_h2d(ctx, cursor, at, sizeof at);
-    if (s) return s;
     spx_spgemm_bin_scatter_kernel<<<bin_grid(ctx, S), SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
-        S->m, w, diff, S->d_range, bin_rule(S, numeric), cursor, out->d_rows);
+        S->m, w, diff, S->d_range, bin_rule(S, numeric), starts, S->d_stats->cursor, out->d_rows);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_bin_scatter_kernel");
-    return spx_cuda_sync(ctx);
+    return SPX_OK;
 }
 
 /* Launches one shared-memory bin. */
@@ -390,24 +388,19 @@ static spx_status launch_dense(spx_ctx *ctx, const gpu_state *S, const gpu_bins 
     return SPX_OK;
 }
 
-/* The side streams and their events, made once (as many as can be, up to
- * SPX_GPU_BIN_STREAMS - 1); false when none could be: the bins then share the context's stream. */
-static bool make_sides(gpu_state *S)
+/* The side streams (the context's: spx_cuda_side_streams) and the plan's events, had once (as
+ * many as can be, up to SPX_GPU_BIN_STREAMS - 1); false when none could be: the bins then share
+ * the context's stream. */
+static bool make_sides(spx_ctx *ctx, gpu_state *S)
 {
     if (S->sides) return true;
-    if (cudaEventCreateWithFlags(&S->fork, cudaEventDisableTiming) != cudaSuccess) {
+    const int lent = spx_cuda_side_streams(ctx, SPX_GPU_BIN_STREAMS - 1, S->side);
+    if (!lent || cudaEventCreateWithFlags(&S->fork, cudaEventDisableTiming) != cudaSuccess) {
         cudaGetLastError(); /* a failed creation leaves no error behind */
         return false;
     }
     int made = 0;
-    while (made < SPX_GPU_BIN_STREAMS - 1) {
-        if (cudaStreamCreateWithFlags(&S->side[made], cudaStreamNonBlocking) != cudaSuccess) break;
-        if (cudaEventCreateWithFlags(&S->join[made], cudaEventDisableTiming) != cudaSuccess) {
-            cudaStreamDestroy(S->side[made]);
-            break;
-        }
-        made++;
-    }
+    while (made < lent && cudaEventCreateWithFlags(&S->join[made], cudaEventDisableTiming) == cudaSuccess) made++;
     cudaGetLastError();
     if (!made) cudaEventDestroy(S->fork);
     S->sides = made;
@@ -424,7 +417,7 @@ template <bool NUMERIC, typename V>
 static spx_status run_bins(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, int64_t *counts, int32_t *cci, V *cv)
 {
     const cudaStream_t home = spx_cuda_stream(ctx);
-    const bool spread = SPX_GPU_BIN_STREAMS > 1 && L->n > 1 && make_sides(S);
+    const bool spread = SPX_GPU_BIN_STREAMS > 1 && L->n > 1 && make_sides(ctx, S);
     const int ways = spread ? S->sides + 1 : 1;
     spx_status s = SPX_OK;
     if (spread) {
@@ -532,6 +525,34 @@ static void free_temp(spx_ctx *ctx, gpu_state *S)
     S->d_colcnt = S->d_sym_rows = NULL;
 }
 
+/* Lanes a row of A gets in the pre-analysis: A's mean row length rounded up to a power of two,
+ * within [SPX_GPU_ANALYSE_MIN_LANES, 32]. */
+static int analyse_lanes(const gpu_state *S)
+{
+    const int64_t mean = S->m ? (S->ops.A.nnz + S->m - 1) / S->m : 1;
+    int L = SPX_GPU_ANALYSE_MIN_LANES;
+    while (L < 32 && L < mean) L *= 2;
+    return L;
+}
+
+/* Queues spx_spgemm_analyse_rows_kernel with L lanes a row. */
+static spx_status launch_analyse_rows(spx_ctx *ctx, gpu_state *S, int L)
+{
+    const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
+    auto kernel = L <= 2    ? spx_spgemm_analyse_rows_kernel<2>
+                  : L <= 4  ? spx_spgemm_analyse_rows_kernel<4>
+                  : L <= 8  ? spx_spgemm_analyse_rows_kernel<8>
+                  : L <= 16 ? spx_spgemm_analyse_rows_kernel<16>
+                            : spx_spgemm_analyse_rows_kernel<32>;
+    const unsigned grid = spx_cuda_grid_stride_blocks(ctx, (long long)S->m * L, SPX_GPU_ANALYSE_BLOCK,
+                                                      SPX_GPU_ANALYSE_BLOCKS_PER_SM);
+    kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(S->m, S->k, A->rowptr, A->colind, B->rowptr,
+                                                                      B->colind, S->d_prod, S->d_colcnt, S->d_range,
+                                                                      &S->d_stats->dense_rows);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_analyse_rows_kernel");
+    return SPX_OK;
+}
+
 /* §4.1 on the GPU: products per row (kept on the device in S->d_prod for binning), the rows'
  * column ranges (S->d_range, kept for both binnings), A's column counts (the dense columns,
  * more than one entry, counted on the device), rows above P counted (§4.2), and the products'
@@ -540,15 +561,11 @@ static spx_status pre_analysis(spx_ctx *ctx, gpu_state *S, int64_t *products)
 {
     const spx_dev_csr *A = &S->ops.A;
     int32_t *d_colcnt = S->d_colcnt;
-    const unsigned grid = spx_cuda_grid_stride_blocks(ctx, (long long)S->m * 32, SPX_GPU_ANALYSE_BLOCK,
-                                                      SPX_GPU_ANALYSE_BLOCKS_PER_SM);
     spx_status s = SPX_OK;
     SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(S->d_stats, 0, sizeof *S->d_stats, spx_cuda_stream(ctx)));
     if (S->k) SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(d_colcnt, 0, (size_t)S->k * sizeof *d_colcnt, spx_cuda_stream(ctx)));
     if (S->m) {
-        spx_spgemm_products_kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
-            S->m, S->k, A->rowptr, A->colind, S->ops.B.rowptr, S->d_prod, d_colcnt, &S->d_stats->dense_rows);
-        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_products_kernel");
+        if ((s = launch_analyse_rows(ctx, S, analyse_lanes(S)))) goto done;
         if (A->nnz > SPX_GPU_LONG_A_ROW) {
             const long long chunks = (A->nnz + SPX_GPU_LONG_A_ROW - 1) / SPX_GPU_LONG_A_ROW;
             spx_spgemm_long_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, chunks * 32, SPX_GPU_ANALYSE_BLOCK,
@@ -557,9 +574,6 @@ static spx_status pre_analysis(spx_ctx *ctx, gpu_state *S, int64_t *products)
                 S->m, A->nnz, A->rowptr, A->colind, S->ops.B.rowptr, S->d_prod, d_colcnt);
             SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_long_rows_kernel");
         }
-        spx_spgemm_range_kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
-            S->m, A->rowptr, A->colind, S->ops.B.rowptr, S->ops.B.colind, S->d_prod, S->d_range);
-        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_range_kernel");
     }
     if (S->k) {
         const unsigned cgrid =
@@ -624,10 +638,24 @@ static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     return hand_out(ctx, S, s, state);
 }
 
+/* The per-bin statistics of C's exact row lengths (d_crow's differences) and nnz(C) (d_crow[m]),
+ * downloaded together into *st; S->nnz_c set from them. */
+static spx_status length_stats(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st)
+{
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_stats, 0, sizeof *S->d_stats, spx_cuda_stream(ctx)));
+    SPX_CUDA_RET(ctx, cudaMemcpyAsync(&S->d_stats->nnz_c, S->d_crow + S->m, sizeof(int64_t), cudaMemcpyDeviceToDevice,
+                                      spx_cuda_stream(ctx)));
+    spx_status s = launch_bin_stats(ctx, S, 1, S->d_crow, 1);
+    if (!s) s = spx_cuda_d2h(ctx, st, S->d_stats, sizeof *st);
+    if (!s) S->nnz_c = (int64_t)st->nnz_c;
+    return s;
+}
+
 /* Symbolic counts into d_crow[0..m) (0 for rows without products), exclusive-scanned in place
- * on the device over m + 1 entries into C's row pointers; nnz(C) = d_crow[m] read back. */
+ * on the device over m + 1 entries into C's row pointers; then their statistics and nnz(C)
+ * (length_stats: one download) into *st. */
 template <typename V>
-static spx_status count_rows(spx_ctx *ctx, gpu_state *S, const gpu_bins *L)
+static spx_status count_rows(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, spx_gpu_bin_stats *st)
 {
     size_t bytes = S->scan_bytes;
     const int64_t items = (int64_t)S->m + 1;
@@ -635,48 +663,42 @@ static spx_status count_rows(spx_ctx *ctx, gpu_state *S, const gpu_bins *L)
     SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_crow, 0, (size_t)items * sizeof(int64_t), spx_cuda_stream(ctx)));
     if ((s = run_bins<false, V>(ctx, S, L, S->d_crow, nullptr, nullptr))) return s;
     SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(S->d_scan, bytes, S->d_crow, items, spx_cuda_stream(ctx)));
-    return spx_cuda_d2h(ctx, &S->nnz_c, S->d_crow + S->m, sizeof S->nnz_c);
+    return length_stats(ctx, S, st);
 }
 
-/* The per-bin statistics of C's exact row lengths (d_crow's differences), downloaded into *st. */
-static spx_status length_stats(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st)
+/* The numeric phase's bins from C's exact row lengths in d_crow and their statistics st (phase
+ * "reorder", waited for: the plan's last step); the kernel's name says "+span" when span tables
+ * took rows in either phase. */
+static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, const spx_gpu_bin_stats *st, spx_phase_log *log)
 {
-    SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_stats, 0, sizeof *S->d_stats, spx_cuda_stream(ctx)));
-    spx_status s = launch_bin_stats(ctx, S, 1, S->d_crow, 1);
-    return s ? s : spx_cuda_d2h(ctx, st, S->d_stats, sizeof *st);
-}
-
-/* The numeric phase's bins from C's exact row lengths in d_crow (phase "reorder"); the kernel's
- * name says "+span" when span tables took rows in either phase. */
-static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, spx_phase_log *log)
-{
-    spx_gpu_bin_stats st;
     const double t0 = spx_now();
-    spx_status s = length_stats(ctx, S, &st);
-    if (!s) s = make_bins(ctx, S, 1, S->d_crow, 1, &st, S->d_num_rows, &S->num);
+    spx_status s = make_bins(ctx, S, 1, S->d_crow, 1, st, S->d_num_rows, &S->num);
+    if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "reorder", spx_now() - t0);
     if (S->span_rows)
         snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s+span", S->prec == SPX_FP32 ? "fp32" : "fp64");
     return s;
 }
 
-/* Plan: the rows binned by their products (reorder), counted (symbolic: C's row pointers and
- * nnz(C)), binned again by their exact lengths for the numeric phase (reorder); then the
- * analyse and symbolic arrays freed. */
+/* Plan: the rows binned by their products (reorder; the scatter is queued, its time lands in
+ * symbolic), counted (symbolic: C's row pointers, nnz(C) and the lengths' statistics), binned
+ * again by their exact lengths for the numeric phase (reorder); then the analyse and symbolic
+ * arrays freed. */
 static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, int64_t *nnz_c)
 {
     gpu_state *S = (gpu_state *)state;
     gpu_bins sym;
+    spx_gpu_bin_stats st;
     double t0 = spx_now();
     spx_status s = make_bins(ctx, S, 0, S->d_prod, 0, &S->sym, S->d_sym_rows, &sym);
     spx_phase_add(log, "reorder", spx_now() - t0);
     if (s) return s;
     t0 = spx_now();
-    s = S->prec == SPX_FP32 ? count_rows<float>(ctx, S, &sym) : count_rows<double>(ctx, S, &sym);
+    s = S->prec == SPX_FP32 ? count_rows<float>(ctx, S, &sym, &st) : count_rows<double>(ctx, S, &sym, &st);
     spx_phase_add(log, "symbolic", spx_now() - t0);
     if (s) return s;
     *nnz_c = S->nnz_c;
-    s = numeric_bins(ctx, S, log);
+    s = numeric_bins(ctx, S, &st, log);
     free_temp(ctx, S); /* numeric_bins synchronised: the kernels are done with it */
     return s;
 }
@@ -694,8 +716,9 @@ static spx_status gpu_analyse_rows(spx_ctx *ctx, const spx_spgemm_input *in, con
     const double t0 = spx_now();
     s = spx_cuda_h2d(ctx, S->d_crow, rowptr, ((size_t)S->m + 1) * sizeof *S->d_crow);
     spx_phase_add(log, "upload", spx_now() - t0);
-    S->nnz_c = rowptr[S->m];
-    if (!s) s = numeric_bins(ctx, S, log);
+    spx_gpu_bin_stats st;
+    if (!s) s = length_stats(ctx, S, &st); /* nnz(C) = rowptr[m], as given */
+    if (!s) s = numeric_bins(ctx, S, &st, log);
     return hand_out(ctx, S, s, state);
 }
 
@@ -762,10 +785,7 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
     spx_spgemm_dev_free(ctx, &S->ops);
     spx_cuda_free(ctx, S->d_temp);
     spx_cuda_free(ctx, S->d_keep);
-    for (int j = 0; j < S->sides; j++) {
-        cudaStreamDestroy(S->side[j]);
-        cudaEventDestroy(S->join[j]);
-    }
+    for (int j = 0; j < S->sides; j++) cudaEventDestroy(S->join[j]); /* the streams are the context's */
     if (S->sides) cudaEventDestroy(S->fork);
     spx_free(ctx, S);
 }

@@ -30,13 +30,21 @@ __device__ __forceinline__ unsigned spx_gpu_warp_lanes()
 
 /* What the binning kernels accumulate and the host downloads (one small copy) to shape the
  * launches: per bin its rows, their total and largest work; the §4.2 counts (rows above P,
- * columns of A with more than one entry); and per bin the cursor the scatter kernel advances,
- * set by the host to the bin's offset in the row list. */
+ * columns of A with more than one entry); nnz(C), copied in beside C's row lengths' statistics
+ * so that one download brings both; and per bin the rows the scatter kernel has placed (zeroed
+ * with the rest). */
 typedef struct spx_gpu_bin_stats {
     unsigned long long count[SPX_GPU_BINS], sum[SPX_GPU_BINS], max[SPX_GPU_BINS];
     unsigned long long dense_rows, dense_cols;
+    long long nnz_c;
     unsigned long long cursor[SPX_GPU_BINS];
 } spx_gpu_bin_stats;
+
+/* Each bin's first place in the row list (the host's exclusive scan of the bins' counts in its
+ * bin order), passed to the scatter kernel by value: no upload, no wait for one. */
+typedef struct spx_gpu_bin_starts {
+    unsigned long long at[SPX_GPU_BINS];
+} spx_gpu_bin_starts;
 
 /* What a row's bin depends on besides its work and range: C's columns n, the largest hash
  * table (slots) and span table (columns) a row group may have in shared memory (0: none; the
@@ -92,40 +100,73 @@ __device__ __forceinline__ int64_t spx_gpu_work(const int64_t *__restrict__ w, i
     return diff ? w[i + 1] - w[i] : w[i];
 }
 
-/* Row i's products (sum of B's row lengths over A's row) into prod[i], A's column counts into
- * colcnt (atomics), and the rows with nnz_i / k above SPX_GPU_DENSE_ROW_P (§4.2) added to
- * *dense_rows; one warp per row, grid-stride. A row of more than SPX_GPU_LONG_A_ROW entries
- * gets prod[i] = 0 here: spx_spgemm_long_rows_kernel adds its products and column counts. */
+/* The pre-analysis of every row, L lanes a row (L a power of two up to 32; a warp takes 32 / L
+ * rows at a time, grid-stride), A's entries taken SPX_GPU_BOUNDS_UNROLL at once: row i's
+ * products (sum of B's row lengths over A's row) into prod[i], A's column counts into colcnt
+ * (atomics), the rows with nnz_i / k above SPX_GPU_DENSE_ROW_P (§4.2) added to *dense_rows,
+ * and range[i] = the row's first and last column of C (the least first and the largest last
+ * column of the B rows it reaches; B's columns sorted) for the rows that may take a span
+ * table: more than SPX_GPU_SPAN_MIN_PRODUCTS products, at most SPX_GPU_SPAN_MAX_A_ENTRIES
+ * entries, no B row longer than SPX_GPU_DENSE_LONG_B; else (0, -1). A row of more than
+ * SPX_GPU_LONG_A_ROW entries gets prod[i] = 0 here: spx_spgemm_long_rows_kernel adds its
+ * products and column counts (its range stays (0, -1): it has too many entries). The range
+ * re-reads the row's entries while they are in cache (they were two warp-a-row kernels, each
+ * reading A and B's row pointers: ~0.6 ms of poisson3d n=100's plan, H100). */
+template <int L>
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
-    spx_spgemm_products_kernel(int32_t m, int32_t k, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                               const int32_t *__restrict__ brp, int64_t *__restrict__ prod, int32_t *__restrict__ colcnt,
-                               unsigned long long *__restrict__ dense_rows)
+    spx_spgemm_analyse_rows_kernel(int32_t m, int32_t k, const int32_t *__restrict__ arp,
+                                   const int32_t *__restrict__ aci, const int32_t *__restrict__ brp,
+                                   const int32_t *__restrict__ bci, int64_t *__restrict__ prod,
+                                   int32_t *__restrict__ colcnt, int2 *__restrict__ range,
+                                   unsigned long long *__restrict__ dense_rows)
 {
     __shared__ unsigned int dense;
-    const int lane = threadIdx.x & 31;
+    const int lane = threadIdx.x & 31, sub = lane % L;
     const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
-    unsigned int mine = 0; /* lane 0's dense rows */
+    unsigned int mine = 0; /* the dense rows this lane counted */
     if (threadIdx.x == 0) dense = 0;
     __syncthreads();
-    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < m; i += warps) {
+    /* warp-uniform: every lane reaches the shuffles below */
+    for (int64_t i0 = (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * (32 / L); i0 < m;
+         i0 += warps * (32 / L)) {
+        const int64_t i = i0 + lane / L;
+        const int32_t start = i < m ? arp[i] : 0, end = i < m ? arp[i + 1] : 0;
+        const bool long_row = end - start > SPX_GPU_LONG_A_ROW;
         int64_t p = 0;
-        const int32_t end = arp[i + 1];
-        const bool long_row = end - arp[i] > SPX_GPU_LONG_A_ROW; /* the same in every lane */
-        for (int64_t q0 = arp[i] + lane; !long_row && q0 < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) {
-            int32_t c[SPX_GPU_BOUNDS_UNROLL];
+        bool too_long = false;
+        for (int64_t q0 = start + sub; !long_row && q0 < end; q0 += L * SPX_GPU_BOUNDS_UNROLL) {
+            int32_t c[SPX_GPU_BOUNDS_UNROLL], len[SPX_GPU_BOUNDS_UNROLL];
 #pragma unroll
-            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) c[u] = q0 + 32 * u < end ? aci[q0 + 32 * u] : -1;
+            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
+                c[u] = q0 + L * u < end ? aci[q0 + L * u] : -1;
+                len[u] = c[u] >= 0 ? brp[c[u] + 1] - brp[c[u]] : 0;
+            }
 #pragma unroll
             for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++)
                 if (c[u] >= 0) {
-                    p += brp[c[u] + 1] - brp[c[u]];
+                    p += len[u];
                     atomicAdd(colcnt + c[u], 1);
+                    too_long |= len[u] > SPX_GPU_DENSE_LONG_B;
                 }
         }
-        for (int off = 16; off > 0; off >>= 1) p += __shfl_xor_sync(SPX_GPU_FULL_WARP, p, off);
-        if (lane == 0) {
+        for (int off = L / 2; off > 0; off >>= 1) p += __shfl_xor_sync(SPX_GPU_FULL_WARP, p, off); /* the row's lanes */
+        const unsigned seg_bad = (__ballot_sync(SPX_GPU_FULL_WARP, too_long) >> (lane - sub)) &
+                                 (L == 32 ? ~0u : (1u << L) - 1u);
+        /* the range, for the rows that may take a span table, from the entries just read (cached) */
+        const bool span = end - start <= SPX_GPU_SPAN_MAX_A_ENTRIES && p > SPX_GPU_SPAN_MIN_PRODUCTS && !seg_bad;
+        int32_t lo = INT32_MAX, hi = -1;
+        for (int64_t q = start + sub; span && q < end; q += L) {
+            const int32_t c = aci[q], b0 = brp[c], b1 = brp[c + 1];
+            if (b1 > b0) lo = min(lo, bci[b0]), hi = max(hi, bci[b1 - 1]);
+        }
+        for (int off = L / 2; off > 0; off >>= 1) {
+            lo = min(lo, __shfl_xor_sync(SPX_GPU_FULL_WARP, lo, off));
+            hi = max(hi, __shfl_xor_sync(SPX_GPU_FULL_WARP, hi, off));
+        }
+        if (i < m && sub == 0) {
             prod[i] = p;
-            mine += k > 0 && (double)(arp[i + 1] - arp[i]) / k > SPX_GPU_DENSE_ROW_P;
+            mine += k > 0 && (double)(end - start) / k > SPX_GPU_DENSE_ROW_P;
+            range[i] = span && hi >= lo ? make_int2(lo, hi) : make_int2(0, -1);
         }
     }
     if (mine) atomicAdd(&dense, mine);
@@ -145,7 +186,7 @@ __device__ __forceinline__ int32_t spx_gpu_row_of(const int32_t *__restrict__ ar
     return lo;
 }
 
-/* The rows of more than SPX_GPU_LONG_A_ROW entries, which spx_spgemm_products_kernel left at
+/* The rows of more than SPX_GPU_LONG_A_ROW entries, which spx_spgemm_analyse_rows_kernel left at
  * prod[i] = 0: A's entries in chunks of SPX_GPU_LONG_A_ROW, one warp a chunk (grid-stride);
  * only a chunk's first and last rows can be long (a row inside it is shorter than it), so
  * the warp adds the products of their parts in the chunk to prod[] (an atomic) and counts
@@ -176,46 +217,6 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
             }
             if (r == r1) break;
         }
-    }
-}
-
-/* range[i] = row i's first and last column of C (the least first and the largest last column
- * of the B rows it reaches; B's columns sorted) for the rows that may take a span table: more
- * than SPX_GPU_SPAN_MIN_PRODUCTS products (prod[i]), at most SPX_GPU_SPAN_MAX_A_ENTRIES
- * entries, no B row longer than SPX_GPU_DENSE_LONG_B (the walk stops at the first); else (0,
- * -1). One warp per row, grid-stride, A's entries taken SPX_GPU_BOUNDS_UNROLL at once. */
-__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
-    spx_spgemm_range_kernel(int32_t m, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                            const int32_t *__restrict__ brp, const int32_t *__restrict__ bci,
-                            const int64_t *__restrict__ prod, int2 *__restrict__ range)
-{
-    const int lane = threadIdx.x & 31;
-    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
-    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; i < m; i += warps) {
-        const int32_t start = arp[i], end = arp[i + 1];
-        int32_t lo = INT32_MAX, hi = -1;
-        bool eligible = prod[i] > SPX_GPU_SPAN_MIN_PRODUCTS && end - start <= SPX_GPU_SPAN_MAX_A_ENTRIES;
-        for (int64_t q0 = start + lane; eligible && q0 - lane < end; q0 += 32 * SPX_GPU_BOUNDS_UNROLL) {
-            int32_t b0[SPX_GPU_BOUNDS_UNROLL], b1[SPX_GPU_BOUNDS_UNROLL];
-#pragma unroll
-            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
-                const int32_t c = q0 + 32 * u < end ? aci[q0 + 32 * u] : -1;
-                b0[u] = c >= 0 ? brp[c] : 0;
-                b1[u] = c >= 0 ? brp[c + 1] : 0;
-            }
-            bool too_long = false;
-#pragma unroll
-            for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
-                too_long |= b1[u] - b0[u] > SPX_GPU_DENSE_LONG_B;
-                if (b1[u] > b0[u]) lo = min(lo, bci[b0[u]]), hi = max(hi, bci[b1[u] - 1]);
-            }
-            eligible = !__any_sync(SPX_GPU_FULL_WARP, too_long); /* the same in every lane */
-        }
-        for (int off = 16; off > 0; off >>= 1) {
-            lo = min(lo, __shfl_xor_sync(SPX_GPU_FULL_WARP, lo, off));
-            hi = max(hi, __shfl_xor_sync(SPX_GPU_FULL_WARP, hi, off));
-        }
-        if (lane == 0) range[i] = eligible && hi >= lo ? make_int2(lo, hi) : make_int2(0, -1);
     }
 }
 
@@ -287,15 +288,15 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
 }
 
 /* Scatters the ids of rows [0, m) with work > 0 (binned with their range, as the stats) into
- * rows[], each at its bin's cursor (cursor[c] starts at bin c's offset; the bins' order is the
- * host's). Per tile of blockDim.x rows: warps reserve places in shared per-bin counters, then
+ * rows[], bin c's from starts.at[c] on (cursor[c], zeroed, counts those placed; the bins' order
+ * is the host's). Per tile of blockDim.x rows: warps reserve places in shared per-bin counters, then
  * one global atomicAdd per bin reserves the block's range. The order within a bin depends on the atomics' order, so it
  * varies between runs: harmless, every row of C is computed on its own and lands at its row
  * pointer. blockDim.x a multiple of 32; grid-stride over tiles. */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     spx_spgemm_bin_scatter_kernel(int32_t m, const int64_t *__restrict__ w, int diff, const int2 *__restrict__ range,
-                                  spx_gpu_bin_rule rule, unsigned long long *__restrict__ cursor,
-                                  int32_t *__restrict__ rows)
+                                  spx_gpu_bin_rule rule, spx_gpu_bin_starts starts,
+                                  unsigned long long *__restrict__ cursor, int32_t *__restrict__ rows)
 {
     __shared__ unsigned int cnt[SPX_GPU_BINS];
     __shared__ unsigned long long at[SPX_GPU_BINS];
@@ -319,7 +320,7 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
         }
         __syncthreads(); /* the tile's counts are complete */
         for (int b = threadIdx.x; b < SPX_GPU_BINS; b += blockDim.x) {
-            at[b] = cnt[b] ? atomicAdd(cursor + b, (unsigned long long)cnt[b]) : 0;
+            at[b] = cnt[b] ? starts.at[b] + atomicAdd(cursor + b, (unsigned long long)cnt[b]) : 0;
             cnt[b] = 0;
         }
         __syncthreads(); /* at[] is set; cnt[] is zero for the next tile */

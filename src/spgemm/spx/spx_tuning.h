@@ -168,6 +168,9 @@
 /* Pre-analysis: a row of A longer than this (entries) is summed by a warp a chunk of this
  * many entries (spx_spgemm_long_rows_kernel), not by one warp. Guess. */
 #define SPX_GPU_LONG_A_ROW 4096
+/* Pre-analysis: the fewest lanes a row of A gets (more for longer mean rows, up to a warp).
+ * Guess. */
+#define SPX_GPU_ANALYSE_MIN_LANES 2
 /* Pre-analysis and binning kernels: threads per block (a multiple of 32: the binning kernels
  * combine a warp's rows with ballots); grid-stride blocks per SM. */
 #define SPX_GPU_ANALYSE_BLOCK 256
