@@ -842,7 +842,11 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
         const int32_t i = rows[r];
         spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh, [&](int32_t qa, int32_t qb) {
             const int32_t j = bci[qb];
+#if SPX_GPU_DENSE_MARK32 /* the 32-bit half of the word that holds j (little-endian) */
+            atomicOr((unsigned int *)bits + (j >> 5), 1u << (j & 31));
+#else
             atomicOr(bits + (j >> 6), 1ull << (j & 63));
+#endif
         });
         int mine = 0;
         for (int w = w0; w < w1; w++) mine += __popcll(bits[w]);

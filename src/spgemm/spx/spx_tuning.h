@@ -107,6 +107,14 @@
 #define SPX_GPU_DENSE_FALLBACK 1
 #endif
 #define SPX_GPU_DENSE_BLOCK 1024
+/* 1: the dense fallback marks a column with a 32-bit atomicOr on the half of its 64-bit
+ * bitmap word; 0: a 64-bit atomicOr on the word. Measured on an H100 (session f run 7, same
+ * tree built both ways, ms symbolic / numeric): landmark A*A^T 7.5 / 19.4 -> 2.6 / 10.6, R-MAT
+ * 16 2.7 / 11.2 -> 1.35 / 9.6, R-MAT 18 5.6 / 30.4 -> 3.2 / 27.2, power law 1M 16.4 / 45.0 ->
+ * 9.7 / 39.4: the 64-bit shared-memory atomic is the slow one. */
+#ifndef SPX_GPU_DENSE_MARK32
+#define SPX_GPU_DENSE_MARK32 1
+#endif
 /* The dense fallback's walk: a B row longer than SPX_GPU_DENSE_LONG_B is walked by the whole
  * block, not by one group of lanes (H200, ncu: the power-law matrix's hub rows left to groups
  * of 8 lanes took the dense kernel to 200 ms); A's entries are taken in rounds of
