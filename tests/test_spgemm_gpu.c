@@ -2,7 +2,7 @@
  * the independent reference of spgemm_check.h, fp64 and fp32, A*B and A*A^T, on the edge
  * cases (the dense and the global fallbacks among them), generated matrices (spx's span
  * tables among them: banded, block-diagonal, stencil27; test_span_tables checks they are
- * taken); value
+ * taken); spx's dense fallback splitting a long row over blocks, against the CPU product; value
  * updates; and every device allocation failed in turn (an error, nothing left on the
  * device). Skips (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves
  * cuSPARSE out (for racecheck, as tests/test_gpu.c). */
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "core/ctx.h"
-#include "spgemm/spx/spx_tuning.h" /* SPX_GPU_LONG_A_ROW */
-#include "spgemm_check.h"
+#include "spgemm/spx/spx_tuning.h" /* SPX_GPU_LONG_A_ROW, SPX_GPU_SPLIT_A_ENTRIES */
+#include "spgemm_ooc_check.h"      /* spgemm_check.h, and oc_run / oc_cpu_product / oc_close */
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
 
@@ -109,6 +109,35 @@ static void test_span_tables(spx_ctx *ctx)
         }
 }
 
+/* spx's dense fallback splits a row of more than SPX_GPU_SPLIT_A_ENTRIES entries of A over
+ * blocks (a bitmap in global memory): C against the CPU product (Gustavson, the oracle; the
+ * independent reference takes m x n steps a product), structure exact, values within rounding
+ * in relative 2-norm, A*A and A*A^T, fp64 and fp32. */
+static void test_split_rows(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=60000,k=8", &A));
+    if (!A) return;
+    int64_t longest = 0;
+    for (int32_t i = 0; i < A->m; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > longest) longest = A->rowptr[i + 1] - A->rowptr[i];
+    CHECK_MSG(SPX_GPU_SPLIT_A_ENTRIES && longest > SPX_GPU_SPLIT_A_ENTRIES, "the split case's longest row has %lld entries",
+              (long long)longest);
+    for (int p = 0; p < 2; p++)
+        for (int tr = 0; tr < 2; tr++) {
+            spx_csr *C = NULL, *R = NULL;
+            const spx_spgemm_opts o = {.method = "spx", .backend = SPX_BACKEND_CUDA, .precision = precisions[p],
+                                       .transpose_b = tr};
+            CHECK_OK(ctx, oc_run(ctx, A, A, &o, &C, NULL, NULL, 0, NULL));
+            CHECK_OK(ctx, oc_cpu_product(ctx, A, A, tr, precisions[p], &R));
+            CHECK_MSG(oc_close(C, R, precisions[p] == SPX_FP64 ? 1e-12 : 1e-4), "split rows, %s%s: C differs",
+                      spx_precision_str(precisions[p]), tr ? ", A*A^T" : "");
+            spx_csr_destroy(&C);
+            spx_csr_destroy(&R);
+        }
+    spx_csr_destroy(&A);
+}
+
 /* New values of A and B: the next run of every method uses them. */
 static void test_update_values(spx_ctx *ctx)
 {
@@ -181,6 +210,7 @@ int main(void)
     test_edge_cases(ctx);
     test_generated(ctx);
     test_span_tables(ctx);
+    test_split_rows(ctx);
     test_update_values(ctx);
     spx_ctx_destroy(&ctx);
     /* SPX_GPU_TEST_QUICK (under racecheck): the allocation-failure sweep is left out */

@@ -49,6 +49,9 @@ typedef struct gpu_state {
     int32_t m, k, n;
     double avg_b_row;  /* B's nonzeros per row: lanes per B row */
     void *d_keep;      /* device block of the arrays the plan keeps (d_crow .. d_range) */
+    void *d_split;     /* device block of the split rows' workspace (split_workspace), NULL none */
+    int2 *h_split;     /* host: the split rows of the last dense launch (row, entries of A) */
+    int num_split;     /* the numeric bins' split rows, listed in h_split; -1: not listed yet */
     void *d_temp;      /* device block of analyse's and symbolic's arrays (d_prod .. d_scan); NULL
                           after symbolic */
     int64_t *d_crow;   /* keep, m + 1: symbolic counts, then C's row pointers */
@@ -368,24 +371,152 @@ done:
     return s;
 }
 
-/* Runs the fallback bin with the dense fallback (spx_spgemm_dense_kernel), one wave of
- * blocks taking its rows by a ticket. */
+/* Bytes an array carved from a block takes (cudaMalloc's alignment kept). */
+static size_t carved(size_t bytes)
+{
+    const size_t align = 256;
+    return (bytes + align - 1) / align * align;
+}
+
+/* The next `bytes` of a block being carved at *at. */
+static void *carve(unsigned char **at, size_t bytes)
+{
+    void *p = *at;
+    *at += carved(bytes);
+    return p;
+}
+
+/* The split rows' workspace, carved from S->d_split (made on first use, kept with the plan: a
+ * few hundred kB, n bits a row at most 1.8M columns): the list of split rows and its count,
+ * the bitmap of n bits, the words' populations and ranks, the ranks' scan scratch. */
+typedef struct split_ws {
+    int2 *list;
+    unsigned int *count;
+    unsigned long long *bits;
+    int32_t *pop, *rank;
+    void *scan;
+    size_t scan_bytes;
+    int words;
+    int64_t cap; /* rows the list holds: more than cap - 1 rows of more than the split's entries cannot be */
+} split_ws;
+
+/* Carves (allocating on first use) the split rows' workspace into *w. */
+static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
+{
+    w->words = (int)(((int64_t)S->n + 63) >> 6);
+    w->cap = S->ops.A.nnz / SPX_GPU_SPLIT_A_ENTRIES + 1;
+    w->scan_bytes = 0;
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, (const int32_t *)NULL, (int32_t *)NULL,
+                                                    w->words, spx_cuda_stream(ctx)));
+    if (w->scan_bytes < 16) w->scan_bytes = 16; /* a NULL scratch would make CUB only size its work */
+    const size_t words = (size_t)w->words;
+    const size_t bytes = carved((size_t)w->cap * sizeof(int2)) + carved(sizeof(unsigned int)) +
+                         carved(words * sizeof(unsigned long long)) + 2 * carved(words * sizeof(int32_t)) +
+                         carved(w->scan_bytes);
+    spx_status s = S->d_split ? SPX_OK : spx_cuda_malloc(ctx, &S->d_split, bytes);
+    if (s) return s;
+    if (!S->h_split && !(S->h_split = (int2 *)spx_malloc_array(ctx, (size_t)w->cap, sizeof(int2))))
+        return spx_fail_nomem(ctx, "spx GPU SpGEMM split rows");
+    unsigned char *at = (unsigned char *)S->d_split;
+    w->list = (int2 *)carve(&at, (size_t)w->cap * sizeof(int2));
+    w->count = (unsigned int *)carve(&at, sizeof(unsigned int));
+    w->bits = (unsigned long long *)carve(&at, words * sizeof(unsigned long long));
+    w->pop = (int32_t *)carve(&at, words * sizeof(int32_t));
+    w->rank = (int32_t *)carve(&at, words * sizeof(int32_t));
+    w->scan = carve(&at, w->scan_bytes);
+    return SPX_OK;
+}
+
+/* The rows of bin b with more than SPX_GPU_SPLIT_A_ENTRIES entries of A, listed on the device
+ * and downloaded into S->h_split (a wait, before the bin's kernels are queued; the numeric
+ * bins' list is kept for the plan's next runs); *n 0 when there can be none
+ * (SPX_GPU_SPLIT_A_ENTRIES 0, or A too small). */
+static spx_status select_split_rows(spx_ctx *ctx, gpu_state *S, int numeric, const gpu_bins *L, const gpu_bin *b,
+                                    split_ws *w, int *n)
+{
+    *n = 0;
+    if (!SPX_GPU_SPLIT_A_ENTRIES || S->ops.A.nnz <= SPX_GPU_SPLIT_A_ENTRIES) return SPX_OK;
+    spx_status s = split_workspace(ctx, S, w);
+    if (s) return s;
+    if (numeric && S->num_split >= 0) {
+        *n = S->num_split;
+        return SPX_OK;
+    }
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(w->count, 0, sizeof *w->count, spx_cuda_stream(ctx)));
+    spx_spgemm_split_select_kernel<<<spx_cuda_grid_stride_blocks(ctx, b->count, SPX_GPU_ANALYSE_BLOCK,
+                                                                 SPX_GPU_ANALYSE_BLOCKS_PER_SM),
+                                     SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+        L->d_rows + b->first, b->count, S->ops.A.rowptr, SPX_GPU_SPLIT_A_ENTRIES, w->list, w->count);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_select_kernel");
+    unsigned int count = 0;
+    if ((s = spx_cuda_d2h(ctx, &count, w->count, sizeof count))) return s;
+    if (count && (s = spx_cuda_d2h(ctx, S->h_split, w->list, (size_t)count * sizeof(int2)))) return s;
+    *n = (int)count;
+    if (numeric) S->num_split = *n;
+    return SPX_OK;
+}
+
+/* Queues the split rows S->h_split[0..n) (spx_spgemm_split_*), one after another through the
+ * workspace's bitmap: marked by a block a chunk of SPX_GPU_SPLIT_CHUNK entries of A, then
+ * counted into counts (symbolic) or ranked by a scan, written and summed into C (numeric). */
 template <bool NUMERIC, typename V>
-static spx_status launch_dense(spx_ctx *ctx, const gpu_state *S, const gpu_bins *L, const gpu_bin *b,
-                               int64_t *counts, int32_t *cci, V *cv)
+static spx_status launch_split_rows(spx_ctx *ctx, const gpu_state *S, const split_ws *w, int n, int64_t *counts,
+                                    int32_t *cci, V *cv)
+{
+    const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    const int sub = b_row_lanes(S, 32);
+    const unsigned wgrid =
+        spx_cuda_grid_stride_blocks(ctx, w->words, SPX_GPU_ANALYSE_BLOCK, SPX_GPU_ANALYSE_BLOCKS_PER_SM);
+    for (int r = 0; r < n; r++) {
+        const int32_t i = S->h_split[r].x;
+        const unsigned chunks = (unsigned)((S->h_split[r].y + SPX_GPU_SPLIT_CHUNK - 1) / SPX_GPU_SPLIT_CHUNK);
+        SPX_CUDA_RET(ctx, cudaMemsetAsync(w->bits, 0, (size_t)w->words * sizeof *w->bits, st));
+        spx_spgemm_split_mark_kernel<<<chunks, SPX_GPU_DENSE_BLOCK, 0, st>>>(A->rowptr, A->colind, B->rowptr,
+                                                                             B->colind, i, sub, (unsigned int *)w->bits);
+        SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_mark_kernel");
+        if (!NUMERIC) {
+            spx_spgemm_split_count_kernel<<<wgrid, SPX_GPU_ANALYSE_BLOCK, 0, st>>>(w->bits, w->words, i, counts);
+            SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_count_kernel");
+            continue;
+        }
+        spx_spgemm_split_pop_kernel<<<wgrid, SPX_GPU_ANALYSE_BLOCK, 0, st>>>(w->bits, w->words, w->pop);
+        SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_pop_kernel");
+        size_t bytes = w->scan_bytes;
+        SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(w->scan, bytes, w->pop, w->rank, w->words, st));
+        spx_spgemm_split_columns_kernel<V><<<wgrid, SPX_GPU_ANALYSE_BLOCK, 0, st>>>(w->bits, w->rank, w->words, i,
+                                                                                    S->d_crow, cci, cv);
+        SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_columns_kernel");
+        spx_spgemm_split_add_kernel<V><<<chunks, SPX_GPU_DENSE_BLOCK, 0, st>>>(
+            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, i, sub, w->bits,
+            w->rank, S->d_crow, cv);
+        SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_add_kernel");
+    }
+    return SPX_OK;
+}
+
+/* Runs the fallback bin with the dense fallback (spx_spgemm_dense_kernel), one wave of
+ * blocks taking its rows by a ticket, its rows of more than SPX_GPU_SPLIT_A_ENTRIES entries of
+ * A left to launch_split_rows after it. */
+template <bool NUMERIC, typename V>
+static spx_status launch_dense(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, const gpu_bin *b, int64_t *counts,
+                               int32_t *cci, V *cv)
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     const size_t smem = dense_bytes(S, NUMERIC);
     const int sub = b_row_lanes(S, 32);
     auto kernel = spx_spgemm_dense_kernel<NUMERIC, V>;
+    split_ws w;
+    int n_split = 0;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
+    if (!s) s = select_split_rows(ctx, S, NUMERIC, L, b, &w, &n_split);
     if (s) return s;
     SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_ticket, 0, sizeof *S->d_ticket, spx_cuda_stream(ctx)));
     kernel<<<one_wave(S, b->count, SPX_GPU_DENSE_BLOCK, smem), SPX_GPU_DENSE_BLOCK, smem, spx_cuda_stream(ctx)>>>(
         A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
-        b->count, S->n, sub, S->d_ticket, counts, S->d_crow, cci, cv);
+        b->count, S->n, sub, n_split ? SPX_GPU_SPLIT_A_ENTRIES : INT32_MAX, S->d_ticket, counts, S->d_crow, cci, cv);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_dense_kernel");
-    return SPX_OK;
+    return n_split ? launch_split_rows<NUMERIC, V>(ctx, S, &w, n_split, counts, cci, cv) : SPX_OK;
 }
 
 /* The side streams (the context's: spx_cuda_side_streams) and the plan's events, had once (as
@@ -449,21 +580,6 @@ static void read_device(spx_ctx *ctx, gpu_state *S)
     S->sm_count = st && st->sm_count > 0 ? st->sm_count : 1;
     S->max_threads_sm = st && st->max_threads_per_sm > 0 ? st->max_threads_per_sm : 2048;
     S->smem_limit = st && st->smem_per_block_optin > 0 ? (size_t)st->smem_per_block_optin : 48 * 1024;
-}
-
-/* Bytes an array carved from a block takes (cudaMalloc's alignment kept). */
-static size_t carved(size_t bytes)
-{
-    const size_t align = 256;
-    return (bytes + align - 1) / align * align;
-}
-
-/* The next `bytes` of a block being carved at *at. */
-static void *carve(unsigned char **at, size_t bytes)
-{
-    void *p = *at;
-    *at += carved(bytes);
-    return p;
 }
 
 /* S->d_keep, carved into C's row pointers, the statistics, the ticket, the numeric row list
@@ -602,6 +718,7 @@ static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_l
     if (!S) return spx_fail_nomem(ctx, "spx GPU SpGEMM state");
     S->prec = in->precision;
     S->m = in->A->m, S->k = in->A->n, S->n = in->B->n;
+    S->num_split = -1;
     S->avg_b_row = in->B->m ? (double)in->B->nnz / in->B->m : 0.0;
     read_device(ctx, S);
     snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s", S->prec == SPX_FP32 ? "fp32" : "fp64");
@@ -785,6 +902,8 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
     spx_spgemm_dev_free(ctx, &S->ops);
     spx_cuda_free(ctx, S->d_temp);
     spx_cuda_free(ctx, S->d_keep);
+    spx_cuda_free(ctx, S->d_split);
+    spx_free(ctx, S->h_split);
     for (int j = 0; j < S->sides; j++) cudaEventDestroy(S->join[j]); /* the streams are the context's */
     if (S->sides) cudaEventDestroy(S->fork);
     spx_free(ctx, S);

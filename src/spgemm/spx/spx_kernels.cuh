@@ -756,20 +756,20 @@ typedef struct spx_gpu_dense_shared {
     int64_t row;
 } spx_gpu_dense_shared;
 
-/* Calls visit(qa, qb) once for every product of row i (A entry qa, B entry qb): A's entries in
+/* Calls visit(qa, qb) once for every product of A's entries [first, last) (A entry qa, B entry
+ * qb; a row, or a chunk of one): A's entries in
  * rounds of SPX_GPU_DENSE_QUEUE, groups of `sub` lanes taking one each and striding its B row,
  * except B rows longer than SPX_GPU_DENSE_LONG_B, which are queued and walked by the whole
  * block after the round (a long B row left to `sub` lanes is a serial tail: R-MAT's and the
  * power-law matrix's hubs). Every thread of the block calls it, sh->queued 0; ends with a
  * barrier. visit(qa, qb) takes int32 positions (nnz(A), nnz(B) < 2^31). */
 template <typename F>
-__device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                                                   const int32_t *__restrict__ brp, int32_t i, int sub,
-                                                   spx_gpu_dense_shared *sh, F visit)
+__device__ __forceinline__ void spx_gpu_dense_walk_range(const int32_t *__restrict__ aci,
+                                                         const int32_t *__restrict__ brp, int64_t first, int64_t last,
+                                                         int sub, spx_gpu_dense_shared *sh, F visit)
 {
     const int g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
-    const int64_t last = arp[i + 1]; /* int64: the counters below step past nnz(A) */
-    for (int64_t start = arp[i]; start < last; start += SPX_GPU_DENSE_QUEUE) {
+    for (int64_t start = first; start < last; start += SPX_GPU_DENSE_QUEUE) { /* int64: steps past nnz(A) */
         const int64_t stop = last - start < SPX_GPU_DENSE_QUEUE ? last : start + SPX_GPU_DENSE_QUEUE;
         /* SPX_GPU_BOUNDS_UNROLL A entries a group at once: their B rows' bounds loaded side by
          * side (a row of 816k A entries is otherwise one dependent chain of loads a group) */
@@ -805,6 +805,15 @@ __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ a
     __syncthreads(); /* the end is a barrier even for a row without A entries */
 }
 
+/* spx_gpu_dense_walk_range over the whole of row i. */
+template <typename F>
+__device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                                   const int32_t *__restrict__ brp, int32_t i, int sub,
+                                                   spx_gpu_dense_shared *sh, F visit)
+{
+    spx_gpu_dense_walk_range(aci, brp, arp[i], arp[i + 1], sub, sh, visit);
+}
+
 /* The dense fallback: blocks take rows rows[0..nrows) by a ticket (*ticket 0 at launch); a
  * row's columns are marked in a bitmap of n bits in shared memory (words = ceil(n / 64) 64-bit
  * words, dynamic), each of the row's products read once (spx_gpu_dense_walk). SYMBOLIC
@@ -813,12 +822,13 @@ __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ a
  * bitmap), the columns are written in order from the bitmap with their values zeroed, then
  * the products are read again and each added (global atomicAdd) at its column's place: the
  * rank of its word plus the bits below it. No accumulator beyond shared memory and C itself.
- * Dynamic shared memory: words * 8 (symbolic) or words * 12 (numeric) bytes. */
+ * Rows of more than split entries of A are skipped: they are split over blocks
+ * (spx_spgemm_split_*). Dynamic shared memory: words * 8 (symbolic) or words * 12 (numeric). */
 template <bool NUMERIC, typename V>
 __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_spgemm_dense_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                             const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
-                            const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int sub,
+                            const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int sub, int32_t split,
                             unsigned int *__restrict__ ticket, int64_t *__restrict__ counts,
                             const int64_t *__restrict__ crow, int32_t *__restrict__ cci, V *__restrict__ cv)
 {
@@ -840,6 +850,10 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
         const int64_t r = sh.row;
         if (r >= nrows) return;
         const int32_t i = rows[r];
+        if (arp[i + 1] - arp[i] > split) { /* the same in every thread */
+            __syncthreads(); /* sh is read before thread 0 takes the next row */
+            continue;
+        }
         spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh, [&](int32_t qa, int32_t qb) {
             const int32_t j = bci[qb];
 #if SPX_GPU_DENSE_MARK32 /* the 32-bit half of the word that holds j (little-endian) */
@@ -881,6 +895,102 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
         });
         /* the walk ended with a barrier: bits, rank and scan_tmp are free for the next row */
     }
+}
+
+/* The dense fallback's split rows: a row of more than split entries of A is walked by many
+ * blocks, a chunk of SPX_GPU_SPLIT_CHUNK entries each, its columns marked in a bitmap of n
+ * bits in global memory (bits), then counted (symbolic) or ranked by a device scan of the
+ * words' populations, written in order and summed into C in place (numeric), as the dense
+ * kernel does in shared memory for one block. The power-law matrix's hub row (816k entries,
+ * 6.5M products, 1M columns) was one block's work. */
+
+/* list[0..*count) = (row, entries of A) of the rows of rows[0..nrows) with more than split
+ * entries of A (any order). */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_split_select_kernel(const int32_t *__restrict__ rows, int32_t nrows, const int32_t *__restrict__ arp,
+                                   int32_t split, int2 *__restrict__ list, unsigned int *__restrict__ count)
+{
+    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < nrows; r += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t i = rows[r], len = arp[i + 1] - arp[i];
+        if (len > split) list[atomicAdd(count, 1u)] = make_int2(i, len);
+    }
+}
+
+/* Marks in bits (n bits, zeroed) the columns of the products of block b's chunk of row i's A
+ * entries (a 32-bit atomicOr on the half of the 64-bit word). */
+__global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
+    spx_spgemm_split_mark_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                 const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t i, int sub,
+                                 unsigned int *__restrict__ bits)
+{
+    __shared__ spx_gpu_dense_shared sh;
+    if (threadIdx.x == 0) sh.queued = 0;
+    __syncthreads();
+    const int64_t first = arp[i] + (int64_t)blockIdx.x * SPX_GPU_SPLIT_CHUNK;
+    const int64_t last = first + SPX_GPU_SPLIT_CHUNK < arp[i + 1] ? first + SPX_GPU_SPLIT_CHUNK : arp[i + 1];
+    spx_gpu_dense_walk_range(aci, brp, first, last, sub, &sh, [&](int32_t qa, int32_t qb) {
+        const int32_t j = bci[qb];
+        atomicOr(bits + (j >> 5), 1u << (j & 31));
+    });
+}
+
+/* counts[i] += the bits set in bits[0..words) (counts[i] zero before). */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_split_count_kernel(const unsigned long long *__restrict__ bits, int words, int32_t i,
+                                  int64_t *__restrict__ counts)
+{
+    unsigned long long mine = 0;
+    for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += gridDim.x * blockDim.x) mine += __popcll(bits[w]);
+    for (int off = 16; off > 0; off >>= 1) mine += __shfl_xor_sync(SPX_GPU_FULL_WARP, mine, off);
+    if ((threadIdx.x & 31) == 0 && mine) atomicAdd((unsigned long long *)(counts + i), mine);
+}
+
+/* pop[w] = the bits set in bits[w], w < words. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_split_pop_kernel(const unsigned long long *__restrict__ bits, int words, int32_t *__restrict__ pop)
+{
+    for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += gridDim.x * blockDim.x) pop[w] = __popcll(bits[w]);
+}
+
+/* Row i of C from its bitmap: each word's columns written in order from its rank (the exclusive
+ * scan of the populations), their values zeroed. */
+template <typename V>
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_split_columns_kernel(const unsigned long long *__restrict__ bits, const int32_t *__restrict__ rank,
+                                    int words, int32_t i, const int64_t *__restrict__ crow, int32_t *__restrict__ cci,
+                                    V *__restrict__ cv)
+{
+    const int64_t out = crow[i], len = crow[i + 1] - crow[i];
+    for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += gridDim.x * blockDim.x) {
+        int at = rank[w];
+        for (unsigned long long b = bits[w]; b; b &= b - 1, at++)
+            if (at < len) {
+                cci[out + at] = w * 64 + __ffsll((long long)b) - 1;
+                cv[out + at] = V(0);
+            }
+    }
+}
+
+/* Adds the products of block b's chunk of row i's A entries into C at their columns' places
+ * (the word's rank plus the bits below; global atomicAdd). */
+template <typename V>
+__global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
+    spx_spgemm_split_add_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
+                                const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
+                                int32_t i, int sub, const unsigned long long *__restrict__ bits,
+                                const int32_t *__restrict__ rank, const int64_t *__restrict__ crow, V *__restrict__ cv)
+{
+    __shared__ spx_gpu_dense_shared sh;
+    if (threadIdx.x == 0) sh.queued = 0;
+    __syncthreads();
+    const int64_t out = crow[i], len = crow[i + 1] - crow[i];
+    const int64_t first = arp[i] + (int64_t)blockIdx.x * SPX_GPU_SPLIT_CHUNK;
+    const int64_t last = first + SPX_GPU_SPLIT_CHUNK < arp[i + 1] ? first + SPX_GPU_SPLIT_CHUNK : arp[i + 1];
+    spx_gpu_dense_walk_range(aci, brp, first, last, sub, &sh, [&](int32_t qa, int32_t qb) {
+        const int32_t j = bci[qb];
+        const int at = rank[j >> 6] + __popcll(bits[j >> 6] & ((1ull << (j & 63)) - 1ull));
+        if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
+    });
 }
 
 #endif

@@ -107,6 +107,14 @@
 #define SPX_GPU_DENSE_FALLBACK 1
 #endif
 #define SPX_GPU_DENSE_BLOCK 1024
+/* The dense fallback splits a row of more than SPX_GPU_SPLIT_A_ENTRIES entries of A over
+ * blocks of SPX_GPU_SPLIT_CHUNK entries each (spx_spgemm_split_*): one block on the power-law
+ * matrix's 816k-entry hub row was most of its product. 0 (or a larger threshold than any row):
+ * no split. Guesses. */
+#ifndef SPX_GPU_SPLIT_A_ENTRIES
+#define SPX_GPU_SPLIT_A_ENTRIES 32768
+#endif
+#define SPX_GPU_SPLIT_CHUNK 4096
 /* 1: the dense fallback marks a column with a 32-bit atomicOr on the half of its 64-bit
  * bitmap word; 0: a 64-bit atomicOr on the word. Measured on an H100 (session f run 7, same
  * tree built both ways, ms symbolic / numeric): landmark A*A^T 7.5 / 19.4 -> 2.6 / 10.6, R-MAT
