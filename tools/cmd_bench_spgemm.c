@@ -29,7 +29,9 @@ static const char *const default_suite[] = {
 /* Products every method makes once, untimed, before a CUDA run's first matrix: CUDA loads a
  * kernel on its first launch (~1 ms over a plan's kernels on an H100), which would otherwise
  * land in whichever matrix comes first, for spx and cuSPARSE alike. A stencil (span tables) and
- * a power-law matrix (hash tables of several sizes, long rows) reach most kernels. */
+ * a power-law matrix (hash tables of several sizes, long rows) reach most kernels; not spx's
+ * split rows (rows of more than 32768 entries of A), whose few kernels still load in the first
+ * product that has one. */
 static const char *const warm_up_products[] = {"gen:poisson3d:n=12", "gen:powerlaw:m=4000,k=8", NULL};
 
 #define MAX_METHODS 16

@@ -20,7 +20,8 @@
  * below; the products bound both the symbolic table and C's row), so the GPU may take a
  * fallback: one n-wide accumulator (column marks and values) is then reserved for every lane.
  * Only the global fallback (n wider than the dense fallback's bitmap, ~1.2M columns) uses
- * it; the dense one holds nothing on the device beyond C: the reserve is an upper bound. */
+ * it; the dense one holds only its split rows' workspace (n / 4 bytes and a list of
+ * nnz(A) / 32768 rows, inside SPX_OOC_DEV_FIXED_BYTES): the reserve is an upper bound. */
 #define SPX_OOC_SHARED_ROW_MAX 8192
 /* Without a device budget (none set, no device) the panels still split the work: at least
  * this many panels of about equal products, so that the two sides can share and steal (the

@@ -7,7 +7,8 @@
  * the rowind reordering), a thread-group size per bin by Algorithm 2 on the host from the
  * bins' statistics; a phase's bins run on several streams. symbolic: row counts by the
  * shared-memory kernels or a fallback (dense or global), C's row pointers by a device scan
- * (nnz(C) the one number read back), and the rows binned again by their exact length for the
+ * (nnz(C) read back with the lengths' statistics; the dense fallback's split rows, when any,
+ * listed and read back too), and the rows binned again by their exact length for the
  * numeric phase. numeric: C's arrays (exact size, kept for the next run), the same kernels
  * summing, the rows written sorted, C (row pointers included) downloaded.
  * analyse_rows (the out-of-core panels): C's row pointers given by the caller stand for
@@ -404,7 +405,8 @@ typedef struct split_ws {
 static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
 {
     w->words = (int)(((int64_t)S->n + 63) >> 6);
-    w->cap = S->ops.A.nnz / SPX_GPU_SPLIT_A_ENTRIES + 1;
+    /* k rows of more than S entries hold nnz(A) >= k (S + 1) entries: k < nnz(A) / S + 1 */
+    w->cap = SPX_GPU_SPLIT_A_ENTRIES ? S->ops.A.nnz / SPX_GPU_SPLIT_A_ENTRIES + 1 : 1;
     w->scan_bytes = 0;
     SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, (const int32_t *)NULL, (int32_t *)NULL,
                                                     w->words, spx_cuda_stream(ctx)));
@@ -446,10 +448,12 @@ static spx_status select_split_rows(spx_ctx *ctx, gpu_state *S, int numeric, con
     spx_spgemm_split_select_kernel<<<spx_cuda_grid_stride_blocks(ctx, b->count, SPX_GPU_ANALYSE_BLOCK,
                                                                  SPX_GPU_ANALYSE_BLOCKS_PER_SM),
                                      SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(
-        L->d_rows + b->first, b->count, S->ops.A.rowptr, SPX_GPU_SPLIT_A_ENTRIES, w->list, w->count);
+        L->d_rows + b->first, b->count, S->ops.A.rowptr, SPX_GPU_SPLIT_A_ENTRIES, w->list, (unsigned int)w->cap,
+        w->count);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_select_kernel");
     unsigned int count = 0;
     if ((s = spx_cuda_d2h(ctx, &count, w->count, sizeof count))) return s;
+    if (count > (unsigned int)w->cap) count = (unsigned int)w->cap; /* cannot be: the kernel drops none */
     if (count && (s = spx_cuda_d2h(ctx, S->h_split, w->list, (size_t)count * sizeof(int2)))) return s;
     *n = (int)count;
     if (numeric) S->num_split = *n;

@@ -112,6 +112,8 @@ __device__ __forceinline__ int64_t spx_gpu_work(const int64_t *__restrict__ w, i
  * products and column counts (its range stays (0, -1): it has too many entries). The range
  * re-reads the row's entries while they are in cache (they were two warp-a-row kernels, each
  * reading A and B's row pointers: ~0.6 ms of poisson3d n=100's plan, H100). */
+static_assert(SPX_GPU_SPAN_MAX_A_ENTRIES < SPX_GPU_LONG_A_ROW,
+              "a long row (left to spx_spgemm_long_rows_kernel with prod 0 here) must never be a span candidate");
 template <int L>
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     spx_spgemm_analyse_rows_kernel(int32_t m, int32_t k, const int32_t *__restrict__ arp,
@@ -905,14 +907,18 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
  * 6.5M products, 1M columns) was one block's work. */
 
 /* list[0..*count) = (row, entries of A) of the rows of rows[0..nrows) with more than split
- * entries of A (any order). */
+ * entries of A (any order; at most cap are kept, which nnz(A) / split + 1 always is). */
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     spx_spgemm_split_select_kernel(const int32_t *__restrict__ rows, int32_t nrows, const int32_t *__restrict__ arp,
-                                   int32_t split, int2 *__restrict__ list, unsigned int *__restrict__ count)
+                                   int32_t split, int2 *__restrict__ list, unsigned int cap,
+                                   unsigned int *__restrict__ count)
 {
     for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < nrows; r += (int64_t)gridDim.x * blockDim.x) {
         const int32_t i = rows[r], len = arp[i + 1] - arp[i];
-        if (len > split) list[atomicAdd(count, 1u)] = make_int2(i, len);
+        if (len > split) {
+            const unsigned int slot = atomicAdd(count, 1u);
+            if (slot < cap) list[slot] = make_int2(i, len);
+        }
     }
 }
 
