@@ -185,6 +185,15 @@ static void check_row(sg_row *row, const spx_csr *C, const spx_csr *R, const cha
     row->verified = spgemm_check(C, R, p, &row->rel_error, row->check, sizeof row->check);
 }
 
+/* The plan options of method m in this run (--panels checked when parsed). */
+static spx_spgemm_opts method_opts(const sg_run *run, const method_choice *m)
+{
+    spx_spgemm_opts go = {.method = m->method, .algo = m->algo, .backend = run->backend,
+                          .precision = run->o.precision, .transpose_b = run->o.transpose_b};
+    spgemm_panel_opts(&run->o, &go);
+    return go;
+}
+
 /* Measures method m on A (ctx: the bench's context, or the 1-thread one) into a new row. */
 static int measure(spx_ctx *ctx, sg_run *run, const char *src, const spx_csr *A, const method_choice *m,
                    int one_thread, const spx_csr *R, const char *oracle_msg)
@@ -196,9 +205,7 @@ static int measure(spx_ctx *ctx, sg_run *run, const char *src, const spx_csr *A,
     row->is_baseline = m->is_baseline;
     row->one_thread = one_thread;
     row->oracle_nnz_c = R ? R->nnz : -1;
-    spx_spgemm_opts go = {.method = m->method, .algo = m->algo, .backend = run->backend,
-                          .precision = run->o.precision, .transpose_b = run->o.transpose_b};
-    spgemm_panel_opts(&run->o, &go); /* --panels checked when parsed */
+    const spx_spgemm_opts go = method_opts(run, m);
     spx_bench_spgemm_opts bo = {.reps = run->o.reps, .warmup = run->o.warmup};
     spx_csr *C = NULL;
     spx_status s = spx_bench_spgemm(ctx, A, A, &go, &bo, &row->r, &C);
@@ -224,9 +231,7 @@ static void warm_up(spx_ctx *ctx, const sg_run *run)
         spx_csr *A = NULL;
         if (spx_gen(ctx, warm_up_products[w], &A)) continue;
         for (int i = 0; i < run->nm; i++) {
-            spx_spgemm_opts go = {.method = run->m[i].method, .algo = run->m[i].algo, .backend = run->backend,
-                                  .precision = run->o.precision, .transpose_b = run->o.transpose_b};
-            spgemm_panel_opts(&run->o, &go);
+            const spx_spgemm_opts go = method_opts(run, &run->m[i]);
             spx_spgemm_plan *plan = NULL;
             spx_csr *C = NULL;
             if (!spx_spgemm_plan_create(ctx, A, A, &go, &plan)) (void)spx_spgemm_run(plan, &C);

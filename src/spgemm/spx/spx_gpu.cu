@@ -372,18 +372,20 @@ done:
     return s;
 }
 
-/* Bytes an array carved from a block takes (cudaMalloc's alignment kept). */
-static size_t carved(size_t bytes)
+/* A device block being carved into arrays, cudaMalloc's alignment kept for each: with base
+ * NULL the same carving only sizes the block (each layout function runs twice: sized, then
+ * carved from the allocation), so a block's size and its arrays cannot disagree. */
+typedef struct carver {
+    unsigned char *base;
+    size_t used;
+} carver;
+
+/* The next `bytes` of the block (NULL while sizing). */
+static void *carve(carver *c, size_t bytes)
 {
     const size_t align = 256;
-    return (bytes + align - 1) / align * align;
-}
-
-/* The next `bytes` of a block being carved at *at. */
-static void *carve(unsigned char **at, size_t bytes)
-{
-    void *p = *at;
-    *at += carved(bytes);
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += (bytes + align - 1) / align * align;
     return p;
 }
 
@@ -401,6 +403,20 @@ typedef struct split_ws {
     int64_t cap; /* rows the list holds: more than cap - 1 rows of more than the split's entries cannot be */
 } split_ws;
 
+/* The split workspace's arrays carved from base (NULL: sized only); returns its bytes. */
+static size_t split_layout(split_ws *w, void *base)
+{
+    carver c = {(unsigned char *)base, 0};
+    const size_t words = (size_t)w->words;
+    w->list = (int2 *)carve(&c, (size_t)w->cap * sizeof(int2));
+    w->count = (unsigned int *)carve(&c, sizeof(unsigned int));
+    w->bits = (unsigned long long *)carve(&c, words * sizeof(unsigned long long));
+    w->pop = (int32_t *)carve(&c, words * sizeof(int32_t));
+    w->rank = (int32_t *)carve(&c, words * sizeof(int32_t));
+    w->scan = carve(&c, w->scan_bytes);
+    return c.used;
+}
+
 /* Carves (allocating on first use) the split rows' workspace into *w. */
 static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
 {
@@ -411,21 +427,11 @@ static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
     SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, (const int32_t *)NULL, (int32_t *)NULL,
                                                     w->words, spx_cuda_stream(ctx)));
     if (w->scan_bytes < 16) w->scan_bytes = 16; /* a NULL scratch would make CUB only size its work */
-    const size_t words = (size_t)w->words;
-    const size_t bytes = carved((size_t)w->cap * sizeof(int2)) + carved(sizeof(unsigned int)) +
-                         carved(words * sizeof(unsigned long long)) + 2 * carved(words * sizeof(int32_t)) +
-                         carved(w->scan_bytes);
-    spx_status s = S->d_split ? SPX_OK : spx_cuda_malloc(ctx, &S->d_split, bytes);
+    spx_status s = S->d_split ? SPX_OK : spx_cuda_malloc(ctx, &S->d_split, split_layout(w, NULL));
     if (s) return s;
     if (!S->h_split && !(S->h_split = (int2 *)spx_malloc_array(ctx, (size_t)w->cap, sizeof(int2))))
         return spx_fail_nomem(ctx, "spx GPU SpGEMM split rows");
-    unsigned char *at = (unsigned char *)S->d_split;
-    w->list = (int2 *)carve(&at, (size_t)w->cap * sizeof(int2));
-    w->count = (unsigned int *)carve(&at, sizeof(unsigned int));
-    w->bits = (unsigned long long *)carve(&at, words * sizeof(unsigned long long));
-    w->pop = (int32_t *)carve(&at, words * sizeof(int32_t));
-    w->rank = (int32_t *)carve(&at, words * sizeof(int32_t));
-    w->scan = carve(&at, w->scan_bytes);
+    split_layout(w, S->d_split);
     return SPX_OK;
 }
 
@@ -477,7 +483,7 @@ static spx_status launch_split_rows(spx_ctx *ctx, const gpu_state *S, const spli
         const unsigned chunks = (unsigned)((S->h_split[r].y + SPX_GPU_SPLIT_CHUNK - 1) / SPX_GPU_SPLIT_CHUNK);
         SPX_CUDA_RET(ctx, cudaMemsetAsync(w->bits, 0, (size_t)w->words * sizeof *w->bits, st));
         spx_spgemm_split_mark_kernel<<<chunks, SPX_GPU_DENSE_BLOCK, 0, st>>>(A->rowptr, A->colind, B->rowptr,
-                                                                             B->colind, i, sub, (unsigned int *)w->bits);
+                                                                             B->colind, i, sub, w->bits);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_mark_kernel");
         if (!NUMERIC) {
             spx_spgemm_split_count_kernel<<<wgrid, SPX_GPU_ANALYSE_BLOCK, 0, st>>>(w->bits, w->words, i, counts);
@@ -586,44 +592,50 @@ static void read_device(spx_ctx *ctx, gpu_state *S)
     S->smem_limit = st && st->smem_per_block_optin > 0 ? (size_t)st->smem_per_block_optin : 48 * 1024;
 }
 
-/* S->d_keep, carved into C's row pointers, the statistics, the ticket, the numeric row list
- * and, with ranges, the rows' column ranges. */
-static spx_status alloc_keep(spx_ctx *ctx, gpu_state *S, bool ranges)
+/* The kept arrays carved from base (NULL: sized only): C's row pointers, the statistics, the
+ * ticket, the numeric row list and, with ranges, the rows' column ranges; returns the bytes. */
+static size_t keep_layout(gpu_state *S, bool ranges, void *base)
 {
+    carver c = {(unsigned char *)base, 0};
     const size_t m = (size_t)S->m;
-    const size_t bytes = carved((m + 1) * sizeof(int64_t)) + carved(sizeof(spx_gpu_bin_stats)) +
-                         carved(sizeof(unsigned int)) + carved(m * sizeof(int32_t)) +
-                         (ranges ? carved(m * sizeof(int2)) : 0);
-    spx_status s = spx_cuda_malloc(ctx, &S->d_keep, bytes);
-    if (s) return s;
-    unsigned char *at = (unsigned char *)S->d_keep;
-    S->d_crow = (int64_t *)carve(&at, (m + 1) * sizeof(int64_t));
-    S->d_stats = (spx_gpu_bin_stats *)carve(&at, sizeof(spx_gpu_bin_stats));
-    S->d_ticket = (unsigned int *)carve(&at, sizeof(unsigned int));
-    S->d_num_rows = (int32_t *)carve(&at, m * sizeof(int32_t));
-    S->d_range = ranges ? (int2 *)carve(&at, m * sizeof(int2)) : NULL;
-    return SPX_OK;
+    S->d_crow = (int64_t *)carve(&c, (m + 1) * sizeof(int64_t));
+    S->d_stats = (spx_gpu_bin_stats *)carve(&c, sizeof(spx_gpu_bin_stats));
+    S->d_ticket = (unsigned int *)carve(&c, sizeof(unsigned int));
+    S->d_num_rows = (int32_t *)carve(&c, m * sizeof(int32_t));
+    S->d_range = ranges ? (int2 *)carve(&c, m * sizeof(int2)) : NULL;
+    return c.used;
 }
 
-/* S->d_temp, carved into the products per row, A's column counts, the symbolic row list and
- * the scan's scratch (sized by CUB for m + 1 counts). */
+/* S->d_keep, carved by keep_layout. */
+static spx_status alloc_keep(spx_ctx *ctx, gpu_state *S, bool ranges)
+{
+    spx_status s = spx_cuda_malloc(ctx, &S->d_keep, keep_layout(S, ranges, NULL));
+    if (!s) keep_layout(S, ranges, S->d_keep);
+    return s;
+}
+
+/* The analyse and symbolic arrays carved from base (NULL: sized only): the products per row,
+ * A's column counts, the symbolic row list, the scan's scratch (S->scan_bytes); the bytes. */
+static size_t temp_layout(gpu_state *S, void *base)
+{
+    carver c = {(unsigned char *)base, 0};
+    const size_t m = (size_t)S->m, k = (size_t)S->k;
+    S->d_prod = (int64_t *)carve(&c, m * sizeof(int64_t));
+    S->d_colcnt = (int32_t *)carve(&c, k * sizeof(int32_t));
+    S->d_sym_rows = (int32_t *)carve(&c, m * sizeof(int32_t));
+    S->d_scan = carve(&c, S->scan_bytes);
+    return c.used;
+}
+
+/* S->d_temp, carved by temp_layout, the scan's scratch sized by CUB for m + 1 counts. */
 static spx_status alloc_temp(spx_ctx *ctx, gpu_state *S)
 {
-    const size_t m = (size_t)S->m, k = (size_t)S->k;
     size_t scan = 0;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan, S->d_crow, (int64_t)m + 1, spx_cuda_stream(ctx)));
-    if (scan < 16) scan = 16; /* a NULL scratch would make CUB only size its work */
-    const size_t bytes =
-        carved(m * sizeof(int64_t)) + carved(k * sizeof(int32_t)) + carved(m * sizeof(int32_t)) + carved(scan);
-    spx_status s = spx_cuda_malloc(ctx, &S->d_temp, bytes);
-    if (s) return s;
-    unsigned char *at = (unsigned char *)S->d_temp;
-    S->d_prod = (int64_t *)carve(&at, m * sizeof(int64_t));
-    S->d_colcnt = (int32_t *)carve(&at, k * sizeof(int32_t));
-    S->d_sym_rows = (int32_t *)carve(&at, m * sizeof(int32_t));
-    S->d_scan = carve(&at, scan);
-    S->scan_bytes = scan;
-    return SPX_OK;
+    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan, S->d_crow, (int64_t)S->m + 1, spx_cuda_stream(ctx)));
+    S->scan_bytes = scan < 16 ? 16 : scan; /* a NULL scratch would make CUB only size its work */
+    spx_status s = spx_cuda_malloc(ctx, &S->d_temp, temp_layout(S, NULL));
+    if (!s) temp_layout(S, S->d_temp);
+    return s;
 }
 
 /* Waits for the plan's kernels on every stream (the side streams are joined into the

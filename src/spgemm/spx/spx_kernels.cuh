@@ -100,6 +100,18 @@ __device__ __forceinline__ int64_t spx_gpu_work(const int64_t *__restrict__ w, i
     return diff ? w[i + 1] - w[i] : w[i];
 }
 
+/* Row i's bin by its work (*x) and range (spx_gpu_bin_of), as the stats and scatter kernels
+ * both bin it; -1 (and *x 0) for a row without work or past m. */
+__device__ __forceinline__ int spx_gpu_row_bin(int32_t m, const int64_t *__restrict__ w, int diff,
+                                               const int2 *__restrict__ range, const spx_gpu_bin_rule &rule, int64_t i,
+                                               int64_t *x)
+{
+    *x = i < m ? spx_gpu_work(w, diff, i) : 0;
+    if (*x <= 0) return -1;
+    const int2 rg = spx_gpu_range(range, i);
+    return spx_gpu_bin_of(*x, rg.x, rg.y, rule);
+}
+
 /* The pre-analysis of every row, L lanes a row (L a power of two up to 32; a warp takes 32 / L
  * rows at a time, grid-stride), A's entries taken SPX_GPU_BOUNDS_UNROLL at once: row i's
  * products (sum of B's row lengths over A's row) into prod[i], A's column counts into colcnt
@@ -264,10 +276,8 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     for (int c = threadIdx.x; c < SPX_GPU_BINS; c += blockDim.x) cnt[c] = sum[c] = mx[c] = 0;
     __syncthreads();
     for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < m; base += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t i = base + threadIdx.x;
-        const int64_t x = i < m ? spx_gpu_work(w, diff, i) : 0;
-        const int2 rg = x > 0 ? spx_gpu_range(range, i) : make_int2(0, -1);
-        const int c = x > 0 ? spx_gpu_bin_of(x, rg.x, rg.y, rule) : -1;
+        int64_t x;
+        const int c = spx_gpu_row_bin(m, w, diff, range, rule, base + threadIdx.x, &x);
         for (unsigned todo = __ballot_sync(SPX_GPU_FULL_WARP, c >= 0); todo;) {
             const int lead = __ffs(todo) - 1, cc = __shfl_sync(SPX_GPU_FULL_WARP, c, lead);
             unsigned long long s, h;
@@ -307,9 +317,8 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     __syncthreads();
     for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < m; base += (int64_t)gridDim.x * blockDim.x) {
         const int64_t i = base + threadIdx.x;
-        const int64_t x = i < m ? spx_gpu_work(w, diff, i) : 0;
-        const int2 rg = x > 0 ? spx_gpu_range(range, i) : make_int2(0, -1);
-        const int c = x > 0 ? spx_gpu_bin_of(x, rg.x, rg.y, rule) : -1;
+        int64_t x;
+        const int c = spx_gpu_row_bin(m, w, diff, range, rule, i, &x);
         unsigned int off = 0; /* this row's place among the block's rows of its bin */
         for (unsigned todo = __ballot_sync(SPX_GPU_FULL_WARP, c >= 0); todo;) {
             const int lead = __ffs(todo) - 1, cc = __shfl_sync(SPX_GPU_FULL_WARP, c, lead);
@@ -807,6 +816,37 @@ __device__ __forceinline__ void spx_gpu_dense_walk_range(const int32_t *__restri
     __syncthreads(); /* the end is a barrier even for a row without A entries */
 }
 
+/* Marks column j in a bitmap of 64-bit words (shared or global memory), bit j & 63 of word
+ * j >> 6: with SPX_GPU_DENSE_MARK32 a 32-bit atomicOr on the half of the word that holds it
+ * (little-endian), else a 64-bit one. */
+__device__ __forceinline__ void spx_gpu_bitmap_mark(unsigned long long *bits, int32_t j)
+{
+#if SPX_GPU_DENSE_MARK32
+    atomicOr((unsigned int *)bits + (j >> 5), 1u << (j & 31));
+#else
+    atomicOr(bits + (j >> 6), 1ull << (j & 63));
+#endif
+}
+
+/* Column j's place in a row read out of a bitmap: its word's rank plus the bits below it. */
+__device__ __forceinline__ int spx_gpu_bitmap_place(const unsigned long long *bits, const int32_t *rank, int32_t j)
+{
+    return rank[j >> 6] + __popcll(bits[j >> 6] & ((1ull << (j & 63)) - 1ull));
+}
+
+/* Writes word w's columns (its bits b, in order) into C's row at out, from place at on (places
+ * at len and past dropped), their values zeroed. */
+template <typename V>
+__device__ __forceinline__ void spx_gpu_bitmap_write_word(int w, unsigned long long b, int at, int64_t out, int64_t len,
+                                                          int32_t *__restrict__ cci, V *__restrict__ cv)
+{
+    for (; b; b &= b - 1, at++)
+        if (at < len) {
+            cci[out + at] = w * 64 + __ffsll((long long)b) - 1;
+            cv[out + at] = V(0);
+        }
+}
+
 /* spx_gpu_dense_walk_range over the whole of row i. */
 template <typename F>
 __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
@@ -856,14 +896,8 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
             __syncthreads(); /* sh is read before thread 0 takes the next row */
             continue;
         }
-        spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh, [&](int32_t qa, int32_t qb) {
-            const int32_t j = bci[qb];
-#if SPX_GPU_DENSE_MARK32 /* the 32-bit half of the word that holds j (little-endian) */
-            atomicOr((unsigned int *)bits + (j >> 5), 1u << (j & 31));
-#else
-            atomicOr(bits + (j >> 6), 1ull << (j & 63));
-#endif
-        });
+        spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh,
+                           [&](int32_t qa, int32_t qb) { spx_gpu_bitmap_mark(bits, bci[qb]); });
         int mine = 0;
         for (int w = w0; w < w1; w++) mine += __popcll(bits[w]);
         if (!NUMERIC) {
@@ -881,18 +915,11 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
         }
         __syncthreads();
         const int64_t out = crow[i], len = crow[i + 1] - crow[i];
-        for (int w = threadIdx.x; w < words; w += blockDim.x) { /* neighbouring words, neighbouring places */
-            int at = rank[w];
-            for (unsigned long long b = bits[w]; b; b &= b - 1, at++)
-                if (at < len) {
-                    cci[out + at] = w * 64 + __ffsll((long long)b) - 1;
-                    cv[out + at] = V(0);
-                }
-        }
+        for (int w = threadIdx.x; w < words; w += blockDim.x) /* neighbouring words, neighbouring places */
+            spx_gpu_bitmap_write_word(w, bits[w], rank[w], out, len, cci, cv);
         __syncthreads(); /* the row's values are zero before anyone adds */
         spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh, [&](int32_t qa, int32_t qb) {
-            const int32_t j = bci[qb];
-            const int at = rank[j >> 6] + __popcll(bits[j >> 6] & ((1ull << (j & 63)) - 1ull));
+            const int at = spx_gpu_bitmap_place(bits, rank, bci[qb]);
             if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
         });
         /* the walk ended with a barrier: bits, rank and scan_tmp are free for the next row */
@@ -922,22 +949,28 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     }
 }
 
-/* Marks in bits (n bits, zeroed) the columns of the products of block b's chunk of row i's A
- * entries (a 32-bit atomicOr on the half of the 64-bit word). */
-__global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
-    spx_spgemm_split_mark_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                                 const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t i, int sub,
-                                 unsigned int *__restrict__ bits)
+/* spx_gpu_dense_walk_range over block b's chunk of row i's A entries (SPX_GPU_SPLIT_CHUNK of
+ * them from arp[i] + b * SPX_GPU_SPLIT_CHUNK on). Every thread of the block calls it. */
+template <typename F>
+__device__ __forceinline__ void spx_gpu_split_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                                   const int32_t *__restrict__ brp, int32_t i, int sub, F visit)
 {
     __shared__ spx_gpu_dense_shared sh;
     if (threadIdx.x == 0) sh.queued = 0;
     __syncthreads();
     const int64_t first = arp[i] + (int64_t)blockIdx.x * SPX_GPU_SPLIT_CHUNK;
     const int64_t last = first + SPX_GPU_SPLIT_CHUNK < arp[i + 1] ? first + SPX_GPU_SPLIT_CHUNK : arp[i + 1];
-    spx_gpu_dense_walk_range(aci, brp, first, last, sub, &sh, [&](int32_t qa, int32_t qb) {
-        const int32_t j = bci[qb];
-        atomicOr(bits + (j >> 5), 1u << (j & 31));
-    });
+    spx_gpu_dense_walk_range(aci, brp, first, last, sub, &sh, visit);
+}
+
+/* Marks in bits (n bits, zeroed) the columns of the products of block b's chunk of row i's A
+ * entries (spx_gpu_bitmap_mark). */
+__global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
+    spx_spgemm_split_mark_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                 const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t i, int sub,
+                                 unsigned long long *__restrict__ bits)
+{
+    spx_gpu_split_walk(arp, aci, brp, i, sub, [&](int32_t qa, int32_t qb) { spx_gpu_bitmap_mark(bits, bci[qb]); });
 }
 
 /* counts[i] += the bits set in bits[0..words) (counts[i] zero before). */
@@ -967,14 +1000,8 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
                                     V *__restrict__ cv)
 {
     const int64_t out = crow[i], len = crow[i + 1] - crow[i];
-    for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += gridDim.x * blockDim.x) {
-        int at = rank[w];
-        for (unsigned long long b = bits[w]; b; b &= b - 1, at++)
-            if (at < len) {
-                cci[out + at] = w * 64 + __ffsll((long long)b) - 1;
-                cv[out + at] = V(0);
-            }
-    }
+    for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += gridDim.x * blockDim.x)
+        spx_gpu_bitmap_write_word(w, bits[w], rank[w], out, len, cci, cv);
 }
 
 /* Adds the products of block b's chunk of row i's A entries into C at their columns' places
@@ -986,15 +1013,9 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
                                 int32_t i, int sub, const unsigned long long *__restrict__ bits,
                                 const int32_t *__restrict__ rank, const int64_t *__restrict__ crow, V *__restrict__ cv)
 {
-    __shared__ spx_gpu_dense_shared sh;
-    if (threadIdx.x == 0) sh.queued = 0;
-    __syncthreads();
     const int64_t out = crow[i], len = crow[i + 1] - crow[i];
-    const int64_t first = arp[i] + (int64_t)blockIdx.x * SPX_GPU_SPLIT_CHUNK;
-    const int64_t last = first + SPX_GPU_SPLIT_CHUNK < arp[i + 1] ? first + SPX_GPU_SPLIT_CHUNK : arp[i + 1];
-    spx_gpu_dense_walk_range(aci, brp, first, last, sub, &sh, [&](int32_t qa, int32_t qb) {
-        const int32_t j = bci[qb];
-        const int at = rank[j >> 6] + __popcll(bits[j >> 6] & ((1ull << (j & 63)) - 1ull));
+    spx_gpu_split_walk(arp, aci, brp, i, sub, [&](int32_t qa, int32_t qb) {
+        const int at = spx_gpu_bitmap_place(bits, rank, bci[qb]);
         if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
     });
 }
