@@ -2,9 +2,10 @@
  * the independent reference of spgemm_check.h, fp64 and fp32, A*B and A*A^T, on the edge
  * cases (the dense and the global fallbacks among them), generated matrices (spx's span
  * tables among them: banded, block-diagonal, stencil27; test_span_tables checks they are
- * taken); spx's dense fallback splitting a long row over blocks, against the CPU product; value
- * updates; and every device allocation failed in turn (an error, nothing left on the
- * device). Skips (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves
+ * taken); spx's dense fallback splitting a long row over blocks, against the CPU product; spx's
+ * dense x dense panels (algorithms default, sparse, dense; every method loop takes all three);
+ * value updates; and every device allocation failed in turn (an error, nothing left on the
+ * device; the dense panels too). Skips (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves
  * cuSPARSE out (for racecheck, as tests/test_gpu.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,50 @@ static void test_split_rows(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* A power-law matrix whose hubs (rows above P) link to hubs: dense x dense panels exist. */
+#define DENSE_PANEL_SPEC "gen:powerlaw:m=20000,k=8,alpha=1.5"
+
+/* spx's dense x dense panels (ApSpGEMM's DGEMM panels, by cuBLAS): algorithm dense takes them
+ * on A*A of DENSE_PANEL_SPEC (its kernel's name says "+dense"), sparse never does, the default
+ * as its cost rule says; C against the CPU product (structure exact, values within rounding in
+ * relative 2-norm), A*A and A*A^T, fp64 and fp32, each plan run twice with new values between
+ * (the panels gathered again from them). */
+static void test_dense_panels(spx_ctx *ctx)
+{
+    static const char *algos[] = {"dense", "sparse", "default"};
+    for (int a = 0; a < 3; a++)
+        for (int p = 0; p < 2; p++)
+            for (int tr = 0; tr < 2; tr++) {
+                spx_csr *A = NULL, *C = NULL, *R = NULL;
+                CHECK_OK(ctx, spx_gen(ctx, DENSE_PANEL_SPEC, &A));
+                if (!A) return;
+                const spx_spgemm_opts o = {.method = "spx", .algo = algos[a], .backend = SPX_BACKEND_CUDA,
+                                           .precision = precisions[p], .transpose_b = tr};
+                const double tol = precisions[p] == SPX_FP64 ? 1e-12 : 1e-4;
+                spx_spgemm_plan *plan = NULL;
+                spx_spgemm_info info;
+                CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+                if (plan && !tr && !spx_spgemm_plan_get_info(plan, &info) && a < 2)
+                    CHECK_MSG((strstr(info.kernel, "+dense") != NULL) == (a == 0), "dense panels, algorithm %s, %s: "
+                              "kernel %s", algos[a], spx_precision_str(precisions[p]), info.kernel);
+                for (int run = 0; plan && run < 2; run++) {
+                    if (run) {
+                        for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 7) - 0.6;
+                        CHECK_OK(ctx, spx_spgemm_plan_update_values(plan));
+                        spx_csr_destroy(&R);
+                    }
+                    CHECK_OK(ctx, oc_cpu_product(ctx, A, A, tr, precisions[p], &R));
+                    CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+                    CHECK_MSG(C && R && oc_close(C, R, tol), "dense panels, algorithm %s, %s%s, run %d: C differs",
+                              algos[a], spx_precision_str(precisions[p]), tr ? ", A*A^T" : "", run + 1);
+                }
+                spx_spgemm_plan_destroy(&plan);
+                spx_csr_destroy(&C);
+                spx_csr_destroy(&R);
+                spx_csr_destroy(&A);
+            }
+}
+
 /* New values of A and B: the next run of every method uses them. */
 static void test_update_values(spx_ctx *ctx)
 {
@@ -171,37 +216,43 @@ static void test_update_values(spx_ctx *ctx)
     }
 }
 
-/* The n-th device allocation of plan + run fails, for every n until both succeed: a
- * DEVICE_ALLOC error each time and no device memory left after the plan is destroyed. */
+/* The n-th device allocation of plan + run of method/algo on spec fails, for every n until
+ * both succeed: a DEVICE_ALLOC error each time and no device memory left after the plan is
+ * destroyed. */
+static void alloc_failure_sweep(const char *method, const char *algo, const char *spec)
+{
+    int saw_success = 0;
+    for (long n = 1; n < 100 && !saw_success; n++) {
+        spx_ctx *ctx = NULL;
+        spx_ctx_opts co = {.backend = SPX_BACKEND_CUDA};
+        if (spx_ctx_create(&ctx, &co)) return;
+        spx_csr *A = NULL, *C = NULL;
+        spx_gen(ctx, spec, &A);
+        spx_ctx_fail_device_alloc_at(ctx, n);
+        spx_spgemm_opts o = {.method = method, .algo = algo, .backend = SPX_BACKEND_CUDA};
+        spx_spgemm_plan *plan = NULL;
+        spx_status s = spx_spgemm_plan_create(ctx, A, A, &o, &plan);
+        if (!s) s = spx_spgemm_run(plan, &C);
+        CHECK_MSG(s == SPX_OK || s == SPX_ERR_DEVICE_ALLOC, "%s/%s on %s, fail at %ld: %s: %s", method,
+                  algo ? algo : "-", spec, n, spx_status_str(s), spx_ctx_last_error(ctx));
+        saw_success = s == SPX_OK;
+        spx_spgemm_plan_destroy(&plan);
+        spx_mem_stats ms;
+        spx_ctx_mem_stats(ctx, &ms);
+        CHECK_MSG(ms.device_bytes == 0, "%s/%s on %s, fail at %ld: %zu device bytes left", method, algo ? algo : "-",
+                  spec, n, ms.device_bytes);
+        spx_csr_destroy(&C);
+        spx_csr_destroy(&A);
+        spx_ctx_destroy(&ctx);
+    }
+    CHECK_MSG(saw_success, "%s/%s on %s never succeeded", method, algo ? algo : "-", spec);
+}
+
+/* The allocation-failure sweep for every method, and for spx's dense panels. */
 static void test_device_alloc_failures(void)
 {
-    for (int t = 0; t < N_METHODS; t++) {
-        int saw_success = 0;
-        for (long n = 1; n < 100 && !saw_success; n++) {
-            spx_ctx *ctx = NULL;
-            spx_ctx_opts co = {.backend = SPX_BACKEND_CUDA};
-            if (spx_ctx_create(&ctx, &co)) return;
-            spx_csr *A = NULL, *C = NULL;
-            spx_gen(ctx, "gen:poisson2d:n=30", &A);
-            spx_ctx_fail_device_alloc_at(ctx, n);
-            spx_spgemm_opts o = {.method = METHODS[t].method, .algo = METHODS[t].algo, .backend = SPX_BACKEND_CUDA};
-            spx_spgemm_plan *plan = NULL;
-            spx_status s = spx_spgemm_plan_create(ctx, A, A, &o, &plan);
-            if (!s) s = spx_spgemm_run(plan, &C);
-            CHECK_MSG(s == SPX_OK || s == SPX_ERR_DEVICE_ALLOC, "%s fail at %ld: %s: %s", METHODS[t].method, n,
-                      spx_status_str(s), spx_ctx_last_error(ctx));
-            saw_success = s == SPX_OK;
-            spx_spgemm_plan_destroy(&plan);
-            spx_mem_stats ms;
-            spx_ctx_mem_stats(ctx, &ms);
-            CHECK_MSG(ms.device_bytes == 0, "%s fail at %ld: %zu device bytes left", METHODS[t].method, n,
-                      ms.device_bytes);
-            spx_csr_destroy(&C);
-            spx_csr_destroy(&A);
-            spx_ctx_destroy(&ctx);
-        }
-        CHECK_MSG(saw_success, "%s never succeeded", METHODS[t].method);
-    }
+    for (int t = 0; t < N_METHODS; t++) alloc_failure_sweep(METHODS[t].method, METHODS[t].algo, "gen:poisson2d:n=30");
+    alloc_failure_sweep("spx", "dense", DENSE_PANEL_SPEC);
 }
 
 int main(void)
@@ -220,6 +271,7 @@ int main(void)
     test_generated(ctx);
     test_span_tables(ctx);
     test_split_rows(ctx);
+    test_dense_panels(ctx);
     test_update_values(ctx);
     spx_ctx_destroy(&ctx);
     /* SPX_GPU_TEST_QUICK (under racecheck): the allocation-failure sweep is left out */

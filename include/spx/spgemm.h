@@ -26,7 +26,9 @@ typedef struct spx_spgemm_opts {
     const char *method;      /* registered method (`spx spgemm --help` lists them); NULL or
                                 "auto": "gustavson" on the CPU, "spx" on CUDA */
     const char *algo;        /* the method's algorithm; NULL or "auto": its default (cusparse:
-                                alg1, alg2, alg3) */
+                                alg1, alg2, alg3; spx: default, with ApSpGEMM's dense x dense
+                                panels where its cost rule takes them, sparse: never, dense:
+                                wherever they exist and fit) */
     spx_backend backend;     /* AUTO = the context's */
     spx_precision precision; /* FP64 (default) or FP32: values stored and summed in it */
     int transpose_b;         /* C = A*B^T: B is given as it is and transposed inside */

@@ -38,6 +38,7 @@ typedef struct spx_cuda_state {
     int stage_refused;     /* making it failed once, or it was dropped: copies stay direct */
     cudaStream_t side[SPX_CUDA_SIDE_STREAMS]; /* made by spx_cuda_side_streams, kept until release */
     int sides;
+    void *blas; /* a cublasHandle_t made by spx_cuda_blas, kept until release; NULL: none yet */
 } spx_cuda_state;
 
 /* A synchronous copy of `bytes` between pageable host memory and the device (to_device: src
@@ -54,6 +55,11 @@ extern "C" void spx_cuda_stage_free(spx_ctx *ctx, spx_cuda_stage *g);
  * the context is released, since a stream costs ~22 us to make (H100, CUDA 13) and plans are
  * often made per product. Returns how many there are (0: none could be made; no error left). */
 extern "C" int spx_cuda_side_streams(spx_ctx *ctx, int want, cudaStream_t *out);
+
+/* The context's cuBLAS handle (a cublasHandle_t) into *out, bound to the context's stream: made
+ * on first use and kept until the context is released (making one loads cuBLAS's kernels:
+ * milliseconds). Not for several host threads at once on one context. */
+extern "C" spx_status spx_cuda_blas(spx_ctx *ctx, void **out);
 
 /* The context's stream (NULL = the default stream). */
 static inline cudaStream_t spx_cuda_stream(const spx_ctx *ctx)

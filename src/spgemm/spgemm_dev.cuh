@@ -22,4 +22,21 @@ void spx_spgemm_dev_free(spx_ctx *ctx, spx_spgemm_operands *ops);
 spx_status spx_spgemm_dev_download(spx_ctx *ctx, const int32_t *colind, const void *val, spx_precision prec,
                                    int64_t nnz, spx_csr *C);
 
+/* A device block being carved into arrays, cudaMalloc's alignment kept for each: with base
+ * NULL the same carving only sizes the block (each layout function runs twice: sized, then
+ * carved from the allocation), so a block's size and its arrays cannot disagree. */
+typedef struct carver {
+    unsigned char *base;
+    size_t used;
+} carver;
+
+/* The next `bytes` of the block (NULL while sizing). */
+static inline void *carve(carver *c, size_t bytes)
+{
+    const size_t align = 256;
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += (bytes + align - 1) / align * align;
+    return p;
+}
+
 #endif

@@ -23,6 +23,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "spgemm/spgemm_dev.cuh"
+#include "spgemm/spx/spx_dense_panel.h"
 #include "spgemm/spx/spx_kernels.cuh"
 
 /* One launch: rows [first, first + count) of a row list, their table and thread groups. */
@@ -73,6 +74,8 @@ typedef struct gpu_state {
     int64_t span_rows; /* rows in span bins, symbolic and numeric (for the kernel's name) */
     int64_t nnz_c, dense_rows, dense_cols; /* the §4.2 counts: kept for the plan's state, not reported yet */
     int64_t products;  /* the pre-analysis's total (0 when C's row pointers were given) */
+    spx_gpu_panel_mode panel_mode; /* from the algorithm: default (the cost rule), sparse, dense */
+    spx_gpu_panels panels;         /* the dense x dense panels (spx_dense_panel.h) */
     /* the bins' side streams (the context's, lent) and the plan's fork and join events
      * (SPX_GPU_BIN_STREAMS - 1 each, had by the first phase with several bins; sides 0: none
      * had, or none could be: one stream) */
@@ -177,6 +180,8 @@ static spx_gpu_bin_rule bin_rule(const gpu_state *S, int numeric)
     r.vbytes = (int)value_bytes(S, numeric);
     r.span_pct = numeric ? SPX_GPU_SPAN_NUM_PCT : SPX_GPU_SPAN_SYM_PCT;
     r.sorted_pct = numeric ? SPX_GPU_SPAN_NUM_SORTED_PCT : SPX_GPU_SPAN_SYM_PCT;
+    r.panel_arp = numeric && S->panels.on ? S->ops.A.rowptr : NULL; /* the panels' rows: the dense kernel */
+    r.panel_min = S->panels.a_min;
     return r;
 }
 
@@ -372,23 +377,6 @@ done:
     return s;
 }
 
-/* A device block being carved into arrays, cudaMalloc's alignment kept for each: with base
- * NULL the same carving only sizes the block (each layout function runs twice: sized, then
- * carved from the allocation), so a block's size and its arrays cannot disagree. */
-typedef struct carver {
-    unsigned char *base;
-    size_t used;
-} carver;
-
-/* The next `bytes` of the block (NULL while sizing). */
-static void *carve(carver *c, size_t bytes)
-{
-    const size_t align = 256;
-    void *p = c->base ? c->base + c->used : NULL;
-    c->used += (bytes + align - 1) / align * align;
-    return p;
-}
-
 /* The split rows' workspace, carved from S->d_split (made on first use, kept with the plan: a
  * few hundred kB, n bits a row at most 1.8M columns): the list of split rows and its count,
  * the bitmap of n bits, the words' populations and ranks, the ranks' scan scratch. */
@@ -497,9 +485,10 @@ static spx_status launch_split_rows(spx_ctx *ctx, const gpu_state *S, const spli
         spx_spgemm_split_columns_kernel<V><<<wgrid, SPX_GPU_ANALYSE_BLOCK, 0, st>>>(w->bits, w->rank, w->words, i,
                                                                                     S->d_crow, cci, cv);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_columns_kernel");
+        const int32_t skip_b = S->h_split[r].y > S->panels.a_min ? S->panels.b_min : INT32_MAX;
         spx_spgemm_split_add_kernel<V><<<chunks, SPX_GPU_DENSE_BLOCK, 0, st>>>(
-            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, i, sub, w->bits,
-            w->rank, S->d_crow, cv);
+            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, i, sub, skip_b,
+            w->bits, w->rank, S->d_crow, cv);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_add_kernel");
     }
     return SPX_OK;
@@ -524,7 +513,8 @@ static spx_status launch_dense(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, co
     SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_ticket, 0, sizeof *S->d_ticket, spx_cuda_stream(ctx)));
     kernel<<<one_wave(S, b->count, SPX_GPU_DENSE_BLOCK, smem), SPX_GPU_DENSE_BLOCK, smem, spx_cuda_stream(ctx)>>>(
         A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
-        b->count, S->n, sub, n_split ? SPX_GPU_SPLIT_A_ENTRIES : INT32_MAX, S->d_ticket, counts, S->d_crow, cci, cv);
+        b->count, S->n, sub, n_split ? SPX_GPU_SPLIT_A_ENTRIES : INT32_MAX, S->panels.a_min, S->panels.b_min,
+        S->d_ticket, counts, S->d_crow, cci, cv);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_dense_kernel");
     return n_split ? launch_split_rows<NUMERIC, V>(ctx, S, &w, n_split, counts, cci, cv) : SPX_OK;
 }
@@ -735,6 +725,11 @@ static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_l
     S->prec = in->precision;
     S->m = in->A->m, S->k = in->A->n, S->n = in->B->n;
     S->num_split = -1;
+    spx_gpu_panels_none(&S->panels);
+    S->panel_mode = !in->algo ? SPX_GPU_PANELS_AUTO
+                    : !strcmp(in->algo, "sparse") ? SPX_GPU_PANELS_OFF
+                    : !strcmp(in->algo, "dense")  ? SPX_GPU_PANELS_FORCE
+                                                  : SPX_GPU_PANELS_AUTO;
     S->avg_b_row = in->B->m ? (double)in->B->nnz / in->B->m : 0.0;
     read_device(ctx, S);
     snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s", S->prec == SPX_FP32 ? "fp32" : "fp64");
@@ -808,15 +803,44 @@ static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, const spx_gpu_bin_sta
     spx_status s = make_bins(ctx, S, 1, S->d_crow, 1, st, S->d_num_rows, &S->num);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "reorder", spx_now() - t0);
-    if (S->span_rows)
-        snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s+span", S->prec == SPX_FP32 ? "fp32" : "fp64");
+    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s%s%s", S->prec == SPX_FP32 ? "fp32" : "fp64",
+             S->span_rows ? "+span" : "", S->panels.on ? "+dense" : "");
+    return s;
+}
+
+/* Device bytes the dense panels may take: the budget's room and the device's free memory,
+ * less C's arrays (allocated after them, by the first run). */
+static size_t panel_room(const spx_ctx *ctx, const gpu_state *S)
+{
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    const size_t budget = ctx->dev.budget > ctx->dev.bytes ? ctx->dev.budget - ctx->dev.bytes : 0;
+    const size_t room = budget < free_b ? budget : free_b;
+    const size_t c_bytes = (size_t)S->nnz_c * (sizeof(int32_t) + spx_precision_bytes(S->prec));
+    return room > c_bytes ? room - c_bytes : 0;
+}
+
+/* The dense x dense panels decided and listed (phase "reorder": the paper's splitting), when A
+ * has rows above P and the dense fallback (which skips their products) takes n columns; when
+ * taken, the numeric lengths' statistics *st made again (their rows now bin as the fallback). */
+static spx_status plan_panels(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st, spx_phase_log *log)
+{
+    if (!S->dense_rows || !dense_fits(S, 1)) return SPX_OK;
+    const double t0 = spx_now();
+    spx_status s = spx_gpu_panels_plan(ctx, &S->ops, S->m, S->k, S->n, S->prec, S->panel_mode, panel_room(ctx, S),
+                                       &S->panels);
+    if (!s && S->panels.on) s = length_stats(ctx, S, st);
+    spx_phase_add(log, "reorder", spx_now() - t0);
     return s;
 }
 
 /* Plan: the rows binned by their products (reorder; the scatter is queued, its time lands in
- * symbolic), counted (symbolic: C's row pointers, nnz(C) and the lengths' statistics), binned
- * again by their exact lengths for the numeric phase (reorder); then the analyse and symbolic
- * arrays freed. */
+ * symbolic), counted (symbolic: C's row pointers, nnz(C) and the lengths' statistics), the
+ * dense panels decided (reorder), binned again by their exact lengths for the numeric phase
+ * (reorder); then the analyse and symbolic arrays freed. */
 static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, int64_t *nnz_c)
 {
     gpu_state *S = (gpu_state *)state;
@@ -831,7 +855,8 @@ static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, in
     spx_phase_add(log, "symbolic", spx_now() - t0);
     if (s) return s;
     *nnz_c = S->nnz_c;
-    s = numeric_bins(ctx, S, &st, log);
+    s = plan_panels(ctx, S, &st, log);
+    if (!s) s = numeric_bins(ctx, S, &st, log);
     free_temp(ctx, S); /* numeric_bins synchronised: the kernels are done with it */
     return s;
 }
@@ -890,7 +915,9 @@ static spx_status numeric_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, s
     spx_status s = SPX_OK;
     if (!S->d_cci) s = spx_cuda_malloc(ctx, (void **)&S->d_cci, (size_t)S->nnz_c * sizeof *S->d_cci);
     if (!s && !S->d_cv) s = spx_cuda_malloc(ctx, &S->d_cv, (size_t)S->nnz_c * sizeof(V));
+    if (!s) s = spx_gpu_panels_multiply(ctx, &S->panels, &S->ops, S->n, S->prec);
     if (!s) s = run_bins<true, V>(ctx, S, &S->num, nullptr, S->d_cci, (V *)S->d_cv);
+    if (!s) s = spx_gpu_panels_add(ctx, &S->panels, S->n, S->prec, S->d_crow, S->d_cci, S->d_cv);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "numeric", spx_now() - t0);
     t0 = spx_now();
@@ -919,6 +946,7 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
     spx_cuda_free(ctx, S->d_temp);
     spx_cuda_free(ctx, S->d_keep);
     spx_cuda_free(ctx, S->d_split);
+    spx_gpu_panels_free(ctx, &S->panels);
     spx_free(ctx, S->h_split);
     for (int j = 0; j < S->sides; j++) cudaEventDestroy(S->join[j]); /* the streams are the context's */
     if (S->sides) cudaEventDestroy(S->fork);
@@ -927,11 +955,15 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
 
 static const char *gpu_kernel(const void *state) { return state ? ((const gpu_state *)state)->kernel : "none"; }
 
+/* The algorithms: default (dense x dense panels by the cost rule), sparse (never), dense
+ * (whenever A's dense rows reach B's and the panels fit). */
+static const char *const spx_gpu_algos[] = {"default", "sparse", "dense", NULL};
+
 static const spx_spgemm_impl spx_gpu_impl = {
     "spx",
     "spx GPU (ApSpGEMM §4-§5.1): GPU pre-analysis and binning by table size, hash in shared memory, dense (bitmap) or "
-    "global fallback",
-    NULL,
+    "global fallback, dense x dense panels by cuBLAS",
+    spx_gpu_algos,
     SPX_BACKEND_CUDA,
     0,
     gpu_analyse,

@@ -54,6 +54,8 @@ typedef struct spx_gpu_bin_starts {
 typedef struct spx_gpu_bin_rule {
     int64_t n, fit_slots, fit_cols;
     int vbytes, span_pct, sorted_pct;
+    const int32_t *panel_arp; /* A's row pointers: rows of more than panel_min entries go to the */
+    int32_t panel_min;        /* fallback bin (the dense panels' rows); NULL: none */
 } spx_gpu_bin_rule;
 
 /* The class c of a power-of-two table of `least << c` entries holding `need` (c >= 0). */
@@ -108,6 +110,7 @@ __device__ __forceinline__ int spx_gpu_row_bin(int32_t m, const int64_t *__restr
 {
     *x = i < m ? spx_gpu_work(w, diff, i) : 0;
     if (*x <= 0) return -1;
+    if (rule.panel_arp && rule.panel_arp[i + 1] - rule.panel_arp[i] > rule.panel_min) return SPX_GPU_BINS - 1;
     const int2 rg = spx_gpu_range(range, i);
     return spx_gpu_bin_of(*x, rg.x, rg.y, rule);
 }
@@ -768,7 +771,8 @@ typedef struct spx_gpu_dense_shared {
 } spx_gpu_dense_shared;
 
 /* Calls visit(qa, qb) once for every product of A's entries [first, last) (A entry qa, B entry
- * qb; a row, or a chunk of one): A's entries in
+ * qb; a row, or a chunk of one) whose B row has at most skip_b entries (INT32_MAX: every
+ * product; the dense panels' rows skip B's dense rows: spx_dense_panel.h): A's entries in
  * rounds of SPX_GPU_DENSE_QUEUE, groups of `sub` lanes taking one each and striding its B row,
  * except B rows longer than SPX_GPU_DENSE_LONG_B, which are queued and walked by the whole
  * block after the round (a long B row left to `sub` lanes is a serial tail: R-MAT's and the
@@ -777,7 +781,7 @@ typedef struct spx_gpu_dense_shared {
 template <typename F>
 __device__ __forceinline__ void spx_gpu_dense_walk_range(const int32_t *__restrict__ aci,
                                                          const int32_t *__restrict__ brp, int64_t first, int64_t last,
-                                                         int sub, spx_gpu_dense_shared *sh, F visit)
+                                                         int sub, int32_t skip_b, spx_gpu_dense_shared *sh, F visit)
 {
     const int g = threadIdx.x / sub, groups = blockDim.x / sub, lane = threadIdx.x % sub;
     for (int64_t start = first; start < last; start += SPX_GPU_DENSE_QUEUE) { /* int64: steps past nnz(A) */
@@ -796,6 +800,7 @@ __device__ __forceinline__ void spx_gpu_dense_walk_range(const int32_t *__restri
 #pragma unroll
             for (int u = 0; u < SPX_GPU_BOUNDS_UNROLL; u++) {
                 const int32_t qa = (int32_t)(qa0 + (int64_t)u * groups); /* < stop when its bounds are set */
+                if (b1[u] - b0[u] > skip_b) continue;
                 if (b1[u] - b0[u] > SPX_GPU_DENSE_LONG_B) {
                     if (lane == 0) sh->queue[atomicAdd(&sh->queued, 1)] = qa;
                     continue;
@@ -850,10 +855,10 @@ __device__ __forceinline__ void spx_gpu_bitmap_write_word(int w, unsigned long l
 /* spx_gpu_dense_walk_range over the whole of row i. */
 template <typename F>
 __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                                                   const int32_t *__restrict__ brp, int32_t i, int sub,
+                                                   const int32_t *__restrict__ brp, int32_t i, int sub, int32_t skip_b,
                                                    spx_gpu_dense_shared *sh, F visit)
 {
-    spx_gpu_dense_walk_range(aci, brp, arp[i], arp[i + 1], sub, sh, visit);
+    spx_gpu_dense_walk_range(aci, brp, arp[i], arp[i + 1], sub, skip_b, sh, visit);
 }
 
 /* The dense fallback: blocks take rows rows[0..nrows) by a ticket (*ticket 0 at launch); a
@@ -865,13 +870,17 @@ __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ a
  * the products are read again and each added (global atomicAdd) at its column's place: the
  * rank of its word plus the bits below it. No accumulator beyond shared memory and C itself.
  * Rows of more than split entries of A are skipped: they are split over blocks
- * (spx_spgemm_split_*). Dynamic shared memory: words * 8 (symbolic) or words * 12 (numeric). */
+ * (spx_spgemm_split_*). The dense panels' rows (more than a_min entries of A) leave out of the
+ * sums the products of B rows of more than b_min entries (G has them: spx_dense_panel.h), not
+ * of the marking (C's structure); INT32_MAX: no panels. Dynamic shared memory: words * 8
+ * (symbolic) or words * 12 (numeric). */
 template <bool NUMERIC, typename V>
 __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_spgemm_dense_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                             const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
                             const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int sub, int32_t split,
-                            unsigned int *__restrict__ ticket, int64_t *__restrict__ counts,
+                            int32_t a_min, int32_t b_min, unsigned int *__restrict__ ticket,
+                            int64_t *__restrict__ counts,
                             const int64_t *__restrict__ crow, int32_t *__restrict__ cci, V *__restrict__ cv)
 {
     extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
@@ -896,7 +905,7 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
             __syncthreads(); /* sh is read before thread 0 takes the next row */
             continue;
         }
-        spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh,
+        spx_gpu_dense_walk(arp, aci, brp, i, sub, INT32_MAX, &sh,
                            [&](int32_t qa, int32_t qb) { spx_gpu_bitmap_mark(bits, bci[qb]); });
         int mine = 0;
         for (int w = w0; w < w1; w++) mine += __popcll(bits[w]);
@@ -918,7 +927,8 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
         for (int w = threadIdx.x; w < words; w += blockDim.x) /* neighbouring words, neighbouring places */
             spx_gpu_bitmap_write_word(w, bits[w], rank[w], out, len, cci, cv);
         __syncthreads(); /* the row's values are zero before anyone adds */
-        spx_gpu_dense_walk(arp, aci, brp, i, sub, &sh, [&](int32_t qa, int32_t qb) {
+        const int32_t skip_b = arp[i + 1] - arp[i] > a_min ? b_min : INT32_MAX;
+        spx_gpu_dense_walk(arp, aci, brp, i, sub, skip_b, &sh, [&](int32_t qa, int32_t qb) {
             const int at = spx_gpu_bitmap_place(bits, rank, bci[qb]);
             if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
         });
@@ -950,17 +960,19 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
 }
 
 /* spx_gpu_dense_walk_range over block b's chunk of row i's A entries (SPX_GPU_SPLIT_CHUNK of
- * them from arp[i] + b * SPX_GPU_SPLIT_CHUNK on). Every thread of the block calls it. */
+ * them from arp[i] + b * SPX_GPU_SPLIT_CHUNK on), B rows longer than skip_b left out. Every
+ * thread of the block calls it. */
 template <typename F>
 __device__ __forceinline__ void spx_gpu_split_walk(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
-                                                   const int32_t *__restrict__ brp, int32_t i, int sub, F visit)
+                                                   const int32_t *__restrict__ brp, int32_t i, int sub, int32_t skip_b,
+                                                   F visit)
 {
     __shared__ spx_gpu_dense_shared sh;
     if (threadIdx.x == 0) sh.queued = 0;
     __syncthreads();
     const int64_t first = arp[i] + (int64_t)blockIdx.x * SPX_GPU_SPLIT_CHUNK;
     const int64_t last = first + SPX_GPU_SPLIT_CHUNK < arp[i + 1] ? first + SPX_GPU_SPLIT_CHUNK : arp[i + 1];
-    spx_gpu_dense_walk_range(aci, brp, first, last, sub, &sh, visit);
+    spx_gpu_dense_walk_range(aci, brp, first, last, sub, skip_b, &sh, visit);
 }
 
 /* Marks in bits (n bits, zeroed) the columns of the products of block b's chunk of row i's A
@@ -970,7 +982,8 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
                                  const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t i, int sub,
                                  unsigned long long *__restrict__ bits)
 {
-    spx_gpu_split_walk(arp, aci, brp, i, sub, [&](int32_t qa, int32_t qb) { spx_gpu_bitmap_mark(bits, bci[qb]); });
+    spx_gpu_split_walk(arp, aci, brp, i, sub, INT32_MAX,
+                       [&](int32_t qa, int32_t qb) { spx_gpu_bitmap_mark(bits, bci[qb]); });
 }
 
 /* counts[i] += the bits set in bits[0..words) (counts[i] zero before). */
@@ -1005,16 +1018,17 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
 }
 
 /* Adds the products of block b's chunk of row i's A entries into C at their columns' places
- * (the word's rank plus the bits below; global atomicAdd). */
+ * (the word's rank plus the bits below; global atomicAdd), those of B rows longer than skip_b
+ * left out (the dense panels' G has them). */
 template <typename V>
 __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_spgemm_split_add_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                                 const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
-                                int32_t i, int sub, const unsigned long long *__restrict__ bits,
+                                int32_t i, int sub, int32_t skip_b, const unsigned long long *__restrict__ bits,
                                 const int32_t *__restrict__ rank, const int64_t *__restrict__ crow, V *__restrict__ cv)
 {
     const int64_t out = crow[i], len = crow[i + 1] - crow[i];
-    spx_gpu_split_walk(arp, aci, brp, i, sub, [&](int32_t qa, int32_t qb) {
+    spx_gpu_split_walk(arp, aci, brp, i, sub, skip_b, [&](int32_t qa, int32_t qb) {
         const int at = spx_gpu_bitmap_place(bits, rank, bci[qb]);
         if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
     });

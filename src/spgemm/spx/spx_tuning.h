@@ -4,9 +4,20 @@
 #define SPX_SPGEMM_SPX_TUNING_H
 
 /* Row sparsity threshold P of ApSpGEMM §4.2 (a row with nnz / ncols above it is a dense-panel
- * row); 0.05 is the paper's value. Counted and reported; dense panels still take the sparse
- * path (docs/spgemm.md, "not yet done"). */
+ * row); 0.05 is the paper's value. A's dense rows times B's dense rows are the dense x dense
+ * panels (spx_dense_panel.h). */
 #define SPX_GPU_DENSE_ROW_P 0.05
+/* Dense x dense panels, the cost rule of the default algorithm: taken when the products they
+ * take off the sparse path, at SPX_GPU_PANEL_PRODUCT_BYTES each, outweigh the bytes they move
+ * (B_d cleared, gathered and read; G written and read; A_dd) plus the GEMM's flops at
+ * SPX_GPU_PANEL_FLOPS_PER_BYTE. A product on the dense fallback's numeric walk reads a column
+ * and a value of B and adds with a global atomic: 32 is a guess; 16 flops a byte is an
+ * H100's fp64 tensor peak over its memory bandwidth (~55 TFLOPS / 3.35 TB/s, the data sheet).
+ * Never more than SPX_GPU_PANEL_MAX_BYTES of device memory (a guess), nor past the room the
+ * plan has beside C. */
+#define SPX_GPU_PANEL_PRODUCT_BYTES 32.0
+#define SPX_GPU_PANEL_FLOPS_PER_BYTE 16.0
+#define SPX_GPU_PANEL_MAX_BYTES ((size_t)512 << 20)
 /* Hash slots per key a row's table holds at least (load <= 1/2, as the CPU's tables). */
 #define SPX_GPU_SLOTS_PER_KEY 2
 /* Numeric phase, writing a row sorted: tables up to this many slots rank each key against

@@ -1,0 +1,64 @@
+/* src/spgemm/spx/spx_dense_panel.h: ApSpGEMM's dense x dense panels (§4.2, §5.1 "DGEMM") in
+ * the spx GPU SpGEMM. A row of A is dense when nnz / k > P, a row of B when nnz / n > P
+ * (SPX_GPU_DENSE_ROW_P). The entries of A's dense rows in B's dense rows form a block A_dd
+ * (|Ad| x |Bd|, stored dense); G = A_dd * B_d (B's dense rows stored dense, |Bd| x n) is one
+ * cuBLAS GEMM, row-major |Ad| x n. The sparse kernels then skip exactly those products (the
+ * dense fallback's numeric walk; the marking walk still visits them, for C's structure) and G
+ * is added into C's dense rows at their columns. Sparse x dense products (A's sparse rows
+ * reaching B's dense rows) stay on the sparse path: a dense Y panel would be (rows reaching
+ * them) x n (docs/spgemm.md). In-core plans only (not the out-of-core panels, whose row
+ * pointers are given). */
+#ifndef SPX_SPGEMM_SPX_DENSE_PANEL_H
+#define SPX_SPGEMM_SPX_DENSE_PANEL_H
+
+#include "spgemm/spgemm_dev.cuh"
+
+/* Whether a plan takes dense panels: by the cost rule, never, or whenever they exist and fit. */
+typedef enum spx_gpu_panel_mode { SPX_GPU_PANELS_AUTO, SPX_GPU_PANELS_OFF, SPX_GPU_PANELS_FORCE } spx_gpu_panel_mode;
+
+/* What the survey of A and B found (spx_gpu_panels_plan). */
+typedef struct spx_gpu_panel_survey {
+    unsigned long long rows_a, rows_b;       /* |Ad|, |Bd| */
+    unsigned long long block_nnz;            /* entries of A_dd */
+    unsigned long long block_products;       /* the products they stand for (sum of their B rows) */
+} spx_gpu_panel_survey;
+
+/* A plan's dense panels; on false: none (the thresholds INT32_MAX, nothing allocated). */
+typedef struct spx_gpu_panels {
+    bool on;
+    int32_t a_min, b_min;       /* rows of A / B longer than these are dense */
+    int32_t rows_a, rows_b;     /* |Ad|, |Bd| */
+    spx_gpu_panel_survey survey;
+    const char *why;            /* the decision, for the plan's report */
+    void *d_list;               /* device block: the survey's counts, a counter, A's dense rows */
+    spx_gpu_panel_survey *d_survey;
+    unsigned long long *d_counter;
+    int32_t *d_rows_a;          /* |Ad|: A's dense rows (G's row r is A's row d_rows_a[r]) */
+    void *d_block;              /* device block: B's dense rows and places, A_dd, B_d, G */
+    int32_t *d_rows_b;          /* |Bd|: B's dense rows */
+    int32_t *d_pos_b;           /* k: a B row's place in d_rows_b, -1 when not dense */
+    void *d_a, *d_b, *d_g;      /* A_dd (|Ad| x |Bd|), B_d (|Bd| x n), G (|Ad| x n), row-major */
+} spx_gpu_panels;
+
+/* No dense panels (thresholds INT32_MAX). */
+void spx_gpu_panels_none(spx_gpu_panels *P);
+
+/* Surveys A's dense rows and B's (on the device; two downloads), decides by mode (AUTO: the
+ * bytes the panels move against the products they take off the sparse path; never more than
+ * room bytes of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, allocates the
+ * panels' block and lists the dense rows. P->on says the outcome, P->why the reason. */
+spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, int32_t n,
+                               spx_precision prec, spx_gpu_panel_mode mode, size_t room, spx_gpu_panels *P);
+
+/* Queues G = A_dd * B_d on the context's stream from the operands' current values. */
+spx_status spx_gpu_panels_multiply(spx_ctx *ctx, const spx_gpu_panels *P, const spx_spgemm_operands *ops, int32_t n,
+                                   spx_precision prec);
+
+/* Queues C's dense rows += G at their columns (crow, cci: C on the device, cv its values). */
+spx_status spx_gpu_panels_add(spx_ctx *ctx, const spx_gpu_panels *P, int32_t n, spx_precision prec,
+                              const int64_t *crow, const int32_t *cci, void *cv);
+
+/* Frees the panels' block (the context's stream waited for first by the caller). */
+void spx_gpu_panels_free(spx_ctx *ctx, spx_gpu_panels *P);
+
+#endif
