@@ -8,9 +8,10 @@
  * bins' statistics; a phase's bins run on several streams. symbolic: row counts by the
  * shared-memory kernels or a fallback (dense or global), C's row pointers by a device scan
  * (nnz(C) read back with the lengths' statistics; the dense fallback's split rows, when any,
- * listed and read back too), and the rows binned again by their exact length for the
- * numeric phase. numeric: C's arrays (exact size, kept for the next run), the same kernels
- * summing, the rows written sorted, C (row pointers included) downloaded.
+ * listed and read back too), the dense x dense panels decided (spx_dense_panel.h), and the
+ * rows binned again by their exact length for the numeric phase. numeric: C's arrays (exact
+ * size, kept for the next run), the panels' GEMM, the same kernels summing, the rows written
+ * sorted, the panels' result added, C (row pointers included) downloaded.
  * analyse_rows (the out-of-core panels): C's row pointers given by the caller stand for
  * analyse and symbolic: uploaded, then only the numeric phase's binning. Every device
  * allocation goes through spx_cuda_malloc and is freed on every path: the plan's arrays in two
