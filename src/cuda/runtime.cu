@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cublas_v2.h>
-
 #include "cuda/runtime.cuh"
 
 /* Copy-bandwidth protocol: largest buffer, timed runs (median), untimed warm-up runs. */
@@ -85,7 +83,7 @@ extern "C" void spx_cuda_release(spx_ctx *ctx)
     spx_cuda_stage_free(ctx, st->stage);
     for (int j = 0; j < st->sides; j++)
         if (cudaStreamDestroy(st->side[j]) != cudaSuccess) (void)cudaGetLastError();
-    if (st->blas) (void)cublasDestroy((cublasHandle_t)st->blas);
+    spx_cuda_blas_close(ctx, st->blas);
     spx_free(ctx, st->blocks);
     spx_free(ctx, st);
     ctx->cuda = NULL;
@@ -253,22 +251,6 @@ extern "C" int spx_cuda_side_streams(spx_ctx *ctx, int want, cudaStream_t *out)
     const int n = st->sides < want ? st->sides : want;
     for (int j = 0; j < n; j++) out[j] = st->side[j];
     return n;
-}
-
-extern "C" spx_status spx_cuda_blas(spx_ctx *ctx, void **out)
-{
-    spx_status s = spx_cuda_init(ctx);
-    if (s) return s;
-    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
-    cublasHandle_t h = (cublasHandle_t)st->blas;
-    cublasStatus_t b = h ? CUBLAS_STATUS_SUCCESS : cublasCreate(&h);
-    if (b != CUBLAS_STATUS_SUCCESS)
-        return spx_fail(ctx, SPX_ERR_CUDA, "cuBLAS: cublasCreate failed: %s", cublasGetStatusString(b));
-    st->blas = h;
-    if ((b = cublasSetStream(h, spx_cuda_stream(ctx))) != CUBLAS_STATUS_SUCCESS)
-        return spx_fail(ctx, SPX_ERR_CUDA, "cuBLAS: cublasSetStream failed: %s", cublasGetStatusString(b));
-    *out = h;
-    return SPX_OK;
 }
 
 extern "C" void spx_cuda_stream_destroy(void *stream)

@@ -38,7 +38,8 @@ typedef struct spx_cuda_state {
     int stage_refused;     /* making it failed once, or it was dropped: copies stay direct */
     cudaStream_t side[SPX_CUDA_SIDE_STREAMS]; /* made by spx_cuda_side_streams, kept until release */
     int sides;
-    void *blas; /* a cublasHandle_t made by spx_cuda_blas, kept until release; NULL: none yet */
+    struct spx_cuda_blas_lib *blas; /* cuBLAS loaded and a handle (src/cuda/blas.cu), made by
+                                       spx_cuda_blas_open, kept until release; NULL: none yet */
 } spx_cuda_state;
 
 /* A synchronous copy of `bytes` between pageable host memory and the device (to_device: src
@@ -56,10 +57,19 @@ extern "C" void spx_cuda_stage_free(spx_ctx *ctx, spx_cuda_stage *g);
  * often made per product. Returns how many there are (0: none could be made; no error left). */
 extern "C" int spx_cuda_side_streams(spx_ctx *ctx, int want, cudaStream_t *out);
 
-/* The context's cuBLAS handle (a cublasHandle_t) into *out, bound to the context's stream: made
- * on first use and kept until the context is released (making one loads cuBLAS's kernels:
- * milliseconds). Not for several host threads at once on one context. */
-extern "C" spx_status spx_cuda_blas(spx_ctx *ctx, void **out);
+/* cuBLAS for the context (src/cuda/blas.cu): the library loaded (dlopen) and a handle made on
+ * first use, kept until the context is released (milliseconds: cuBLAS loads its kernels);
+ * SPX_ERR_CUDA when the library cannot be loaded or the handle made. Not for several host
+ * threads at once on one context. cuBLAS's workspace is its own allocation, outside the
+ * context's device accounting. */
+typedef struct spx_cuda_blas_lib spx_cuda_blas_lib;
+extern "C" spx_status spx_cuda_blas_open(spx_ctx *ctx);
+/* C = A * B, column-major (m x k times k x n, leading dimensions lda, ldb, ldc), in precision p,
+ * queued on the context's stream by cuBLAS (spx_cuda_blas_open first, if need be). */
+extern "C" spx_status spx_cuda_gemm(spx_ctx *ctx, spx_precision p, int m, int n, int k, const void *A, int lda,
+                                    const void *B, int ldb, void *C, int ldc);
+/* Destroys b's handle and unloads the library (NULL: nothing). */
+extern "C" void spx_cuda_blas_close(spx_ctx *ctx, spx_cuda_blas_lib *b);
 
 /* The context's stream (NULL = the default stream). */
 static inline cudaStream_t spx_cuda_stream(const spx_ctx *ctx)

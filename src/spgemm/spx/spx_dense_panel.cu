@@ -5,8 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cublas_v2.h>
-
 #include "spgemm/spx/spx_dense_panel.h"
 #include "spgemm/spx/spx_tuning.h"
 
@@ -167,7 +165,7 @@ static spx_status survey(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m
 {
     const int64_t cap = ops->A.nnz / ((int64_t)P->a_min + 1) + 1; /* rows of more than a_min entries */
     spx_status s = spx_cuda_malloc(ctx, &P->d_list, list_layout(P, cap < m ? cap : m, NULL));
-    if (s) return s;
+    if (s) return s; /* nothing counted: no panels */
     list_layout(P, cap < m ? cap : m, P->d_list);
     const cudaStream_t st = spx_cuda_stream(ctx);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_survey, 0, sizeof *P->d_survey, st));
@@ -216,31 +214,21 @@ spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int
                       : bytes > SPX_GPU_PANEL_MAX_BYTES || bytes > room ? "too large"
                       : mode == SPX_GPU_PANELS_AUTO && !panels_pay(P, n, vbytes) ? "not paying (cost rule)"
                                                                                  : NULL;
-    if (!why) {
+    bool blas_failed = false;
+    if (!why) { /* cuBLAS's handle made here, so that a failure turns the panels off */
         why = mode == SPX_GPU_PANELS_FORCE ? "on (algorithm dense)" : "on (cost rule)";
-        if (!(s = spx_cuda_malloc(ctx, &P->d_block, bytes))) {
+        if ((s = spx_cuda_blas_open(ctx))) blas_failed = true;
+        else if (!(s = spx_cuda_malloc(ctx, &P->d_block, bytes))) {
             panel_layout(P, k, n, vbytes, P->d_block);
             s = list_b_rows(ctx, ops, k, P);
         }
         P->on = !s;
     }
     if (!P->on) spx_gpu_panels_free(ctx, P); /* the stream waited for by the downloads, or failed */
-    P->why = why;
-    return s;
-}
-
-/* cuBLAS's GEMM in precision V: C = A * B, column-major. */
-static cublasStatus_t gemm(cublasHandle_t h, int rows, int cols, int inner, const double *A, int lda, const double *B,
-                           int ldb, double *C, int ldc)
-{
-    const double one = 1.0, zero = 0.0;
-    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, inner, &one, A, lda, B, ldb, &zero, C, ldc);
-}
-static cublasStatus_t gemm(cublasHandle_t h, int rows, int cols, int inner, const float *A, int lda, const float *B,
-                           int ldb, float *C, int ldc)
-{
-    const float one = 1.0f, zero = 0.0f;
-    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, rows, cols, inner, &one, A, lda, B, ldb, &zero, C, ldc);
+    P->why = s ? "off: a device allocation or cuBLAS failed" : why;
+    /* the panels are optional: a device that refuses their memory, or cuBLAS's handle, leaves
+       the plan on the sparse path; a failed kernel launch or copy is still the plan's error */
+    return s == SPX_ERR_DEVICE_ALLOC || blas_failed ? SPX_OK : s;
 }
 
 /* The gathers and the GEMM in precision V. G row-major (|Ad| x n) is, column-major, the n x |Ad|
@@ -251,22 +239,16 @@ static spx_status multiply(spx_ctx *ctx, const spx_gpu_panels *P, const spx_spge
 {
     const cudaStream_t st = spx_cuda_stream(ctx);
     const int32_t na = P->rows_a, nb = P->rows_b;
-    void *h = NULL;
-    spx_status s = spx_cuda_blas(ctx, &h);
-    if (s) return s;
     SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_a, 0, (size_t)na * nb * sizeof(V), st));
     SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_b, 0, (size_t)nb * n * sizeof(V), st));
     spx_panel_gather_a_kernel<V><<<row_grid(ctx, na), PANEL_BLOCK, 0, st>>>(
-            P->d_rows_a, na, ops->A.rowptr, ops->A.colind, (const V *)ops->A.val, P->d_pos_b, nb, (V *)P->d_a);
+        P->d_rows_a, na, ops->A.rowptr, ops->A.colind, (const V *)ops->A.val, P->d_pos_b, nb, (V *)P->d_a);
     SPX_CUDA_LAUNCHED(ctx, "spx_panel_gather_a_kernel");
-    spx_panel_gather_b_kernel<V><<<row_grid(ctx, nb), PANEL_BLOCK, 0, st>>>(P->d_rows_b, nb, ops->B.rowptr, ops->B.colind, (const V *)ops->B.val, n, (V *)P->d_b);
+    spx_panel_gather_b_kernel<V><<<row_grid(ctx, nb), PANEL_BLOCK, 0, st>>>(
+        P->d_rows_b, nb, ops->B.rowptr, ops->B.colind, (const V *)ops->B.val, n, (V *)P->d_b);
     SPX_CUDA_LAUNCHED(ctx, "spx_panel_gather_b_kernel");
-    const cublasStatus_t b =
-        gemm((cublasHandle_t)h, n, na, nb, (const V *)P->d_b, n, (const V *)P->d_a, nb, (V *)P->d_g, n);
-    if (b != CUBLAS_STATUS_SUCCESS)
-        return spx_fail(ctx, SPX_ERR_CUDA, "cuBLAS: the dense panels' GEMM (%d x %d x %d) failed: %s", (int)n, (int)na,
-                        (int)nb, cublasGetStatusString(b));
-    return SPX_OK;
+    return spx_cuda_gemm(ctx, sizeof(V) == sizeof(float) ? SPX_FP32 : SPX_FP64, n, na, nb, P->d_b, n, P->d_a, nb,
+                         P->d_g, n);
 }
 
 spx_status spx_gpu_panels_multiply(spx_ctx *ctx, const spx_gpu_panels *P, const spx_spgemm_operands *ops, int32_t n,

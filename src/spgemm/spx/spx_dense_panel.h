@@ -6,8 +6,8 @@
  * dense fallback's numeric walk; the marking walk still visits them, for C's structure) and G
  * is added into C's dense rows at their columns. Sparse x dense products (A's sparse rows
  * reaching B's dense rows) stay on the sparse path: a dense Y panel would be (rows reaching
- * them) x n (docs/spgemm.md). In-core plans only (not the out-of-core panels, whose row
- * pointers are given). */
+ * them) x n (docs/spgemm.md). Plans that count C's rows (in-core, and the out-of-core panels'
+ * GPU side when it counts them, by the cost rule); not those given C's row pointers. */
 #ifndef SPX_SPGEMM_SPX_DENSE_PANEL_H
 #define SPX_SPGEMM_SPX_DENSE_PANEL_H
 
@@ -29,7 +29,8 @@ typedef struct spx_gpu_panels {
     int32_t a_min, b_min;       /* rows of A / B longer than these are dense */
     int32_t rows_a, rows_b;     /* |Ad|, |Bd| */
     spx_gpu_panel_survey survey;
-    const char *why;            /* the decision, for the plan's report */
+    const char *why;            /* the decision (kept for a debugger; the kernel's name says
+                                   "+dense" when taken) */
     void *d_list;               /* device block: the survey's counts, a counter, A's dense rows */
     spx_gpu_panel_survey *d_survey;
     unsigned long long *d_counter;
@@ -45,8 +46,11 @@ void spx_gpu_panels_none(spx_gpu_panels *P);
 
 /* Surveys A's dense rows and B's (on the device; two downloads), decides by mode (AUTO: the
  * bytes the panels move against the products they take off the sparse path; never more than
- * room bytes of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, allocates the
- * panels' block and lists the dense rows. P->on says the outcome, P->why the reason. */
+ * room bytes of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, makes the
+ * context's cuBLAS handle, allocates the panels' block and lists the dense rows. P->on says
+ * the outcome, P->why the reason. The panels are optional: a refused device allocation (or
+ * cuBLAS handle) leaves them off and returns SPX_OK. cuBLAS's own workspace is cuBLAS's
+ * allocation, outside the context's device accounting. */
 spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, int32_t n,
                                spx_precision prec, spx_gpu_panel_mode mode, size_t room, spx_gpu_panels *P);
 

@@ -809,8 +809,9 @@ static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, const spx_gpu_bin_sta
     return s;
 }
 
-/* Device bytes the dense panels may take: the budget's room and the device's free memory,
- * less C's arrays (allocated after them, by the first run). */
+/* Device bytes the dense panels may take: half of what the budget's room and the device's
+ * free memory leave beside C's arrays (allocated after them, by the first run); the other half
+ * is the margin of the plan's in-core fit test (95 % of free memory). */
 static size_t panel_room(const spx_ctx *ctx, const gpu_state *S)
 {
     size_t free_b = 0, total_b = 0;
@@ -821,7 +822,7 @@ static size_t panel_room(const spx_ctx *ctx, const gpu_state *S)
     const size_t budget = ctx->dev.budget > ctx->dev.bytes ? ctx->dev.budget - ctx->dev.bytes : 0;
     const size_t room = budget < free_b ? budget : free_b;
     const size_t c_bytes = (size_t)S->nnz_c * (sizeof(int32_t) + spx_precision_bytes(S->prec));
-    return room > c_bytes ? room - c_bytes : 0;
+    return room > c_bytes ? (room - c_bytes) / 2 : 0;
 }
 
 /* The dense x dense panels decided and listed (phase "reorder": the paper's splitting), when A
