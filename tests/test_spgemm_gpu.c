@@ -91,6 +91,13 @@ static void test_generated(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* Whether plan's kernel name has `part` ("+span": span tables; "+dense": dense panels). */
+static int kernel_has(const spx_spgemm_plan *plan, const char *part)
+{
+    spx_spgemm_info info;
+    return plan && !spx_spgemm_plan_get_info(plan, &info) && strstr(info.kernel, part) != NULL;
+}
+
 /* spx takes span tables (its kernel's name says "+span") where rows reach a narrow column
  * range with many products (banded, blocks), and not where they do not (uniform: 64 products
  * a row over all columns); the products are checked by test_generated. */
@@ -106,11 +113,10 @@ static void test_span_tables(spx_ctx *ctx)
             if (spx_gen(ctx, cases[c].spec, &A)) continue;
             spx_spgemm_opts o = {.method = "spx", .backend = SPX_BACKEND_CUDA, .precision = precisions[p]};
             spx_spgemm_plan *plan = NULL;
-            spx_spgemm_info info;
             CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
-            if (plan && !spx_spgemm_plan_get_info(plan, &info))
-                CHECK_MSG((strstr(info.kernel, "+span") != NULL) == cases[c].span, "%s %s: kernel %s", cases[c].spec,
-                          spx_precision_str(precisions[p]), info.kernel);
+            if (plan)
+                CHECK_MSG(kernel_has(plan, "+span") == cases[c].span, "%s %s: span tables %d", cases[c].spec,
+                          spx_precision_str(precisions[p]), kernel_has(plan, "+span"));
             spx_spgemm_plan_destroy(&plan);
             spx_csr_destroy(&A);
         }
@@ -118,13 +124,6 @@ static void test_span_tables(spx_ctx *ctx)
 
 /* A power-law matrix whose hubs (rows above P) link to hubs: dense x dense panels exist. */
 #define DENSE_PANEL_SPEC "gen:powerlaw:m=20000,k=8,alpha=1.5"
-
-/* Whether plan's kernel takes the dense panels (its name says "+dense"). */
-static int takes_panels(const spx_spgemm_plan *plan)
-{
-    spx_spgemm_info info;
-    return plan && !spx_spgemm_plan_get_info(plan, &info) && strstr(info.kernel, "+dense") != NULL;
-}
 
 /* spx's dense fallback splits a row of more than SPX_GPU_SPLIT_A_ENTRIES entries of A over
  * blocks (a bitmap in global memory): C against the CPU product (Gustavson, the oracle; the
@@ -151,7 +150,7 @@ static void test_split_rows(spx_ctx *ctx)
             CHECK_OK(ctx, oc_cpu_product(ctx, A, A, tr, precisions[p], &R));
             CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
             if (a && !tr) /* the split rows' add kernel skipping the panels' products */
-                CHECK_MSG(takes_panels(plan), "split rows, algorithm dense, %s: no panels",
+                CHECK_MSG(kernel_has(plan, "+dense"), "split rows, algorithm dense, %s: no panels",
                           spx_precision_str(precisions[p]));
             for (int run = 0; plan && run < 2; run++) {
                 CHECK_OK(ctx, spx_spgemm_run(plan, &C)); /* the second into the same C */
@@ -192,8 +191,8 @@ static void test_dense_panels(spx_ctx *ctx)
                 const double tol = precisions[p] == SPX_FP64 ? 1e-12 : 1e-4;
                 spx_spgemm_plan *plan = NULL;
                 CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, B, &o, &plan));
-                CHECK_MSG(takes_panels(plan) == (a != 1), "dense panels, algorithm %s, %s%s: taken %d", algos[a],
-                          spx_precision_str(precisions[p]), tr ? ", A*(A^T)^T" : "", takes_panels(plan));
+                CHECK_MSG(kernel_has(plan, "+dense") == (a != 1), "dense panels, algorithm %s, %s%s: taken %d", algos[a],
+                          spx_precision_str(precisions[p]), tr ? ", A*(A^T)^T" : "", kernel_has(plan, "+dense"));
                 for (int run = 0; plan && run < 2; run++) {
                     if (run) {
                         for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 7) - 0.6;
@@ -261,7 +260,7 @@ static void alloc_failure_sweep(const char *method, const char *algo, const char
         /* done once no allocation failed: an optional one (the dense panels') failing is a
            success without them */
         saw_success = s == SPX_OK && ctx->dev_allocs < n;
-        if (saw_success && panels) CHECK_MSG(takes_panels(plan), "%s/%s on %s: no panels", method, algo, spec);
+        if (saw_success && panels) CHECK_MSG(kernel_has(plan, "+dense"), "%s/%s on %s: no panels", method, algo, spec);
         spx_spgemm_plan_destroy(&plan);
         spx_mem_stats ms;
         spx_ctx_mem_stats(ctx, &ms);

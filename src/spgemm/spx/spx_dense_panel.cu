@@ -12,12 +12,6 @@
 #define PANEL_BLOCK 256
 #define PANEL_BLOCKS_PER_SM 8
 
-/* The longest row of a matrix of `cols` columns that is not dense (nnz / cols <= P). */
-static int32_t dense_min(int64_t cols)
-{
-    return (int32_t)(SPX_GPU_DENSE_ROW_P * (double)cols);
-}
-
 /* Row lists are walked by 2D grids: blockIdx.y (grid-stride) picks a listed row, blockIdx.x
  * (grid-stride, with the threads) its entries; a dense row of 800k entries is spread over the
  * GPU, not left to one warp or block (ncu, H100, the power-law matrix of exponent 1.5: a warp
@@ -122,7 +116,6 @@ void spx_gpu_panels_none(spx_gpu_panels *P)
 {
     memset(P, 0, sizeof *P);
     P->a_min = P->b_min = INT32_MAX;
-    P->why = "no dense rows";
 }
 
 /* The list block carved from base (NULL: sized only): the survey's counts, a counter, A's
@@ -163,10 +156,11 @@ static bool panels_pay(const spx_gpu_panels *P, int32_t n, size_t vbytes)
  * entries of A's dense rows in B's dense rows (when both exist): P->survey, two downloads. */
 static spx_status survey(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, spx_gpu_panels *P)
 {
-    const int64_t cap = ops->A.nnz / ((int64_t)P->a_min + 1) + 1; /* rows of more than a_min entries */
-    spx_status s = spx_cuda_malloc(ctx, &P->d_list, list_layout(P, cap < m ? cap : m, NULL));
+    int64_t cap = ops->A.nnz / ((int64_t)P->a_min + 1) + 1; /* rows of more than a_min entries */
+    if (cap > m) cap = m;
+    spx_status s = spx_cuda_malloc(ctx, &P->d_list, list_layout(P, cap, NULL));
     if (s) return s; /* nothing counted: no panels */
-    list_layout(P, cap < m ? cap : m, P->d_list);
+    list_layout(P, cap, P->d_list);
     const cudaStream_t st = spx_cuda_stream(ctx);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_survey, 0, sizeof *P->d_survey, st));
     spx_panel_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, m, PANEL_BLOCK, PANEL_BLOCKS_PER_SM), PANEL_BLOCK, 0,
@@ -200,23 +194,16 @@ spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int
                                spx_precision prec, spx_gpu_panel_mode mode, size_t room, spx_gpu_panels *P)
 {
     spx_gpu_panels_none(P);
-    if (mode == SPX_GPU_PANELS_OFF) {
-        P->why = "off (algorithm sparse)";
-        return SPX_OK;
-    }
-    if (!m || !k || !n) return SPX_OK;
-    P->a_min = dense_min(k), P->b_min = dense_min(n);
+    if (mode == SPX_GPU_PANELS_OFF || !m || !k || !n) return SPX_OK;
+    P->a_min = spx_gpu_dense_min(k), P->b_min = spx_gpu_dense_min(n);
     spx_status s = survey(ctx, ops, m, k, P);
     const size_t vbytes = spx_precision_bytes(prec);
     const size_t bytes = s ? 0 : panel_layout(P, k, n, vbytes, NULL);
-    const char *why = s                                ? "failed"
-                      : !P->survey.block_nnz           ? "no entry of a dense row of A in a dense row of B"
-                      : bytes > SPX_GPU_PANEL_MAX_BYTES || bytes > room ? "too large"
-                      : mode == SPX_GPU_PANELS_AUTO && !panels_pay(P, n, vbytes) ? "not paying (cost rule)"
-                                                                                 : NULL;
+    /* taken when the block has an entry, fits, and (default algorithm) pays */
+    const bool take = !s && P->survey.block_nnz && bytes <= SPX_GPU_PANEL_MAX_BYTES && bytes <= room &&
+                      (mode == SPX_GPU_PANELS_FORCE || panels_pay(P, n, vbytes));
     bool blas_failed = false;
-    if (!why) { /* cuBLAS's handle made here, so that a failure turns the panels off */
-        why = mode == SPX_GPU_PANELS_FORCE ? "on (algorithm dense)" : "on (cost rule)";
+    if (take) { /* cuBLAS's handle made here, so that a failure turns the panels off */
         if ((s = spx_cuda_blas_open(ctx))) blas_failed = true;
         else if (!(s = spx_cuda_malloc(ctx, &P->d_block, bytes))) {
             panel_layout(P, k, n, vbytes, P->d_block);
@@ -225,7 +212,6 @@ spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int
         P->on = !s;
     }
     if (!P->on) spx_gpu_panels_free(ctx, P); /* the stream waited for by the downloads, or failed */
-    P->why = s ? "off: a device allocation or cuBLAS failed" : why;
     /* the panels are optional: a device that refuses their memory, or cuBLAS's handle, leaves
        the plan on the sparse path; a failed kernel launch or copy is still the plan's error */
     return s == SPX_ERR_DEVICE_ALLOC || blas_failed ? SPX_OK : s;
@@ -277,7 +263,5 @@ void spx_gpu_panels_free(spx_ctx *ctx, spx_gpu_panels *P)
 {
     spx_cuda_free(ctx, P->d_list);
     spx_cuda_free(ctx, P->d_block);
-    const char *why = P->why;
     spx_gpu_panels_none(P);
-    P->why = why;
 }

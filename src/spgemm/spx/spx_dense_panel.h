@@ -12,6 +12,7 @@
 #define SPX_SPGEMM_SPX_DENSE_PANEL_H
 
 #include "spgemm/spgemm_dev.cuh"
+#include "spgemm/spx/spx_tuning.h"
 
 /* Whether a plan takes dense panels: by the cost rule, never, or whenever they exist and fit. */
 typedef enum spx_gpu_panel_mode { SPX_GPU_PANELS_AUTO, SPX_GPU_PANELS_OFF, SPX_GPU_PANELS_FORCE } spx_gpu_panel_mode;
@@ -29,8 +30,6 @@ typedef struct spx_gpu_panels {
     int32_t a_min, b_min;       /* rows of A / B longer than these are dense */
     int32_t rows_a, rows_b;     /* |Ad|, |Bd| */
     spx_gpu_panel_survey survey;
-    const char *why;            /* the decision (kept for a debugger; the kernel's name says
-                                   "+dense" when taken) */
     void *d_list;               /* device block: the survey's counts, a counter, A's dense rows */
     spx_gpu_panel_survey *d_survey;
     unsigned long long *d_counter;
@@ -41,6 +40,13 @@ typedef struct spx_gpu_panels {
     void *d_a, *d_b, *d_g;      /* A_dd (|Ad| x |Bd|), B_d (|Bd| x n), G (|Ad| x n), row-major */
 } spx_gpu_panels;
 
+/* The longest row of a matrix of `cols` columns that is not dense (nnz / cols <= P): the one
+ * rule of the pre-analysis's count, the survey, the binning and the kernels' skips. */
+static inline int32_t spx_gpu_dense_min(int64_t cols)
+{
+    return (int32_t)(SPX_GPU_DENSE_ROW_P * (double)cols);
+}
+
 /* No dense panels (thresholds INT32_MAX). */
 void spx_gpu_panels_none(spx_gpu_panels *P);
 
@@ -48,7 +54,7 @@ void spx_gpu_panels_none(spx_gpu_panels *P);
  * bytes the panels move against the products they take off the sparse path; never more than
  * room bytes of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, makes the
  * context's cuBLAS handle, allocates the panels' block and lists the dense rows. P->on says
- * the outcome, P->why the reason. The panels are optional: a refused device allocation (or
+ * the outcome. The panels are optional: a refused device allocation (or
  * cuBLAS handle) leaves them off and returns SPX_OK. cuBLAS's own workspace is cuBLAS's
  * allocation, outside the context's device accounting. */
 spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, int32_t n,

@@ -669,9 +669,9 @@ static spx_status launch_analyse_rows(spx_ctx *ctx, gpu_state *S, int L)
                             : spx_spgemm_analyse_rows_kernel<32>;
     const unsigned grid = spx_cuda_grid_stride_blocks(ctx, (long long)S->m * L, SPX_GPU_ANALYSE_BLOCK,
                                                       SPX_GPU_ANALYSE_BLOCKS_PER_SM);
-    kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(S->m, S->k, A->rowptr, A->colind, B->rowptr,
+    kernel<<<grid, SPX_GPU_ANALYSE_BLOCK, 0, spx_cuda_stream(ctx)>>>(S->m, A->rowptr, A->colind, B->rowptr,
                                                                       B->colind, S->d_prod, S->d_colcnt, S->d_range,
-                                                                      &S->d_stats->dense_rows);
+                                                                      spx_gpu_dense_min(S->k), &S->d_stats->dense_rows);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_analyse_rows_kernel");
     return SPX_OK;
 }
@@ -812,14 +812,11 @@ static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, const spx_gpu_bin_sta
 /* Device bytes the dense panels may take: half of what the budget's room and the device's
  * free memory leave beside C's arrays (allocated after them, by the first run); the other half
  * is the margin of the plan's in-core fit test (95 % of free memory). */
-static size_t panel_room(const spx_ctx *ctx, const gpu_state *S)
+static size_t panel_room(spx_ctx *ctx, const gpu_state *S)
 {
     size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    const size_t budget = ctx->dev.budget > ctx->dev.bytes ? ctx->dev.budget - ctx->dev.bytes : 0;
+    if (spx_cuda_mem_info(ctx, &free_b, &total_b)) return 0;
+    const size_t budget = spx_device_budget_room(ctx);
     const size_t room = budget < free_b ? budget : free_b;
     const size_t c_bytes = (size_t)S->nnz_c * (sizeof(int32_t) + spx_precision_bytes(S->prec));
     return room > c_bytes ? (room - c_bytes) / 2 : 0;

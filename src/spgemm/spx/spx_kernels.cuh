@@ -118,7 +118,8 @@ __device__ __forceinline__ int spx_gpu_row_bin(int32_t m, const int64_t *__restr
 /* The pre-analysis of every row, L lanes a row (L a power of two up to 32; a warp takes 32 / L
  * rows at a time, grid-stride), A's entries taken SPX_GPU_BOUNDS_UNROLL at once: row i's
  * products (sum of B's row lengths over A's row) into prod[i], A's column counts into colcnt
- * (atomics), the rows with nnz_i / k above SPX_GPU_DENSE_ROW_P (§4.2) added to *dense_rows,
+ * (atomics), the rows of more than dense_min entries (§4.2: nnz_i / k above P,
+ * spx_gpu_dense_min) added to *dense_rows,
  * and range[i] = the row's first and last column of C (the least first and the largest last
  * column of the B rows it reaches; B's columns sorted) for the rows that may take a span
  * table: more than SPX_GPU_SPAN_MIN_PRODUCTS products, at most SPX_GPU_SPAN_MAX_A_ENTRIES
@@ -131,10 +132,10 @@ static_assert(SPX_GPU_SPAN_MAX_A_ENTRIES < SPX_GPU_LONG_A_ROW,
               "a long row (left to spx_spgemm_long_rows_kernel with prod 0 here) must never be a span candidate");
 template <int L>
 __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
-    spx_spgemm_analyse_rows_kernel(int32_t m, int32_t k, const int32_t *__restrict__ arp,
+    spx_spgemm_analyse_rows_kernel(int32_t m, const int32_t *__restrict__ arp,
                                    const int32_t *__restrict__ aci, const int32_t *__restrict__ brp,
                                    const int32_t *__restrict__ bci, int64_t *__restrict__ prod,
-                                   int32_t *__restrict__ colcnt, int2 *__restrict__ range,
+                                   int32_t *__restrict__ colcnt, int2 *__restrict__ range, int32_t dense_min,
                                    unsigned long long *__restrict__ dense_rows)
 {
     __shared__ unsigned int dense;
@@ -182,7 +183,7 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
         }
         if (i < m && sub == 0) {
             prod[i] = p;
-            mine += k > 0 && (double)(end - start) / k > SPX_GPU_DENSE_ROW_P;
+            mine += end - start > dense_min;
             range[i] = span && hi >= lo ? make_int2(lo, hi) : make_int2(0, -1);
         }
     }
