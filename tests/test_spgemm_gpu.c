@@ -12,7 +12,7 @@
 
 #include "core/ctx.h"
 #include "spgemm/spgemm_internal.h" /* spx_spgemm_transpose */
-#include "spgemm/spx/spx_tuning.h" /* SPX_GPU_LONG_A_ROW, SPX_GPU_SPLIT_A_ENTRIES */
+#include "spgemm/spx/spx_tuning.h" /* SPX_GPU_LONG_A_ROW, SPX_GPU_SPLIT_A_ENTRIES, SPX_GPU_HOT_COLS */
 #include "spgemm_ooc_check.h"      /* spgemm_check.h, and oc_run / oc_cpu_product / oc_close */
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
@@ -128,8 +128,9 @@ static void test_span_tables(spx_ctx *ctx)
 /* spx's dense fallback splits a row of more than SPX_GPU_SPLIT_A_ENTRIES entries of A over
  * blocks (a bitmap in global memory): C against the CPU product (Gustavson, the oracle; the
  * independent reference takes m x n steps a product), structure exact, values within rounding
- * in relative 2-norm, A*A and A*A^T, fp64 and fp32, algorithms default and dense (the dense
- * panels' rows among the split ones); each plan run twice (the second run takes the numeric
+ * in relative 2-norm, A*A and A*A^T (whose B = A^T has dense columns: the split rows' hot
+ * columns, asserted), fp64 and fp32, algorithms default and dense (the dense panels' rows among
+ * the split ones); each plan run twice (the second run takes the numeric
  * split list the first one kept). Nothing to test in a build without the split. */
 static void test_split_rows(spx_ctx *ctx)
 {
@@ -151,6 +152,9 @@ static void test_split_rows(spx_ctx *ctx)
             CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
             if (a && !tr) /* the split rows' add kernel skipping the panels' products */
                 CHECK_MSG(kernel_has(plan, "+dense"), "split rows, algorithm dense, %s: no panels",
+                          spx_precision_str(precisions[p]));
+            if (SPX_GPU_HOT_COLS && tr) /* B = A^T: A's long rows are B's dense columns */
+                CHECK_MSG(kernel_has(plan, "+hot"), "split rows, A*A^T, %s: no hot columns",
                           spx_precision_str(precisions[p]));
             for (int run = 0; plan && run < 2; run++) {
                 CHECK_OK(ctx, spx_spgemm_run(plan, &C)); /* the second into the same C */

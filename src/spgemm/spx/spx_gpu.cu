@@ -55,6 +55,7 @@ typedef struct gpu_state {
     void *d_split;     /* device block of the split rows' workspace (split_workspace), NULL none */
     int2 *h_split;     /* host: the split rows of the last dense launch (row, entries of A) */
     int num_split;     /* the numeric bins' split rows, listed in h_split; -1: not listed yet */
+    int num_hot;       /* the split rows' hot columns (split_ws), -1: not surveyed yet */
     void *d_temp;      /* device block of analyse's and symbolic's arrays (d_prod .. d_scan); NULL
                           after symbolic */
     int64_t *d_crow;   /* keep, m + 1: symbolic counts, then C's row pointers */
@@ -379,8 +380,9 @@ done:
 }
 
 /* The split rows' workspace, carved from S->d_split (made on first use, kept with the plan: a
- * few hundred kB, n bits a row at most 1.8M columns): the list of split rows and its count,
- * the bitmap of n bits, the words' populations and ranks, the ranks' scan scratch. */
+ * few MB, n at most 1.8M columns): the list of split rows and its count, the bitmap of n bits,
+ * the words' populations and ranks, the ranks' scan scratch, the hot columns' map (n), list
+ * and count (SPX_GPU_HOT_COLS). */
 typedef struct split_ws {
     int2 *list;
     unsigned int *count;
@@ -388,6 +390,9 @@ typedef struct split_ws {
     int32_t *pop, *rank;
     void *scan;
     size_t scan_bytes;
+    int32_t *hot, *hot_cols;
+    unsigned int *hot_count;
+    int32_t n; /* C's columns */
     int words;
     int64_t cap; /* rows the list holds: more than cap - 1 rows of more than the split's entries cannot be */
 } split_ws;
@@ -403,12 +408,18 @@ static size_t split_layout(split_ws *w, void *base)
     w->pop = (int32_t *)carve(&c, words * sizeof(int32_t));
     w->rank = (int32_t *)carve(&c, words * sizeof(int32_t));
     w->scan = carve(&c, w->scan_bytes);
+    if (SPX_GPU_HOT_COLS) {
+        w->hot = (int32_t *)carve(&c, (size_t)w->n * sizeof(int32_t));
+        w->hot_cols = (int32_t *)carve(&c, (size_t)SPX_GPU_HOT_COLS * sizeof(int32_t));
+        w->hot_count = (unsigned int *)carve(&c, sizeof(unsigned int));
+    }
     return c.used;
 }
 
 /* Carves (allocating on first use) the split rows' workspace into *w. */
 static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
 {
+    w->n = S->n;
     w->words = (int)(((int64_t)S->n + 63) >> 6);
     /* k rows of more than S entries hold nnz(A) >= k (S + 1) entries: k < nnz(A) / S + 1 */
     w->cap = SPX_GPU_SPLIT_A_ENTRIES ? S->ops.A.nnz / SPX_GPU_SPLIT_A_ENTRIES + 1 : 1;
@@ -421,6 +432,44 @@ static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
     if (!S->h_split && !(S->h_split = (int2 *)spx_malloc_array(ctx, (size_t)w->cap, sizeof(int2))))
         return spx_fail_nomem(ctx, "spx GPU SpGEMM split rows");
     split_layout(w, S->d_split);
+    return SPX_OK;
+}
+
+/* The kernel's name: the precision, "+span" when span tables took rows in either phase,
+ * "+dense" with dense panels, "+hot" when the split rows have hot columns. */
+static void name_kernel(gpu_state *S)
+{
+    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s%s%s%s", S->prec == SPX_FP32 ? "fp32" : "fp64",
+             S->span_rows ? "+span" : "", S->panels.on ? "+dense" : "", S->num_hot > 0 ? "+hot" : "");
+}
+
+/* The split rows' hot columns (SPX_GPU_HOT_COLS), once a plan: B's columns of more than
+ * spx_gpu_dense_min(k) entries by a sample of every SPX_GPU_HOT_SAMPLE-th entry, their slots
+ * into w->hot (n) and w->hot_cols; S->num_hot from one download. */
+static spx_status survey_hot_columns(spx_ctx *ctx, gpu_state *S, split_ws *w)
+{
+    if (S->num_hot >= 0) return SPX_OK;
+    S->num_hot = 0;
+    const int64_t samples = (S->ops.B.nnz + SPX_GPU_HOT_SAMPLE - 1) / SPX_GPU_HOT_SAMPLE;
+    if (!SPX_GPU_HOT_COLS || !samples) return SPX_OK;
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(w->hot, 0, (size_t)S->n * sizeof *w->hot, st));
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(w->hot_count, 0, sizeof *w->hot_count, st));
+    spx_spgemm_hot_count_kernel<<<spx_cuda_grid_stride_blocks(ctx, samples, SPX_GPU_ANALYSE_BLOCK,
+                                                              SPX_GPU_ANALYSE_BLOCKS_PER_SM),
+                                  SPX_GPU_ANALYSE_BLOCK, 0, st>>>(S->ops.B.nnz, S->ops.B.colind, SPX_GPU_HOT_SAMPLE,
+                                                                  w->hot);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_hot_count_kernel");
+    spx_spgemm_hot_list_kernel<<<spx_cuda_grid_stride_blocks(ctx, S->n, SPX_GPU_ANALYSE_BLOCK,
+                                                             SPX_GPU_ANALYSE_BLOCKS_PER_SM),
+                                 SPX_GPU_ANALYSE_BLOCK, 0, st>>>(S->n, spx_gpu_dense_min(S->k) / SPX_GPU_HOT_SAMPLE,
+                                                                 SPX_GPU_HOT_COLS, w->hot, w->hot_cols, w->hot_count);
+    SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_hot_list_kernel");
+    unsigned int count = 0;
+    spx_status s = spx_cuda_d2h(ctx, &count, w->hot_count, sizeof count);
+    if (s) return s;
+    S->num_hot = count < (unsigned int)SPX_GPU_HOT_COLS ? (int)count : SPX_GPU_HOT_COLS;
+    name_kernel(S);
     return SPX_OK;
 }
 
@@ -452,7 +501,7 @@ static spx_status select_split_rows(spx_ctx *ctx, gpu_state *S, int numeric, con
     if (count && (s = spx_cuda_d2h(ctx, S->h_split, w->list, (size_t)count * sizeof(int2)))) return s;
     *n = (int)count;
     if (numeric) S->num_split = *n;
-    return SPX_OK;
+    return count ? survey_hot_columns(ctx, S, w) : SPX_OK;
 }
 
 /* Queues the split rows S->h_split[0..n) (spx_spgemm_split_*), one after another through the
@@ -467,12 +516,14 @@ static spx_status launch_split_rows(spx_ctx *ctx, const gpu_state *S, const spli
     const int sub = b_row_lanes(S, 32);
     const unsigned wgrid =
         spx_cuda_grid_stride_blocks(ctx, w->words, SPX_GPU_ANALYSE_BLOCK, SPX_GPU_ANALYSE_BLOCKS_PER_SM);
+    const spx_gpu_hot hot = {w->hot, w->hot_cols, S->num_hot > 0 ? S->num_hot : 0};
+    const size_t mark_smem = (size_t)hot.n * sizeof(int), add_smem = (size_t)hot.n * (sizeof(V) + sizeof(int));
     for (int r = 0; r < n; r++) {
         const int32_t i = S->h_split[r].x;
         const unsigned chunks = (unsigned)((S->h_split[r].y + SPX_GPU_SPLIT_CHUNK - 1) / SPX_GPU_SPLIT_CHUNK);
         SPX_CUDA_RET(ctx, cudaMemsetAsync(w->bits, 0, (size_t)w->words * sizeof *w->bits, st));
-        spx_spgemm_split_mark_kernel<<<chunks, SPX_GPU_DENSE_BLOCK, 0, st>>>(A->rowptr, A->colind, B->rowptr,
-                                                                             B->colind, i, sub, w->bits);
+        spx_spgemm_split_mark_kernel<<<chunks, SPX_GPU_DENSE_BLOCK, mark_smem, st>>>(
+            A->rowptr, A->colind, B->rowptr, B->colind, i, sub, hot, w->bits);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_mark_kernel");
         if (!NUMERIC) {
             spx_spgemm_split_count_kernel<<<wgrid, SPX_GPU_ANALYSE_BLOCK, 0, st>>>(w->bits, w->words, i, counts);
@@ -487,8 +538,8 @@ static spx_status launch_split_rows(spx_ctx *ctx, const gpu_state *S, const spli
                                                                                     S->d_crow, cci, cv);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_columns_kernel");
         const int32_t skip_b = S->h_split[r].y > S->panels.a_min ? S->panels.b_min : INT32_MAX;
-        spx_spgemm_split_add_kernel<V><<<chunks, SPX_GPU_DENSE_BLOCK, 0, st>>>(
-            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, i, sub, skip_b,
+        spx_spgemm_split_add_kernel<V><<<chunks, SPX_GPU_DENSE_BLOCK, add_smem, st>>>(
+            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, i, sub, skip_b, hot,
             w->bits, w->rank, S->d_crow, cv);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_add_kernel");
     }
@@ -726,6 +777,7 @@ static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_l
     S->prec = in->precision;
     S->m = in->A->m, S->k = in->A->n, S->n = in->B->n;
     S->num_split = -1;
+    S->num_hot = -1;
     spx_gpu_panels_none(&S->panels);
     S->panel_mode = !in->algo ? SPX_GPU_PANELS_AUTO
                     : !strcmp(in->algo, "sparse") ? SPX_GPU_PANELS_OFF
@@ -804,8 +856,7 @@ static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, const spx_gpu_bin_sta
     spx_status s = make_bins(ctx, S, 1, S->d_crow, 1, st, S->d_num_rows, &S->num);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "reorder", spx_now() - t0);
-    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s%s%s", S->prec == SPX_FP32 ? "fp32" : "fp64",
-             S->span_rows ? "+span" : "", S->panels.on ? "+dense" : "");
+    name_kernel(S);
     return s;
 }
 

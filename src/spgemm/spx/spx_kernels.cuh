@@ -976,15 +976,62 @@ __device__ __forceinline__ void spx_gpu_split_walk(const int32_t *__restrict__ a
     spx_gpu_dense_walk_range(aci, brp, first, last, sub, skip_b, &sh, visit);
 }
 
+/* The split rows' hot columns (SPX_GPU_HOT_COLS): hot[j] is column j's slot, -1 when it is not
+ * hot; cols[s] the column of slot s; n slots (0: none, and hot is not read). */
+typedef struct spx_gpu_hot {
+    const int32_t *hot, *cols;
+    int n;
+} spx_gpu_hot;
+
+/* Column j's hot slot, -1 when it is not hot. */
+__device__ __forceinline__ int spx_gpu_hot_slot(spx_gpu_hot h, int32_t j) { return h.n ? h.hot[j] : -1; }
+
+/* cnt[bci[q]] += 1 for every stride-th entry q of B's nnz (cnt zeroed before): sampled column
+ * counts. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_hot_count_kernel(int64_t nnz, const int32_t *__restrict__ bci, int stride, int32_t *__restrict__ cnt)
+{
+    for (int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; s * stride < nnz; s += (int64_t)gridDim.x * blockDim.x)
+        atomicAdd(cnt + bci[s * stride], 1);
+}
+
+/* In place over map[0..n): a column of more than min sampled entries gets the next slot (the
+ * count hands them out; columns past cap slots stay cold) and its column in cols; every other
+ * column -1. */
+__global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
+    spx_spgemm_hot_list_kernel(int32_t n, int32_t min, int cap, int32_t *__restrict__ map, int32_t *__restrict__ cols,
+                               unsigned int *__restrict__ count)
+{
+    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x) {
+        int32_t slot = -1;
+        if (map[j] > min) {
+            const unsigned int at = atomicAdd(count, 1u);
+            if (at < (unsigned int)cap) slot = (int32_t)at, cols[at] = (int32_t)j;
+        }
+        map[j] = slot;
+    }
+}
+
 /* Marks in bits (n bits, zeroed) the columns of the products of block b's chunk of row i's A
- * entries (spx_gpu_bitmap_mark). */
+ * entries (spx_gpu_bitmap_mark); a hot column is flagged in shared memory and marked once by
+ * the block. Dynamic shared memory: h.n ints. */
 __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_spgemm_split_mark_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
                                  const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, int32_t i, int sub,
-                                 unsigned long long *__restrict__ bits)
+                                 spx_gpu_hot h, unsigned long long *__restrict__ bits)
 {
-    spx_gpu_split_walk(arp, aci, brp, i, sub, INT32_MAX,
-                       [&](int32_t qa, int32_t qb) { spx_gpu_bitmap_mark(bits, bci[qb]); });
+    extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
+    int *seen = (int *)spx_spgemm_smem;
+    for (int c = threadIdx.x; c < h.n; c += blockDim.x) seen[c] = 0;
+    /* the walk starts and ends with a barrier */
+    spx_gpu_split_walk(arp, aci, brp, i, sub, INT32_MAX, [&](int32_t qa, int32_t qb) {
+        const int32_t j = bci[qb];
+        const int slot = spx_gpu_hot_slot(h, j);
+        if (slot >= 0) seen[slot] = 1;
+        else spx_gpu_bitmap_mark(bits, j);
+    });
+    for (int c = threadIdx.x; c < h.n; c += blockDim.x)
+        if (seen[c]) spx_gpu_bitmap_mark(bits, h.cols[c]);
 }
 
 /* counts[i] += the bits set in bits[0..words) (counts[i] zero before). */
@@ -1020,19 +1067,38 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
 
 /* Adds the products of block b's chunk of row i's A entries into C at their columns' places
  * (the word's rank plus the bits below; global atomicAdd), those of B rows longer than skip_b
- * left out (the dense panels' G has them). */
+ * left out (the dense panels' G has them); a hot column's products summed in shared memory
+ * first and added once by the block. Dynamic shared memory: h.n values and h.n ints. */
 template <typename V>
 __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_spgemm_split_add_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                                 const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
-                                int32_t i, int sub, int32_t skip_b, const unsigned long long *__restrict__ bits,
-                                const int32_t *__restrict__ rank, const int64_t *__restrict__ crow, V *__restrict__ cv)
+                                int32_t i, int sub, int32_t skip_b, spx_gpu_hot h,
+                                const unsigned long long *__restrict__ bits, const int32_t *__restrict__ rank,
+                                const int64_t *__restrict__ crow, V *__restrict__ cv)
 {
+    extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
+    V *sum = (V *)spx_spgemm_smem;
+    int *seen = (int *)(sum + h.n);
+    for (int c = threadIdx.x; c < h.n; c += blockDim.x) sum[c] = V(0), seen[c] = 0;
     const int64_t out = crow[i], len = crow[i + 1] - crow[i];
+    /* the walk starts and ends with a barrier */
     spx_gpu_split_walk(arp, aci, brp, i, sub, skip_b, [&](int32_t qa, int32_t qb) {
-        const int at = spx_gpu_bitmap_place(bits, rank, bci[qb]);
+        const int32_t j = bci[qb];
+        const int slot = spx_gpu_hot_slot(h, j);
+        if (slot >= 0) {
+            atomicAdd(sum + slot, av[qa] * bv[qb]);
+            seen[slot] = 1;
+            return;
+        }
+        const int at = spx_gpu_bitmap_place(bits, rank, j);
         if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
     });
+    for (int c = threadIdx.x; c < h.n; c += blockDim.x)
+        if (seen[c]) {
+            const int at = spx_gpu_bitmap_place(bits, rank, h.cols[c]);
+            if (at < len) atomicAdd(cv + out + at, sum[c]);
+        }
 }
 
 #endif

@@ -129,6 +129,19 @@
 #define SPX_GPU_SPLIT_A_ENTRIES 32768
 #endif
 #define SPX_GPU_SPLIT_CHUNK 4096
+/* The split rows' hot columns: B's dense columns (more than P k entries, the rule of a dense
+ * row: spx_gpu_dense_min(k)), at most SPX_GPU_HOT_COLS of them, are marked and summed by each
+ * split block in shared memory and written into C once a block, not with a global atomic a
+ * product. Why (ncu, H100, 2026-11-26 seventh session, run 5): A*A^T of the power-law matrix of
+ * exponent 1.5, whose 16 hub rows make 16 dense columns of B = A^T, spent 85 % of its kernel
+ * time in the split rows' global atomics, most onto those columns. B's column counts are
+ * sampled, every SPX_GPU_HOT_SAMPLE-th entry of B (a plan step over nnz(B) / 16 entries: the
+ * count's own atomics meet the same hot columns); the choice only moves work, never the
+ * result. 1024 columns: 12 KB of shared memory a block in fp64 (a guess); 0: no hot columns. */
+#ifndef SPX_GPU_HOT_COLS
+#define SPX_GPU_HOT_COLS 1024
+#endif
+#define SPX_GPU_HOT_SAMPLE 16
 /* 1: the dense fallback marks a column with a 32-bit atomicOr on the half of its 64-bit
  * bitmap word; 0: a 64-bit atomicOr on the word. Measured on an H100 (session f run 7, same
  * tree built both ways, ms symbolic / numeric): landmark A*A^T 7.5 / 19.4 -> 2.6 / 10.6, R-MAT
