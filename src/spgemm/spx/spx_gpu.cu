@@ -218,10 +218,13 @@ static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t
  * row pointers given, the products are not known: no). Groups are not widened for it: at 32
  * lanes a row, the road network's rows of ~4 entries ran 2.1x slower (H200, luxembourg_osm·ᵀ
  * numeric 0.063 -> 0.135 ms), poisson3d n=100's 25-entry rows 1.06x faster. */
+/* Products a lane holds in the warp rows of bin b: 2 up to 128 slots (rows of at most 64), else 4. */
+static int warp_regs(const gpu_bin *b) { return b->slots <= 128 ? 2 : 4; }
+
 static bool warp_bin(const gpu_state *S, const gpu_bin *b)
 {
     return SPX_GPU_WARP_SORT && !b->span && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && b->group % 32 == 0 &&
-           S->n < SPX_GPU_WARP_MAX_COLS && S->products > 0 &&
+           S->n < spx_gpu_warp_max_cols(warp_regs(b)) && S->products > 0 &&
            (double)S->products <= SPX_GPU_WARP_MAX_COMPRESSION * (double)S->nnz_c;
 }
 
@@ -320,7 +323,9 @@ static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     const bool warp = NUMERIC && warp_bin(S, b);
-    auto kernel = warp ? spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC> : spx_spgemm_rows_kernel<NUMERIC, V, false>;
+    auto kernel = !warp                  ? spx_spgemm_rows_kernel<NUMERIC, V, 0>
+                  : warp_regs(b) == 2    ? spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC ? 2 : 0>
+                                         : spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC ? 4 : 0>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
     kernel<<<b->grid, b->groups * b->group, b->smem, st>>>(

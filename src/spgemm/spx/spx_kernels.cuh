@@ -400,25 +400,35 @@ __device__ __forceinline__ void spx_spgemm_sort_table(int32_t *keys, V *vals, in
 }
 
 /* C's row i (numeric, its place out and length len in C) by the calling warp (every lane)
- * when it has at most SPX_GPU_WARP_PRODUCTS products; false (nothing written) when it has
- * more. Element e = r * 32 + lane of the row's products sits in register r of the lane: a key
- * (column << 6 | e) and a value. The keys are sorted by a bitonic network (unique keys: a
- * permutation), each sorted key's value fetched from its place e, equal columns summed by a
- * segmented suffix scan to the first of their run, and the runs' firsts written in order.
- * The columns must be below SPX_GPU_WARP_MAX_COLS. */
-static_assert(SPX_GPU_WARP_PRODUCTS == 64, "spx_spgemm_warp_row holds 2 products a lane and keys them by 6 bits");
-template <typename V>
+ * when it has at most 32 R products (R registers a lane: 2 or 4); false (nothing written)
+ * when it has more. Element e = r * 32 + lane of the row's products sits in register r of the
+ * lane: a key (column << log2(32 R) | e) and a value. The keys are sorted by a bitonic network
+ * (unique keys: a permutation; partners 32 elements apart or more sit in the same lane), each
+ * sorted key's value fetched from its place e, equal columns summed by a segmented suffix scan
+ * to the first of their run, and the runs' firsts written in order. The columns must be below
+ * spx_gpu_warp_max_cols(R). */
+__host__ __device__ constexpr int spx_gpu_warp_key_bits(int R) { return R == 2 ? 6 : 7; }
+__host__ __device__ constexpr int32_t spx_gpu_warp_max_cols(int R)
+{
+    return (int32_t)((0xffffffffu >> spx_gpu_warp_key_bits(R)) - 1u);
+}
+template <typename V, int R>
 __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__restrict__ arp,
                                                     const int32_t *__restrict__ aci, const V *__restrict__ av,
                                                     const int32_t *__restrict__ brp, const int32_t *__restrict__ bci,
                                                     const V *__restrict__ bv, int64_t out, int64_t len,
                                                     int32_t *__restrict__ cci, V *__restrict__ cv)
 {
+    static_assert(R == 2 || R == 4, "spx_spgemm_warp_row holds 2 or 4 products a lane");
+    constexpr int N = 32 * R, KB = spx_gpu_warp_key_bits(R);
+    constexpr uint32_t EMPTY = 0xffffffffu; /* sorts last */
     const unsigned F = SPX_GPU_FULL_WARP;
     const int l = threadIdx.x & 31;
     const int32_t a0 = arp[i], a1 = arp[i + 1];
-    uint32_t key[2] = {0xffffffffu, 0xffffffffu}; /* empty: sorts last */
-    V val[2] = {V(0), V(0)};
+    uint32_t key[R];
+    V val[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) key[r] = EMPTY, val[r] = V(0);
     int base = 0; /* products of the A entries before this round */
     for (int32_t q0 = a0; q0 < a1; q0 += 32) {
         const int32_t qa = q0 + l;
@@ -428,75 +438,114 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
             const int32_t k = aci[qa];
             b0 = brp[k], blen = brp[k + 1] - b0, a = av[qa];
         }
-        int incl = min(blen, SPX_GPU_WARP_PRODUCTS + 1); /* inclusive scan of the round's B row lengths
-                                                           (capped: past the bound is past it) */
+        int incl = min(blen, N + 1); /* inclusive scan of the round's B row lengths (capped: past
+                                        the bound is past it) */
         for (int d = 1; d < 32; d <<= 1) {
             const int t = __shfl_up_sync(F, incl, d);
             if (l >= d) incl += t;
         }
         const int total = __shfl_sync(F, incl, 31);
-        if (base + total > SPX_GPU_WARP_PRODUCTS) return false; /* the same in every lane */
+        if (base + total > N) return false; /* the same in every lane */
         const int first = base + incl - blen, nq = a1 - q0 < 32 ? a1 - q0 : 32;
         for (int t = 0; t < nq; t++) { /* entry t's products land on elements [s, s + n) */
             const int s = __shfl_sync(F, first, t), n = __shfl_sync(F, blen, t), bb = __shfl_sync(F, b0, t);
             const V at = __shfl_sync(F, a, t);
 #pragma unroll
-            for (int r = 0; r < 2; r++) {
+            for (int r = 0; r < R; r++) {
                 const int e = r * 32 + l;
                 if (e >= s && e < s + n) {
-                    key[r] = ((uint32_t)bci[bb + e - s] << 6) | (uint32_t)e;
+                    key[r] = ((uint32_t)bci[bb + e - s] << KB) | (uint32_t)e;
                     val[r] = at * bv[bb + e - s];
                 }
             }
         }
         base += total;
     }
-    for (int size = 2; size <= 64; size <<= 1) /* bitonic sort of the 64 keys, element e = r * 32 + l */
+    for (int size = 2; size <= N; size <<= 1) /* bitonic sort of the N keys, element e = r * 32 + l */
         for (int stride = size >> 1; stride > 0; stride >>= 1) {
-            if (stride == 32) { /* size 64: partners in the lane's two registers, ascending */
-                const uint32_t lo = min(key[0], key[1]), hi = max(key[0], key[1]);
-                key[0] = lo, key[1] = hi;
+            if (stride >= 32) { /* partners in the lane's registers r and r2 = r + stride / 32 (the
+                                   registers indexed by unrolled constants only: no local memory) */
+#pragma unroll
+                for (int r = 0; r < R; r++)
+#pragma unroll
+                    for (int r2 = r + 1; r2 < R; r2++)
+                        if ((r2 - r) * 32 == stride && !(r & (stride >> 5))) {
+                            const uint32_t lo = min(key[r], key[r2]), hi = max(key[r], key[r2]);
+                            const bool up = ((r * 32 + l) & size) == 0;
+                            key[r] = up ? lo : hi, key[r2] = up ? hi : lo;
+                        }
                 continue;
             }
 #pragma unroll
-            for (int r = 0; r < 2; r++) {
+            for (int r = 0; r < R; r++) {
                 const int e = r * 32 + l;
                 const uint32_t p = __shfl_xor_sync(F, key[r], stride);
                 const bool keep_min = ((e & stride) == 0) == ((e & size) == 0);
                 key[r] = keep_min ? min(key[r], p) : max(key[r], p);
             }
         }
-    uint32_t col[2];
-    V sum[2];
-    bool last[2];
+    uint32_t col[R];
+    V sum[R];
+    bool last[R];
 #pragma unroll
-    for (int r = 0; r < 2; r++) { /* each sorted key's value, from its place e */
-        const int src = (int)(key[r] & 63u);
-        const V v0 = __shfl_sync(F, val[0], src & 31), v1 = __shfl_sync(F, val[1], src & 31);
-        col[r] = key[r] >> 6; /* empty: 2^26 - 1, no column's */
-        sum[r] = key[r] == 0xffffffffu ? V(0) : (src >> 5 ? v1 : v0);
+    for (int r = 0; r < R; r++) { /* each sorted key's value, from its place e */
+        const int src = (int)(key[r] & (uint32_t)(N - 1));
+        V v = V(0);
+#pragma unroll
+        for (int r2 = 0; r2 < R; r2++) {
+            const V got = __shfl_sync(F, val[r2], src & 31);
+            if ((src >> 5) == r2) v = got;
+        }
+        col[r] = key[r] >> KB; /* empty: spx_gpu_warp_max_cols(R) + 1, no column's */
+        sum[r] = key[r] == EMPTY ? V(0) : v;
     }
-    { /* last[e]: e ends its column's run (the empty ones too) */
-        const uint32_t n0 = __shfl_down_sync(F, col[0], 1), n1 = __shfl_down_sync(F, col[1], 1),
-                       c1 = __shfl_sync(F, col[1], 0);
-        last[0] = (l < 31 ? n0 : c1) != col[0];
-        last[1] = l == 31 || n1 != col[1];
+#pragma unroll
+    for (int r = 0; r < R; r++) { /* last[e]: e ends its column's run (the empty ones too) */
+        const uint32_t down = __shfl_down_sync(F, col[r], 1), wrap = __shfl_sync(F, col[r + 1 < R ? r + 1 : r], 0);
+        last[r] = l < 31 ? down != col[r] : r == R - 1 || wrap != col[r];
     }
-    for (int d = 1; d < 64; d <<= 1) { /* segmented suffix sums: each run's total at its first */
-        const int src = (l + d) & 31;
-        const V s0 = __shfl_sync(F, sum[0], src), s1 = __shfl_sync(F, sum[1], src);
-        const bool f0 = __shfl_sync(F, (int)last[0], src), f1 = __shfl_sync(F, (int)last[1], src);
-        const bool near = l + d < 32; /* element e + d in the same register */
-        if (!last[0]) sum[0] += near ? s0 : s1, last[0] = near ? f0 : f1;
-        if (!last[1] && near) sum[1] += s1, last[1] = f1;
+    for (int d = 1; d < N; d <<= 1) { /* segmented suffix sums: each run's total at its first */
+        V s_old[R];
+        bool f_old[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) s_old[r] = sum[r], f_old[r] = last[r];
+        if (d < 32) { /* element e + d: lane (l + d) & 31, register r or r + 1 */
+            const int src = (l + d) & 31;
+            const bool near = l + d < 32;
+            V s_sh[R];
+            bool f_sh[R];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                s_sh[r] = __shfl_sync(F, s_old[r], src), f_sh[r] = __shfl_sync(F, (int)f_old[r], src);
+#pragma unroll
+            for (int r = 0; r < R; r++) { /* an open run ends within the N elements: r + 1 < R */
+                const int r1 = r + 1 < R ? r + 1 : r;
+                if (!last[r] && (near || r + 1 < R))
+                    sum[r] += near ? s_sh[r] : s_sh[r1], last[r] = near ? f_sh[r] : f_sh[r1];
+            }
+        } else { /* element e + d: the same lane, register r2 = r + d / 32 */
+#pragma unroll
+            for (int r = 0; r < R; r++)
+#pragma unroll
+                for (int r2 = r + 1; r2 < R; r2++)
+                    if ((r2 - r) * 32 == d && !last[r]) sum[r] += s_old[r2], last[r] = f_old[r2];
+        }
     }
-    const uint32_t p0 = __shfl_up_sync(F, col[0], 1), p1 = __shfl_up_sync(F, col[1], 1), c0 = __shfl_sync(F, col[0], 31);
-    const bool head0 = key[0] != 0xffffffffu && (l == 0 || p0 != col[0]);
-    const bool head1 = key[1] != 0xffffffffu && (l == 0 ? c0 : p1) != col[1];
-    const unsigned h0 = __ballot_sync(F, head0), h1 = __ballot_sync(F, head1), below = (1u << l) - 1u;
-    const int64_t at0 = __popc(h0 & below), at1 = __popc(h0) + __popc(h1 & below);
-    if (head0 && at0 < len) cci[out + at0] = (int32_t)col[0], cv[out + at0] = sum[0];
-    if (head1 && at1 < len) cci[out + at1] = (int32_t)col[1], cv[out + at1] = sum[1];
+    unsigned heads[R];
+    bool head[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) { /* a run's first: its element's column differs from the one before */
+        const uint32_t up = __shfl_up_sync(F, col[r], 1), wrap = __shfl_sync(F, col[r > 0 ? r - 1 : 0], 31);
+        const uint32_t before = l > 0 ? up : wrap;
+        head[r] = key[r] != EMPTY && ((l == 0 && r == 0) || before != col[r]);
+        heads[r] = __ballot_sync(F, head[r]);
+    }
+    int64_t at = __popc(heads[0] & ((1u << l) - 1u));
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        if (head[r] && at < len) cci[out + at] = (int32_t)col[r], cv[out + at] = sum[r];
+        if (r + 1 < R) at += __popc(heads[r]) - __popc(heads[r] & ((1u << l) - 1u)) + __popc(heads[r + 1] & ((1u << l) - 1u));
+    }
     return true;
 }
 
@@ -504,14 +553,14 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
  * (a power of two) in shared memory; blockDim.x = groups * group. Within a group, lanes
  * lane / sub take A's entries and lanes lane % sub stride B's row. SYMBOLIC (NUMERIC false):
  * counts[i] = the row's distinct columns. NUMERIC: the row's columns and sums written to C
- * at crow[i], sorted (by rank in small tables, else spx_spgemm_sort_table); with WARP (groups
- * of whole warps, slots <= SPX_GPU_WARP_MAX_SLOTS) a row of few products is done by its
- * group's first warp in registers (spx_spgemm_warp_row), without the table. WARP is a
+ * at crow[i], sorted (by rank in small tables, else spx_spgemm_sort_table); with WARP 2 or 4
+ * (groups of whole warps, slots <= SPX_GPU_WARP_MAX_SLOTS) a row of at most 32 WARP products is
+ * done by its group's first warp in registers (spx_spgemm_warp_row), without the table. WARP is a
  * template argument, not a flag: compiled into every launch, the warp path's registers made
  * the table path slower (H200, poisson3d n=100 numeric 1.33 ms as a template, 1.67 ms as a
  * flag, in two runs on machines of the same kind). Dynamic shared memory:
  * groups * (slots * (sizeof(V) if NUMERIC + 4) + 4) bytes. */
-template <bool NUMERIC, typename V, bool WARP>
+template <bool NUMERIC, typename V, int WARP>
 __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
     spx_spgemm_rows_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                            const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
@@ -541,8 +590,8 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
         if (NUMERIC && WARP) { /* the group's first warp tries the row in registers */
             if (active && lane < 32) {
                 const int32_t i = rows[r];
-                const bool done = spx_spgemm_warp_row<V>(i, arp, aci, av, brp, bci, bv, crow[i], crow[i + 1] - crow[i],
-                                                         cci, cv);
+                const bool done = spx_spgemm_warp_row<V, WARP ? WARP : 2>(i, arp, aci, av, brp, bci, bv, crow[i],
+                                                                           crow[i + 1] - crow[i], cci, cv);
                 if (lane == 0 && done) found[g] = 1;
             }
             __syncthreads();

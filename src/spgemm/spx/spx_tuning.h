@@ -178,27 +178,33 @@
 #ifndef SPX_GPU_KEEP_C
 #define SPX_GPU_KEEP_C 1
 #endif
-/* Numeric rows of at most SPX_GPU_WARP_PRODUCTS products (2 a lane) in tables of at most
- * SPX_GPU_WARP_MAX_SLOTS slots are summed by one warp in registers: the products sorted by a
- * bitonic network over shuffles, equal columns added by a segmented scan, no hash insertion,
- * atomics or rank (the table is still cleared), in bins whose row groups are whole warps. Rows of few products
- * without reuse (uniform 2M x 8: 64 products, 64 columns a row) spent their time in the
- * table's atomics and the rank's shared-memory reads (ncu before: L1/shared memory 90 %, DRAM
- * 6 %). SPX_GPU_WARP_SORT 0 turns it off (for measuring). Columns must be below 2^26 - 1 (a
- * key packs the column and the product's place). */
+/* Numeric rows of at most 64 products (2 a lane) in tables of at most 128 slots, and of at
+ * most 128 products (4 a lane) in tables of 256, are summed by one warp in registers: the
+ * products sorted by a bitonic network over shuffles, equal columns added by a segmented scan,
+ * no hash insertion, atomics or rank (the table is still cleared), in bins whose row groups
+ * are whole warps. Rows of few products without reuse (uniform 2M x 8: 64 products, 64
+ * columns a row) spent their time in the table's atomics and the rank's shared-memory reads
+ * (ncu before: L1/shared memory 90 %, DRAM 6 %). SPX_GPU_WARP_SORT 0 turns it off (for
+ * measuring). Columns must be below spx_gpu_warp_max_cols (a key packs the column and the
+ * product's place). */
 #ifndef SPX_GPU_WARP_SORT
 #define SPX_GPU_WARP_SORT 1
 #endif
-#define SPX_GPU_WARP_PRODUCTS 64
 /* ... and only when C has at most this many products per entry: a row of more products than
- * SPX_GPU_WARP_PRODUCTS pays for the warp's try (its A entries and B row bounds read, a scan)
- * before the table. H200, numeric ms without / with the warp rows, every bin of whole warps:
- * uniform 2M x 8 (products / nnz(C) 1.00) 7.30 / 4.18, banded·ᵀ bw 8 (8.8) 0.54 / 0.68,
- * fe_body (2.2) 0.170 / 0.192, poisson3d n=100 (1.96) 1.33 / 1.33, uniform 100k·ᵀ (1.00,
+ * the warp holds pays for the warp's try (its A entries and B row bounds read, a scan)
+ * before the table. H200, numeric ms without / with the warp rows (64 products), every bin of
+ * whole warps: uniform 2M x 8 (products / nnz(C) 1.00) 7.30 / 4.18, banded·ᵀ bw 8 (8.8) 0.54 /
+ * 0.68, fe_body (2.2) 0.170 / 0.192, poisson3d n=100 (1.96) 1.33 / 1.33, uniform 100k·ᵀ (1.00,
  * about half its rows over 64 products) 0.80 / 0.85. */
 #define SPX_GPU_WARP_MAX_COMPRESSION 1.5
-#define SPX_GPU_WARP_MAX_SLOTS 128
-#define SPX_GPU_WARP_MAX_COLS ((1 << 26) - 1)
+/* The largest table whose bin's rows a warp tries: 256 (4 products a lane). Why the 256-slot
+ * bin too (H100, 2026-11-27 run 3, ncu): uniform 2M x 8 A*A^T, whose rows of 65-128 products
+ * (B = A^T's rows vary in length) fell to 256-slot tables, spent 14.3 ms a numeric run in
+ * that bin against 4.9 ms for all of A*A's 64-product rows in registers. 128: 2 a lane only
+ * (for measuring). */
+#ifndef SPX_GPU_WARP_MAX_SLOTS
+#define SPX_GPU_WARP_MAX_SLOTS 256
+#endif
 /* Streams a phase's bins are spread over (the context's and SPX_GPU_BIN_STREAMS - 1 more, made
  * once a plan, joined before the phase goes on): a small product's bins are a handful of short
  * launches, each waiting for the last one's tail. 1: every bin on the context's stream (for
