@@ -4,10 +4,13 @@
  * dense reference in fp64 and fp32 and on 1..3 threads, value updates without re-analysis,
  * the argument errors (inner dimensions, unsorted rows, unknown or unbuilt methods), a
  * host-budget refusal of C and allocation-failure injection on plan creation and run; the
- * SpGEMM measurement (spx_bench_spgemm). */
+ * SpGEMM measurement (spx_bench_spgemm); B^T for A*B^T on 1..3 threads. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/ctx.h" /* spx_free */
 #include "fail_alloc.h"
+#include "spgemm/spgemm_internal.h" /* spx_spgemm_transpose */
 #include "spgemm_check.h"
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
@@ -189,6 +192,55 @@ static void test_threads(void)
         spx_csr_destroy(&A);
         spx_ctx_destroy(&ctx);
     }
+}
+
+/* T = B^T with its map is right: T's rows strictly sorted, perm a bijection onto B's
+ * entries, T's entry q at (row r, column c) being B's entry perm[q] at (row c, column r) with
+ * the same value. */
+static int transpose_right(const spx_csr *B, const spx_csr *T, const int64_t *perm)
+{
+    if (T->m != B->n || T->n != B->m || T->nnz != B->nnz) return 0;
+    int32_t *row_of = malloc(((size_t)B->nnz + 1) * sizeof *row_of);
+    char *seen = calloc((size_t)B->nnz + 1, 1);
+    int ok = row_of && seen;
+    for (int32_t i = 0; ok && i < B->m; i++)
+        for (int64_t q = B->rowptr[i]; q < B->rowptr[i + 1]; q++) row_of[q] = i;
+    for (int32_t r = 0; ok && r < T->m; r++)
+        for (int64_t q = T->rowptr[r]; ok && q < T->rowptr[r + 1]; q++) {
+            const int64_t b = perm[q];
+            ok = b >= 0 && b < B->nnz && !seen[b] && B->colind[b] == r && row_of[b] == T->colind[q] &&
+                 B->val[b] == T->val[q] && (q == T->rowptr[r] || T->colind[q - 1] < T->colind[q]);
+            if (ok) seen[b] = 1;
+        }
+    free(row_of);
+    free(seen);
+    return ok;
+}
+
+/* spx_spgemm_transpose on 1..3 threads (its threads own column ranges past 2^18 entries):
+ * R-MAT (skewed columns) and uniform, each right (transpose_right). */
+static void test_transpose_threads(void)
+{
+    static const char *specs[] = {"gen:rmat:scale=16,ef=8", "gen:uniform:m=40000,k=8"};
+    for (int t = 1; t <= 3; t++)
+        for (size_t c = 0; c < sizeof specs / sizeof specs[0]; c++) {
+            spx_ctx *ctx = NULL;
+            spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = t};
+            if (spx_ctx_create(&ctx, &co)) continue;
+            spx_csr *B = NULL, *T = NULL;
+            int64_t *perm = NULL;
+            CHECK_OK(ctx, spx_gen(ctx, specs[c], &B));
+            if (B) {
+                CHECK_MSG(B->nnz >= (int64_t)1 << 18, "%s: %lld entries, too few for the threads", specs[c],
+                          (long long)B->nnz);
+                CHECK_OK(ctx, spx_spgemm_transpose(ctx, B, &T, &perm));
+                if (T) CHECK_MSG(transpose_right(B, T, perm), "%s on %d threads: B^T wrong", specs[c], t);
+            }
+            spx_free(ctx, perm);
+            spx_csr_destroy(&T);
+            spx_csr_destroy(&B);
+            spx_ctx_destroy(&ctx);
+        }
 }
 
 /* New values through update_values: the next run (into the same C) uses them. */
@@ -392,6 +444,7 @@ int main(void)
     test_bench(ctx);
     spx_ctx_destroy(&ctx);
     test_threads();
+    test_transpose_threads();
     test_budget();
     for (int tr = 0; tr < 2; tr++) test_alloc_failures(tr, tr ? SPX_FP32 : SPX_FP64);
     return check_report();

@@ -316,7 +316,7 @@ spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p)
 {
     if (!p) return SPX_ERR_ARG;
     const double t0 = spx_now();
-    if (p->transpose_b) spx_spgemm_transpose_values(p->B, p->bt_perm, p->Bt);
+    if (p->transpose_b) spx_spgemm_transpose_values(p->B, p->bt_perm, p->Bt, spx_ctx_threads(p->ctx));
     spx_status s = SPX_OK;
     limit_window lw;
     limit_open(p->ctx, p->dev_limit, p->device_bytes, &lw);

@@ -9,10 +9,12 @@
 extern "C" {
 #endif
 
-/* *out = B^T (sorted columns) and *perm with out->val[q] = B->val[perm[q]]. */
+/* *out = B^T (sorted columns) and *perm with out->val[q] = B->val[perm[q]]; on the context's
+ * threads. */
 spx_status spx_spgemm_transpose(spx_ctx *ctx, const spx_csr *B, spx_csr **out, int64_t **perm);
-/* Refreshes T = B^T's values from B through the map spx_spgemm_transpose made. */
-void spx_spgemm_transpose_values(const spx_csr *B, const int64_t *perm, spx_csr *T);
+/* Refreshes T = B^T's values from B through the map spx_spgemm_transpose made, on up to
+ * threads OpenMP threads. */
+void spx_spgemm_transpose_values(const spx_csr *B, const int64_t *perm, spx_csr *T, int threads);
 /* The products A*B forms (sum over A's entries of B's row lengths) in total, and row i's in
  * prod[i] when prod is not NULL; on up to threads OpenMP threads. */
 int64_t spx_spgemm_row_products(const spx_csr *A, const spx_csr *B, int64_t *prod, int threads);
