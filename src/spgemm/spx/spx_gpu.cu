@@ -27,6 +27,14 @@
 #include "spgemm/spx/spx_dense_panel.h"
 #include "spgemm/spx/spx_kernels.cuh"
 
+/* The tuning constants' limits (spx_tuning.h). */
+/* the split kernels launch without asking for more than the default 48 KB of shared memory:
+   the hot slots (an fp64 sum and a flag each) and the walk's ~4.1 KB of static memory */
+static_assert(SPX_GPU_HOT_COLS >= 0 && SPX_GPU_HOT_COLS * (8 + 4) + 5 * 1024 <= 48 * 1024,
+              "SPX_GPU_HOT_COLS: the split kernels' shared memory");
+/* a 512-slot bin's rows (over 128 entries) never fit a warp's 128 products */
+static_assert(SPX_GPU_WARP_MAX_SLOTS <= 256, "SPX_GPU_WARP_MAX_SLOTS: at most 4 products a lane");
+
 /* One launch: rows [first, first + count) of a row list, their table and thread groups. */
 typedef struct gpu_bin {
     int32_t first, count;
@@ -213,20 +221,24 @@ static unsigned one_wave(const gpu_state *S, int64_t blocks, int threads, size_t
     return (unsigned)(blocks < res ? blocks : res);
 }
 
-/* Whether bin b's numeric rows may be summed by a warp in registers (SPX_GPU_WARP_SORT): its
- * groups whole warps, and C made of few repeated products (SPX_GPU_WARP_MAX_COMPRESSION; C's
- * row pointers given, the products are not known: no). Groups are not widened for it: at 32
- * lanes a row, the road network's rows of ~4 entries ran 2.1x slower (H200, luxembourg_osm·ᵀ
- * numeric 0.063 -> 0.135 ms), poisson3d n=100's 25-entry rows 1.06x faster. */
 /* Products a lane holds in the warp rows of bin b: 2 up to 128 slots (rows of at most 64), else 4. */
 static int warp_regs(const gpu_bin *b) { return b->slots <= 128 ? 2 : 4; }
 
-static bool warp_bin(const gpu_state *S, const gpu_bin *b)
+/* Whether bin b's numeric rows may be summed by a warp in registers (SPX_GPU_WARP_SORT): C
+ * made of few repeated products (SPX_GPU_WARP_MAX_COMPRESSION; C's row pointers given, the
+ * products are not known: no). Groups are not widened for it: at 32 lanes a row, the road
+ * network's rows of ~4 entries ran 2.1x slower (H200, luxembourg_osm·ᵀ numeric 0.063 -> 0.135
+ * ms), poisson3d n=100's 25-entry rows 1.06x faster; wider ones are narrowed to a warp
+ * (shape_bin, SPX_GPU_WARP_ONE). */
+static bool warp_rows(const gpu_state *S, const gpu_bin *b)
 {
-    return SPX_GPU_WARP_SORT && !b->span && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS && b->group % 32 == 0 &&
+    return SPX_GPU_WARP_SORT && !b->span && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS &&
            S->n < spx_gpu_warp_max_cols(warp_regs(b)) && S->products > 0 &&
            (double)S->products <= SPX_GPU_WARP_MAX_COMPRESSION * (double)S->nnz_c;
 }
+
+/* warp_rows, and the bin's row groups whole warps. */
+static bool warp_bin(const gpu_state *S, const gpu_bin *b) { return warp_rows(S, b) && b->group % 32 == 0; }
 
 /* Shapes bin b's launch: M from the bin's mean work, then ApSpGEMM's Algorithm 2: doubled
  * while a thread's iterations on the longest row (work_max / M) exceed ~2 x the rows each
@@ -254,6 +266,8 @@ static void shape_bin(const gpu_state *S, int numeric, gpu_bin *b, int64_t work_
      * slots; a span table is cleared and read out instead: a few columns a lane */
     const int sort_lanes = b->slots / (b->span ? SPX_GPU_SPAN_COLS_PER_LANE : SPX_GPU_SORT_SLOTS_PER_LANE);
     if (numeric && M < sort_lanes) M = sort_lanes < Mmax ? sort_lanes : Mmax;
+    /* numeric rows a warp may sum in registers: one warp a row (SPX_GPU_WARP_ONE) */
+    if (SPX_GPU_WARP_ONE && numeric && M > 32 && warp_rows(S, b)) M = 32;
     /* symbolic: the tables, not the threads, bound the rows an SM holds; lanes enough that
      * those rows fill it with warps (a span table's bits are small: Algorithm 2 alone) */
     const int table_lanes = SPX_GPU_SYM_SLOTS_PER_LANE && !b->span ? b->slots / SPX_GPU_SYM_SLOTS_PER_LANE : 0;
@@ -413,6 +427,7 @@ static size_t split_layout(split_ws *w, void *base)
     w->pop = (int32_t *)carve(&c, words * sizeof(int32_t));
     w->rank = (int32_t *)carve(&c, words * sizeof(int32_t));
     w->scan = carve(&c, w->scan_bytes);
+    w->hot = NULL, w->hot_cols = NULL, w->hot_count = NULL;
     if (SPX_GPU_HOT_COLS) {
         w->hot = (int32_t *)carve(&c, (size_t)w->n * sizeof(int32_t));
         w->hot_cols = (int32_t *)carve(&c, (size_t)SPX_GPU_HOT_COLS * sizeof(int32_t));
@@ -450,7 +465,9 @@ static void name_kernel(gpu_state *S)
 
 /* The split rows' hot columns (SPX_GPU_HOT_COLS), once a plan: B's columns of more than
  * spx_gpu_dense_min(k) entries by a sample of every SPX_GPU_HOT_SAMPLE-th entry, their slots
- * into w->hot (n) and w->hot_cols; S->num_hot from one download. */
+ * into w->hot (n) and w->hot_cols; S->num_hot from one download. Past SPX_GPU_HOT_COLS such
+ * columns, the slots go in the count's order, not to the densest (speed only). The kernel's
+ * name says "+hot" from then on: after the first run when C's row pointers were given. */
 static spx_status survey_hot_columns(spx_ctx *ctx, gpu_state *S, split_ws *w)
 {
     if (S->num_hot >= 0) return SPX_OK;
@@ -473,7 +490,7 @@ static spx_status survey_hot_columns(spx_ctx *ctx, gpu_state *S, split_ws *w)
     unsigned int count = 0;
     spx_status s = spx_cuda_d2h(ctx, &count, w->hot_count, sizeof count);
     if (s) return s;
-    S->num_hot = count < (unsigned int)SPX_GPU_HOT_COLS ? (int)count : SPX_GPU_HOT_COLS;
+    S->num_hot = (int64_t)count < SPX_GPU_HOT_COLS ? (int)count : SPX_GPU_HOT_COLS;
     name_kernel(S);
     return SPX_OK;
 }

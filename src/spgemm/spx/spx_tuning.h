@@ -205,6 +205,14 @@
 #ifndef SPX_GPU_WARP_MAX_SLOTS
 #define SPX_GPU_WARP_MAX_SLOTS 256
 #endif
+/* Bins whose rows a warp tries get groups of one warp: the warp path is one warp a row, and
+ * the 256-slot bin's 64 lanes a row (enough lanes for its table's rank) left the second warp
+ * of each group idle (H100, 2026-11-27 run 6, ncu: uniform 2M x 8 A*A^T, that bin 9.7 ms a
+ * numeric run at 47 % of warps active; its rank then takes two batches a lane). 0: the groups
+ * as before (for measuring). */
+#ifndef SPX_GPU_WARP_ONE
+#define SPX_GPU_WARP_ONE 1
+#endif
 /* Streams a phase's bins are spread over (the context's and SPX_GPU_BIN_STREAMS - 1 more, made
  * once a plan, joined before the phase goes on): a small product's bins are a handful of short
  * launches, each waiting for the last one's tail. 1: every bin on the context's stream (for
