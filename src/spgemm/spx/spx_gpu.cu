@@ -27,9 +27,9 @@
 #include "spgemm/spx/spx_dense_panel.h"
 #include "spgemm/spx/spx_kernels.cuh"
 
-/* The tuning constants' limits (spx_tuning.h). */
-/* the split kernels launch without asking for more than the default 48 KB of shared memory:
-   the hot slots (an fp64 sum and a flag each) and the walk's ~4.1 KB of static memory */
+/* The tuning constants' limits (spx_tuning.h). The split kernels launch without asking for
+ * more than the default 48 KB of shared memory: the hot slots (an fp64 sum and a flag each)
+ * and the walk's ~4.1 KB of static memory. */
 static_assert(SPX_GPU_HOT_COLS >= 0 && SPX_GPU_HOT_COLS * (8 + 4) + 5 * 1024 <= 48 * 1024,
               "SPX_GPU_HOT_COLS: the split kernels' shared memory");
 /* a 512-slot bin's rows (over 128 entries) never fit a warp's 128 products */

@@ -540,11 +540,12 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
         head[r] = key[r] != EMPTY && ((l == 0 && r == 0) || before != col[r]);
         heads[r] = __ballot_sync(F, head[r]);
     }
-    int64_t at = __popc(heads[0] & ((1u << l) - 1u));
+    int64_t before = 0; /* the heads of the registers before r */
 #pragma unroll
     for (int r = 0; r < R; r++) {
+        const int64_t at = before + __popc(heads[r] & ((1u << l) - 1u));
         if (head[r] && at < len) cci[out + at] = (int32_t)col[r], cv[out + at] = sum[r];
-        if (r + 1 < R) at += __popc(heads[r]) - __popc(heads[r] & ((1u << l) - 1u)) + __popc(heads[r + 1] & ((1u << l) - 1u));
+        before += __popc(heads[r]);
     }
     return true;
 }
@@ -1135,13 +1136,14 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_gpu_split_walk(arp, aci, brp, i, sub, skip_b, [&](int32_t qa, int32_t qb) {
         const int32_t j = bci[qb];
         const int slot = spx_gpu_hot_slot(h, j);
+        const V p = av[qa] * bv[qb];
         if (slot >= 0) {
-            atomicAdd(sum + slot, av[qa] * bv[qb]);
+            atomicAdd(sum + slot, p);
             seen[slot] = 1;
             return;
         }
         const int at = spx_gpu_bitmap_place(bits, rank, j);
-        if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
+        if (at < len) atomicAdd(cv + out + at, p);
     });
     for (int c = threadIdx.x; c < h.n; c += blockDim.x)
         if (seen[c]) {
