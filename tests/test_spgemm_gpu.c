@@ -122,6 +122,36 @@ static void test_span_tables(spx_ctx *ctx)
         }
 }
 
+/* spx reads numeric hash tables out by a bitmap of the row's range (its kernel's name says
+ * "+bits") where the range is too wide for a span table but within SPX_GPU_BITMAP_COLS_PER_SLOT
+ * columns a slot: stencil27 n=50, 125 columns a row (256 slots) over ~5100, in both precisions;
+ * C against the CPU product (structure exact, values within rounding in relative 2-norm), each
+ * plan run twice. Nothing to test in a build without the bitmaps. */
+static void test_bitmap_rows(spx_ctx *ctx)
+{
+    if (!SPX_GPU_BITMAP_COLS_PER_SLOT) return;
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:stencil27:n=50", &A));
+    for (int p = 0; A && p < 2; p++) {
+        spx_csr *C = NULL, *R = NULL;
+        const spx_spgemm_opts o = {.method = "spx", .backend = SPX_BACKEND_CUDA, .precision = precisions[p]};
+        spx_spgemm_plan *plan = NULL;
+        CHECK_OK(ctx, oc_cpu_product(ctx, A, A, 0, precisions[p], &R));
+        CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+        if (plan)
+            CHECK_MSG(kernel_has(plan, "+bits"), "stencil27 n=50 %s: no bitmap read-out", spx_precision_str(precisions[p]));
+        for (int run = 0; plan && run < 2; run++) {
+            CHECK_OK(ctx, spx_spgemm_run(plan, &C)); /* the second into the same C */
+            CHECK_MSG(C && R && oc_close(C, R, precisions[p] == SPX_FP64 ? 1e-12 : 1e-4),
+                      "bitmap rows, %s, run %d: C differs", spx_precision_str(precisions[p]), run + 1);
+        }
+        spx_spgemm_plan_destroy(&plan);
+        spx_csr_destroy(&C);
+        spx_csr_destroy(&R);
+    }
+    spx_csr_destroy(&A);
+}
+
 /* A power-law matrix whose hubs (rows above P) link to hubs: dense x dense panels exist. */
 #define DENSE_PANEL_SPEC "gen:powerlaw:m=20000,k=8,alpha=1.5"
 
@@ -300,6 +330,7 @@ int main(void)
     test_edge_cases(ctx);
     test_generated(ctx);
     test_span_tables(ctx);
+    test_bitmap_rows(ctx);
     test_split_rows(ctx);
     test_dense_panels(ctx);
     test_update_values(ctx);

@@ -40,6 +40,7 @@ typedef struct gpu_bin {
     int32_t first, count;
     int slots;        /* hash table slots per row, or span table columns (span); 0: the fallback */
     bool span;        /* the rows take span tables (spx_spgemm_span_kernel) */
+    bool bits;        /* the rows' hash tables are read out by a bitmap of their range (numeric) */
     int group, sub;   /* lanes per row (Algorithm 2), lanes per B row within it */
     int groups;       /* row groups per block */
     size_t smem;      /* dynamic shared memory per block */
@@ -82,6 +83,7 @@ typedef struct gpu_state {
     spx_gpu_bin_stats sym;      /* host: the products' statistics (analyse), for the symbolic bins */
     gpu_bins num;      /* the numeric phase's bins (by exact row length) */
     int64_t span_rows; /* rows in span bins, symbolic and numeric (for the kernel's name) */
+    int64_t bits_rows; /* rows in bitmap bins (numeric; for the kernel's name) */
     int64_t nnz_c, dense_rows, dense_cols; /* the §4.2 counts: kept for the plan's state, not reported yet */
     int64_t products;  /* the pre-analysis's total (0 when C's row pointers were given) */
     spx_gpu_panel_mode panel_mode; /* from the algorithm: default (the cost rule), sparse, dense */
@@ -126,11 +128,19 @@ static size_t group_bytes(const gpu_state *S, int numeric, int slots)
     return (size_t)slots * (sizeof(int32_t) + value_bytes(S, numeric)) + sizeof(int);
 }
 
-/* Shared bytes of one row group of bin b (hash or span table). */
+/* The same with the bitmap of SPX_GPU_BITMAP_COLS_PER_SLOT columns a slot. */
+static size_t bits_group_bytes(const gpu_state *S, int numeric, int slots)
+{
+    return group_bytes(S, numeric, slots) + (size_t)slots * SPX_GPU_BITMAP_COLS_PER_SLOT / 8;
+}
+
+/* Shared bytes of one row group of bin b (hash table, with a bitmap or not, or span table). */
 static size_t bin_group_bytes(const gpu_state *S, int numeric, const gpu_bin *b)
 {
     const int vbytes = (int)value_bytes(S, numeric);
-    return b->span ? spx_gpu_span_group_bytes(b->slots, vbytes) : group_bytes(S, numeric, b->slots);
+    return b->span   ? spx_gpu_span_group_bytes(b->slots, vbytes)
+           : b->bits ? bits_group_bytes(S, numeric, b->slots)
+                     : group_bytes(S, numeric, b->slots);
 }
 
 /* Shared bytes of the dense fallback's block: n bits, and in numeric a rank per 64-bit word. */
@@ -182,11 +192,24 @@ static int64_t fit_cols(const gpu_state *S, int numeric)
     return fit;
 }
 
+/* The largest hash table with its bitmap (numeric, the rows' ranges known) one row group may
+ * have in shared memory, at most fit_slots; 0: no bitmaps. */
+static int64_t fit_bits_slots(const gpu_state *S, int numeric)
+{
+    const int64_t most = SPX_GPU_BITMAP_COLS_PER_SLOT && numeric && S->d_range ? fit_slots(S, numeric) : 0;
+    int64_t fit = 0;
+    for (int64_t s = SPX_GPU_MIN_SLOTS; s <= most && bits_group_bytes(S, numeric, (int)s) <= S->smem_limit; s <<= 1)
+        fit = s;
+    return fit;
+}
+
 /* The binning rule of the symbolic (numeric 0) or numeric phase. */
 static spx_gpu_bin_rule bin_rule(const gpu_state *S, int numeric)
 {
     spx_gpu_bin_rule r;
     r.n = S->n, r.fit_slots = fit_slots(S, numeric), r.fit_cols = fit_cols(S, numeric);
+    r.fit_bits_slots = fit_bits_slots(S, numeric);
+    r.bits_per_slot = r.fit_bits_slots ? SPX_GPU_BITMAP_COLS_PER_SLOT : 0;
     r.vbytes = (int)value_bytes(S, numeric);
     r.span_pct = numeric ? SPX_GPU_SPAN_NUM_PCT : SPX_GPU_SPAN_SYM_PCT;
     r.sorted_pct = numeric ? SPX_GPU_SPAN_NUM_SORTED_PCT : SPX_GPU_SPAN_SYM_PCT;
@@ -232,7 +255,7 @@ static int warp_regs(const gpu_bin *b) { return b->slots <= 128 ? 2 : 4; }
  * (shape_bin, SPX_GPU_WARP_ONE). */
 static bool warp_rows(const gpu_state *S, const gpu_bin *b)
 {
-    return SPX_GPU_WARP_SORT && !b->span && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS &&
+    return SPX_GPU_WARP_SORT && !b->span && !b->bits && b->slots && b->slots <= SPX_GPU_WARP_MAX_SLOTS &&
            S->n < spx_gpu_warp_max_cols(warp_regs(b)) && S->products > 0 &&
            (double)S->products <= SPX_GPU_WARP_MAX_COMPRESSION * (double)S->nnz_c;
 }
@@ -314,12 +337,12 @@ static spx_status make_bins(spx_ctx *ctx, gpu_state *S, int numeric, const int64
         if (!st->count[c]) continue;
         gpu_bin *b = &out->bin[out->n++];
         b->first = (int32_t)total, b->count = (int32_t)st->count[c], b->work_max = (int64_t)st->max[c];
-        b->span = c >= SPX_GPU_TABLE_CLASSES && c < SPX_GPU_BINS - 1;
-        b->slots = c == SPX_GPU_BINS - 1 ? 0
-                   : b->span             ? SPX_GPU_SPAN_MIN_COLS << (c - SPX_GPU_TABLE_CLASSES)
-                                         : SPX_GPU_MIN_SLOTS << c;
+        const int kind = c / SPX_GPU_TABLE_CLASSES, cls = c % SPX_GPU_TABLE_CLASSES; /* the fallback: kind 3 */
+        b->span = kind == 1, b->bits = kind == 2;
+        b->slots = c == SPX_GPU_BINS - 1 ? 0 : b->span ? SPX_GPU_SPAN_MIN_COLS << cls : SPX_GPU_MIN_SLOTS << cls;
         if (b->slots) shape_bin(S, numeric, b, (int64_t)st->sum[c]);
         if (b->span) S->span_rows += b->count;
+        if (b->bits) S->bits_rows += b->count;
         total += (int64_t)st->count[c];
     }
     if (!total) return SPX_OK;
@@ -337,14 +360,15 @@ static spx_status launch_rows(spx_ctx *ctx, const gpu_state *S, const gpu_bins *
 {
     const spx_dev_csr *A = &S->ops.A, *B = &S->ops.B;
     const bool warp = NUMERIC && warp_bin(S, b);
-    auto kernel = !warp                  ? spx_spgemm_rows_kernel<NUMERIC, V, 0>
-                  : warp_regs(b) == 2    ? spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC ? 2 : 0>
-                                         : spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC ? 4 : 0>;
+    auto kernel = NUMERIC && b->bits     ? spx_spgemm_rows_kernel<NUMERIC, V, 0, NUMERIC>
+                  : !warp                ? spx_spgemm_rows_kernel<NUMERIC, V, 0, false>
+                  : warp_regs(b) == 2    ? spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC ? 2 : 0, false>
+                                         : spx_spgemm_rows_kernel<NUMERIC, V, NUMERIC ? 4 : 0, false>;
     spx_status s = spx_cuda_allow_max_smem(ctx, kernel);
     if (s) return s;
     kernel<<<b->grid, b->groups * b->group, b->smem, st>>>(
-        A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
-        b->count, b->group, b->sub, b->slots, counts, S->d_crow, cci, cv);
+        A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, S->d_range,
+        L->d_rows + b->first, b->count, b->group, b->sub, b->slots, counts, S->d_crow, cci, cv);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_rows_kernel");
     return SPX_OK;
 }
@@ -455,12 +479,14 @@ static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
     return SPX_OK;
 }
 
-/* The kernel's name: the precision, "+span" when span tables took rows in either phase,
- * "+dense" with dense panels, "+hot" when the split rows have hot columns. */
+/* The kernel's name: the precision, "+span" when span tables took rows in either phase, "+bits"
+ * when numeric hash tables were read out by bitmaps, "+dense" with dense panels, "+hot" when
+ * the split rows have hot columns. */
 static void name_kernel(gpu_state *S)
 {
-    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s%s%s%s", S->prec == SPX_FP32 ? "fp32" : "fp64",
-             S->span_rows ? "+span" : "", S->panels.on ? "+dense" : "", S->num_hot > 0 ? "+hot" : "");
+    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s%s%s%s%s", S->prec == SPX_FP32 ? "fp32" : "fp64",
+             S->span_rows ? "+span" : "", S->bits_rows ? "+bits" : "", S->panels.on ? "+dense" : "",
+             S->num_hot > 0 ? "+hot" : "");
 }
 
 /* The split rows' hot columns (SPX_GPU_HOT_COLS), once a plan: B's columns of more than

@@ -54,6 +54,8 @@ typedef struct spx_gpu_bin_starts {
 typedef struct spx_gpu_bin_rule {
     int64_t n, fit_slots, fit_cols;
     int vbytes, span_pct, sorted_pct;
+    int bits_per_slot;      /* a hash table's bitmap columns a slot (0: no bitmaps) */
+    int64_t fit_bits_slots; /* the largest hash table with its bitmap a row group may have */
     const int32_t *panel_arp; /* A's row pointers: rows of more than panel_min entries go to the */
     int32_t panel_min;        /* fallback bin (the dense panels' rows); NULL: none */
 } spx_gpu_bin_rule;
@@ -71,9 +73,11 @@ __host__ __device__ __forceinline__ int spx_gpu_table_class(int64_t need, int64_
  * (at least SPX_GPU_MIN_SLOTS), bin c for SPX_GPU_MIN_SLOTS << c; its span table the power of
  * two >= hi - lo + 1 columns, bin SPX_GPU_TABLE_CLASSES + c for SPX_GPU_SPAN_MIN_COLS << c, taken
  * when it fits and its bytes are at most R.span_pct % of the hash table's (R.sorted_pct % over
- * SPX_GPU_RANK_SORT_MAX_SLOTS slots); else the hash bin,
- * or SPX_GPU_BINS - 1 (the fallback) when the hash table exceeds R.fit_slots. The stats and
- * scatter kernels share this one rule, so they agree on every row's bin. */
+ * SPX_GPU_RANK_SORT_MAX_SLOTS slots); else, when the range spans at most R.bits_per_slot
+ * columns a slot and the table with its bitmap fits, the hash bin with a bitmap, 2
+ * SPX_GPU_TABLE_CLASSES + c; else the hash bin, or SPX_GPU_BINS - 1 (the fallback) when the
+ * hash table exceeds R.fit_slots. The stats and scatter kernels share this one rule, so they
+ * agree on every row's bin. */
 __host__ __device__ __forceinline__ int spx_gpu_bin_of(int64_t w, int32_t lo, int32_t hi, const spx_gpu_bin_rule &R)
 {
     const int64_t keys = w < R.n ? w : R.n;
@@ -87,6 +91,8 @@ __host__ __device__ __forceinline__ int spx_gpu_bin_of(int64_t w, int32_t lo, in
             (cols * R.vbytes + cols / 8) * 100 <= slots * (4 + R.vbytes) * pct)
             return SPX_GPU_TABLE_CLASSES + cs;
     }
+    if (R.bits_per_slot && hi >= lo && (int64_t)hi - lo + 1 <= slots * R.bits_per_slot && slots <= R.fit_bits_slots)
+        return 2 * SPX_GPU_TABLE_CLASSES + ch;
     return ch < SPX_GPU_TABLE_CLASSES && slots <= R.fit_slots ? ch : SPX_GPU_BINS - 1;
 }
 
@@ -550,6 +556,38 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
     return true;
 }
 
+/* Writes a row's columns, marked in bits[0..words) (bit c of the row: column lo + c), in column
+ * order into C at out (at most len of them), each with value_of(c). Called by lanes
+ * 0..readers-1 of a row group (readers = min(group, 32): whole warps, or whole groups within
+ * one warp, every group of a warp reading alike); a word a lane and round, each word's place
+ * from a warp scan of the words' populations. */
+template <typename V, typename F>
+__device__ __forceinline__ void spx_gpu_bits_write(const uint32_t *bits, int words, int32_t lo, int lane, int readers,
+                                                   bool active, int64_t out, int64_t len, int32_t *__restrict__ cci,
+                                                   V *__restrict__ cv, F value_of)
+{
+    const unsigned lanes = spx_gpu_warp_lanes();
+    int64_t at = 0; /* the row's entries before this round */
+    for (int w0 = 0; w0 < words; w0 += readers) {
+        const int w = w0 + lane;
+        uint32_t b = w < words ? bits[w] : 0u;
+        int incl = __popc(b);
+        for (int d = 1; d < readers; d <<= 1) {
+            const int t = __shfl_up_sync(lanes, incl, d, readers);
+            if (lane >= d) incl += t;
+        }
+        const int total = __shfl_sync(lanes, incl, readers - 1, readers);
+        for (int64_t q = at + incl - __popc(b); b; b &= b - 1u, q++) {
+            const int c = w * 32 + __ffs((int)b) - 1;
+            if (active && q < len) {
+                cci[out + q] = lo + c;
+                cv[out + q] = value_of(c);
+            }
+        }
+        at += total;
+    }
+}
+
 /* Rows rows[0..nrows) of C, a group of `group` lanes per row with a table of `slots` slots
  * (a power of two) in shared memory; blockDim.x = groups * group. Within a group, lanes
  * lane / sub take A's entries and lanes lane % sub stride B's row. SYMBOLIC (NUMERIC false):
@@ -559,22 +597,28 @@ __device__ __forceinline__ bool spx_spgemm_warp_row(int32_t i, const int32_t *__
  * done by its group's first warp in registers (spx_spgemm_warp_row), without the table. WARP is a
  * template argument, not a flag: compiled into every launch, the warp path's registers made
  * the table path slower (H200, poisson3d n=100 numeric 1.33 ms as a template, 1.67 ms as a
- * flag, in two runs on machines of the same kind). Dynamic shared memory:
- * groups * (slots * (sizeof(V) if NUMERIC + 4) + 4) bytes. */
-template <bool NUMERIC, typename V, int WARP>
-__global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
+ * flag, in two runs on machines of the same kind). BITS (numeric, WARP 0): each row's columns
+ * lie in [range[i].x, range[i].x + slots * SPX_GPU_BITMAP_COLS_PER_SLOT); a column new to the
+ * table sets its bit in the group's bitmap of that range, and the row is read out from the bits
+ * in column order (spx_gpu_bits_write), each value looked up in the table: no sort. Dynamic
+ * shared memory: groups * (slots * (sizeof(V) if NUMERIC + 4) + 4 + bitmap bytes) bytes. */
+template <bool NUMERIC, typename V, int WARP, bool BITS>
+__global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK, WARP ? 1 : SPX_GPU_TABLE_MIN_BLOCKS)
     spx_spgemm_rows_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                            const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
-                           const int32_t *__restrict__ rows, int32_t nrows, int group, int sub, int slots,
-                           int64_t *__restrict__ counts, const int64_t *__restrict__ crow, int32_t *__restrict__ cci,
-                           V *__restrict__ cv)
+                           const int2 *__restrict__ range, const int32_t *__restrict__ rows, int32_t nrows, int group,
+                           int sub, int slots, int64_t *__restrict__ counts, const int64_t *__restrict__ crow,
+                           int32_t *__restrict__ cci, V *__restrict__ cv)
 {
+    static_assert(!BITS || (NUMERIC && WARP == 0), "bitmap read-out: numeric tables only");
     extern __shared__ __align__(16) unsigned char spx_spgemm_smem[];
     const int groups = blockDim.x / group;
     const int g = threadIdx.x / group, lane = threadIdx.x % group;
     V *vals = (V *)spx_spgemm_smem; /* groups * slots values (NUMERIC only) */
     int32_t *keys = (int32_t *)(spx_spgemm_smem + (NUMERIC ? (size_t)groups * slots * sizeof(V) : 0));
     int *found = (int *)(keys + (size_t)groups * slots); /* one counter per group */
+    const int words = BITS ? slots * (SPX_GPU_BITMAP_COLS_PER_SLOT / 32) : 0; /* a group's bitmap words */
+    uint32_t *mybits = (uint32_t *)(found + groups) + (size_t)g * words;   /* BITS only */
     int32_t *mykeys = keys + (size_t)g * slots;
     V *myvals = vals + (size_t)g * slots;
     const uint32_t mask = (uint32_t)slots - 1;
@@ -586,6 +630,7 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
             mykeys[s] = -1;
             if (NUMERIC) myvals[s] = V(0);
         }
+        for (int w = lane; w < words; w += group) mybits[w] = 0u;
         if (lane == 0) found[g] = 0;
         __syncthreads();
         if (NUMERIC && WARP) { /* the group's first warp tries the row in registers */
@@ -600,18 +645,35 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
         const bool done = NUMERIC && WARP && found[g]; /* numeric: found[g] marks a row done */
         if (active && !done) {
             const int32_t i = rows[r];
+            const int32_t lo = BITS ? range[i].x : 0;
             int fresh = 0;
             for (int32_t qa = arp[i] + lane / sub; qa < arp[i + 1]; qa += per) {
                 const int32_t k = aci[qa];
                 const V a = NUMERIC ? av[qa] : V(0);
-                for (int32_t qb = brp[k] + lane % sub; qb < brp[k + 1]; qb += sub)
-                    fresh += spx_spgemm_hash_insert<NUMERIC, V>(mykeys, myvals, mask, bci[qb], NUMERIC ? a * bv[qb] : V(0));
+                for (int32_t qb = brp[k] + lane % sub; qb < brp[k + 1]; qb += sub) {
+                    const int32_t j = bci[qb];
+                    const int added = spx_spgemm_hash_insert<NUMERIC, V>(mykeys, myvals, mask, j, NUMERIC ? a * bv[qb] : V(0));
+                    if (BITS && added) atomicOr(mybits + ((j - lo) >> 5), 1u << ((j - lo) & 31));
+                    fresh += added;
+                }
             }
             if (!NUMERIC && fresh) atomicAdd(found + g, fresh);
         }
         __syncthreads();
         if (!NUMERIC && active && lane == 0) counts[rows[r]] = found[g];
-        if (NUMERIC && slots <= SPX_GPU_RANK_SORT_MAX_SLOTS) { /* small tables: each key's rank */
+        if (BITS) { /* the columns in order from the bitmap, each value from the table */
+            const int readers = group < 32 ? group : 32;
+            if (lane < readers) {
+                const int32_t i = active ? rows[r] : 0, lo = active ? range[i].x : 0;
+                const int64_t out = active ? crow[i] : 0, len = active ? crow[i + 1] - crow[i] : 0;
+                spx_gpu_bits_write(mybits, words, lo, lane, readers, active, out, len, cci, cv, [&](int c) {
+                    const int32_t j = lo + c;
+                    uint32_t h = ((uint32_t)j * SPX_GPU_HASH_MULT) & mask;
+                    while (mykeys[h] != j) h = (h + 1) & mask; /* present: its bit is set */
+                    return myvals[h];
+                });
+            }
+        } else if (NUMERIC && slots <= SPX_GPU_RANK_SORT_MAX_SLOTS) { /* small tables: each key's rank */
             if (active && !done) {
                 const int32_t i = rows[r];
                 const int64_t out = crow[i], end = crow[i + 1];
@@ -719,28 +781,10 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK)
         __syncthreads();
         if (!NUMERIC) {
             if (active && lane == 0) counts[i] = found[g];
-        } else if (lane < readers) { /* whole warps, or whole groups within one warp */
-            const unsigned lanes = spx_gpu_warp_lanes(); /* every group of the warp reads alike */
+        } else if (lane < readers) {
             const int64_t out = active ? crow[i] : 0, len = active ? crow[i + 1] - crow[i] : 0;
-            int64_t at = 0; /* the row's entries before this round */
-            for (int w0 = 0; w0 < words; w0 += readers) {
-                const int w = w0 + lane;
-                uint32_t b = w < words ? mybits[w] : 0u;
-                int incl = __popc(b);
-                for (int d = 1; d < readers; d <<= 1) {
-                    const int t = __shfl_up_sync(lanes, incl, d, readers);
-                    if (lane >= d) incl += t;
-                }
-                const int total = __shfl_sync(lanes, incl, readers - 1, readers);
-                for (int64_t q = at + incl - __popc(b); b; b &= b - 1u, q++) {
-                    const int c = w * 32 + __ffs((int)b) - 1;
-                    if (active && q < len) {
-                        cci[out + q] = lo + c;
-                        cv[out + q] = myvals[c];
-                    }
-                }
-                at += total;
-            }
+            spx_gpu_bits_write(mybits, words, lo, lane, readers, active, out, len, cci, cv,
+                               [&](int c) { return myvals[c]; });
         }
         __syncthreads();
     }

@@ -58,9 +58,10 @@
 #define SPX_GPU_TABLE_CLASSES 20
 /* Row bins (ApSpGEMM's dynamic binning, one bin per power-of-two table): bin c < CLASSES holds
  * the rows with a hash table of SPX_GPU_MIN_SLOTS << c slots, bin CLASSES + c those with a span
- * table of SPX_GPU_SPAN_MIN_COLS << c columns, the last one the rows whose table does not fit
- * shared memory (the fallback). */
-#define SPX_GPU_BINS (2 * SPX_GPU_TABLE_CLASSES + 1)
+ * table of SPX_GPU_SPAN_MIN_COLS << c columns, bin 2 CLASSES + c those with a hash table of
+ * SPX_GPU_MIN_SLOTS << c slots and a bitmap of their range (numeric: SPX_GPU_BITMAP_COLS_PER_SLOT),
+ * the last one the rows whose table does not fit shared memory (the fallback). */
+#define SPX_GPU_BINS (3 * SPX_GPU_TABLE_CLASSES + 1)
 /* Span tables (the dense accumulator of spECK, Parger et al., PPoPP'20, restricted to the row's
  * column range): a row whose columns lie in [lo, hi] may count them with a bit a column of
  * hi - lo + 1 (no hash probing) and sum them with a value a column, read out in column order
@@ -92,8 +93,31 @@
 /* Numeric span tables: a row group has at least columns / this lanes (clearing the values and
  * reading the bits out). Guess. */
 #define SPX_GPU_SPAN_COLS_PER_LANE 32
+/* Bitmap read-out of numeric hash tables: a row whose column range is known (a span candidate)
+ * and spans at most this many columns a slot of its hash table, but whose span table is too
+ * large (above), keeps its hash table for the sums and marks each new column in a bitmap of
+ * its range (slots * this bits, 8 bytes a slot beside the table's 12 in fp64); the row is
+ * read out in column order from the bits, each value looked up in the table: no sort (the
+ * ranks or the bitonic network). Measured first (H100, d5a1ac5, ncu): stencil27 n=60 (125
+ * columns a row of C from 729 products, 256-slot tables, range ~14.5k columns: 57 a slot)
+ * spent 12.5 of ~13 ms of plan + 3 runs in the numeric hash kernel, whose rank pass scans
+ * the 256 slots for each lane's 4 keys (~1000 shared loads a lane against ~11 products).
+ * 64: covers that; 0 turns the bitmaps off (for measuring). A/B against 0, same run (H100,
+ * 2026-11-27 run 3, numeric ms, 0 / 64): stencil27 n=60 3.36 / 2.57, n=40 1.13 / 0.89,
+ * landmark^T * landmark (128-slot tables of 6.8k products) 0.235 / 0.187, bcsstk29 0.44 /
+ * 0.41, vibrobox 0.69 / 0.64; fe_body 0.16 / 0.17 (in runs 3 and 4), the rest within noise.
+ * Keeping the ranks for tables under 128 slots (run 4) lost landmark's gain (0.23 / 0.23) and
+ * did not bring fe_body back: every table size takes the bitmap. */
+#ifndef SPX_GPU_BITMAP_COLS_PER_SLOT
+#define SPX_GPU_BITMAP_COLS_PER_SLOT 64
+#endif
 /* Threads of a block at most (the paper's configuration: the largest kernel size). */
 #define SPX_GPU_MAX_BLOCK 1024
+/* Blocks of SPX_GPU_MAX_BLOCK threads an SM must be able to hold of the hash-table kernel (not
+ * its warp-row forms): 2 caps it at 32 registers a thread. Without the cap the compiler's
+ * choice swung from 32 to 58 registers on an unrelated edit (the bitmap read-out, 2026-11-27),
+ * halving the blocks an SM holds. */
+#define SPX_GPU_TABLE_MIN_BLOCKS 2
 /* Shared memory a block of several row groups aims at, so that a few blocks share an SM;
  * one group whose table needs more gets a block of its own, up to the device's opt-in limit. */
 #define SPX_GPU_GROUP_SMEM_TARGET (48 * 1024)
