@@ -124,7 +124,7 @@ static void test_span_tables(spx_ctx *ctx)
 
 /* spx reads numeric hash tables out by a bitmap of the row's range (its kernel's name says
  * "+bits") where the range is too wide for a span table but within SPX_GPU_BITMAP_COLS_PER_SLOT
- * columns a slot: stencil27 n=50, 125 columns a row (256 slots) over ~5100, in both precisions;
+ * columns a slot: stencil27 n=50, 125 columns a row (256 slots) over ~10,200, in both precisions;
  * C against the CPU product (structure exact, values within rounding in relative 2-norm), each
  * plan run twice. Nothing to test in a build without the bitmaps. */
 static void test_bitmap_rows(spx_ctx *ctx)

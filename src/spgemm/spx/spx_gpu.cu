@@ -34,6 +34,9 @@ static_assert(SPX_GPU_HOT_COLS >= 0 && SPX_GPU_HOT_COLS * (8 + 4) + 5 * 1024 <= 
               "SPX_GPU_HOT_COLS: the split kernels' shared memory");
 /* a 512-slot bin's rows (over 128 entries) never fit a warp's 128 products */
 static_assert(SPX_GPU_WARP_MAX_SLOTS <= 256, "SPX_GPU_WARP_MAX_SLOTS: at most 4 products a lane");
+/* the row kernel's bitmap is whole 32-bit words: slots * COLS / 32 of them cover slots * COLS */
+static_assert(SPX_GPU_BITMAP_COLS_PER_SLOT >= 0 && SPX_GPU_BITMAP_COLS_PER_SLOT % 32 == 0,
+              "SPX_GPU_BITMAP_COLS_PER_SLOT: a multiple of 32 (0: no bitmaps)");
 
 /* One launch: rows [first, first + count) of a row list, their table and thread groups. */
 typedef struct gpu_bin {
