@@ -350,13 +350,19 @@ __global__ void __launch_bounds__(SPX_GPU_ANALYSE_BLOCK)
     }
 }
 
+/* Column j's home slot in a table of mask + 1 slots (its probe starts there). */
+__device__ __forceinline__ uint32_t spx_spgemm_hash_home(int32_t j, uint32_t mask)
+{
+    return ((uint32_t)j * SPX_GPU_HASH_MULT) & mask;
+}
+
 /* Inserts column j (with value v when NUMERIC) into the table of mask + 1 slots (keys -1 when
  * empty, values 0); returns 1 when j was new. The table holds more slots than keys, so the
  * probe ends. */
 template <bool NUMERIC, typename V>
 __device__ __forceinline__ int spx_spgemm_hash_insert(int32_t *keys, V *vals, uint32_t mask, int32_t j, V v)
 {
-    uint32_t h = ((uint32_t)j * SPX_GPU_HASH_MULT) & mask;
+    uint32_t h = spx_spgemm_hash_home(j, mask);
     for (;;) {
         const int32_t k = *(volatile int32_t *)(keys + h);
         int fresh = -1;
@@ -372,6 +378,14 @@ __device__ __forceinline__ int spx_spgemm_hash_insert(int32_t *keys, V *vals, ui
         }
         h = (h + 1) & mask;
     }
+}
+
+/* The slot of column j, which the table of mask + 1 slots holds (the insertion's probe). */
+__device__ __forceinline__ uint32_t spx_spgemm_hash_find(const int32_t *keys, uint32_t mask, int32_t j)
+{
+    uint32_t h = spx_spgemm_hash_home(j, mask);
+    while (keys[h] != j) h = (h + 1) & mask;
+    return h;
 }
 
 /* Sorts each group's table (slots a power of two; keys with their values) by key, the empty
@@ -666,12 +680,8 @@ __global__ void __launch_bounds__(SPX_GPU_MAX_BLOCK, WARP ? 1 : SPX_GPU_TABLE_MI
             if (lane < readers) {
                 const int32_t i = active ? rows[r] : 0, lo = active ? range[i].x : 0;
                 const int64_t out = active ? crow[i] : 0, len = active ? crow[i + 1] - crow[i] : 0;
-                spx_gpu_bits_write(mybits, words, lo, lane, readers, active, out, len, cci, cv, [&](int c) {
-                    const int32_t j = lo + c;
-                    uint32_t h = ((uint32_t)j * SPX_GPU_HASH_MULT) & mask;
-                    while (mykeys[h] != j) h = (h + 1) & mask; /* present: its bit is set */
-                    return myvals[h];
-                });
+                spx_gpu_bits_write(mybits, words, lo, lane, readers, active, out, len, cci, cv,
+                                   [&](int c) { return myvals[spx_spgemm_hash_find(mykeys, mask, lo + c)]; });
             }
         } else if (NUMERIC && slots <= SPX_GPU_RANK_SORT_MAX_SLOTS) { /* small tables: each key's rank */
             if (active && !done) {
