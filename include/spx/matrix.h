@@ -80,7 +80,8 @@ void spx_csr_spmv_ref(const spx_csr *A, double a, const double *x, double b, dou
 double spx_rel_error(const void *y, spx_precision p, const double *ref, int64_t m);
 
 /* What format selection, kernel choices and the benchmark need to know about a matrix:
- * computed once per matrix (one pass over rows and columns, no allocation). */
+ * computed once per matrix (one pass over rows and columns, no allocation; on the device,
+ * the column measures from a sample: SPX_FEATURES_COL_SAMPLES). */
 typedef struct spx_features {
     int32_t m, n;
     int64_t nnz;
@@ -88,7 +89,7 @@ typedef struct spx_features {
     double row_mean, row_stddev;
     double row_cv;              /* coefficient of variation stddev / mean (0 without entries) */
     int64_t empty_rows;
-    int64_t bandwidth;          /* max |j - i| over entries */
+    int64_t bandwidth;          /* max |j - i| over entries (the sampled ones on the device) */
     double diag_distance;       /* mean |j - i| / max(m, n): 0 on the diagonal, ~1/3 uniform */
     double col_near;            /* fraction of a row's consecutive entries whose columns lie
                                    within SPX_FEATURES_NEAR_COLS (one 64-byte line of fp64 x):
@@ -97,6 +98,13 @@ typedef struct spx_features {
 
 /* Columns within which two consecutive entries of a row count as "near" (8 doubles = 64 B). */
 #define SPX_FEATURES_NEAR_COLS 8
+/* Entries the column measures (bandwidth, diag_distance, col_near) are taken from when a
+ * CUDA plan computes the features on the device: a stratified sample (nnz cut into this many
+ * strata, one entry at a jittered place in each; every entry of a smaller matrix), so the
+ * selection costs a pass over the row pointers, not over the columns. The host's
+ * spx_features_compute reads every entry. 2^18: the column pass of poisson3d n=300 (188M
+ * entries) took 1.9-2.2 ms on an H100, 1.6-3.1 cuSPARSE SpMVs (issue 13's limit: 2). */
+#define SPX_FEATURES_COL_SAMPLES (1 << 18)
 
 /* Fills *out with A's features. */
 spx_status spx_features_compute(const spx_csr *A, spx_features *out);
