@@ -28,11 +28,13 @@ byte for byte (exit 1 when they differ).
 import argparse
 import json
 import math
+import os
 import re
 import sys
 
 FEATURES = ["rows", "cols", "nnz", "row_mean", "row_cv", "spread_cols"]
 NS = [1, 100, 10000]
+DEFAULT_N = 100  # SPX_SELECT_DEFAULT_SPMVS: expected_spmvs when a plan does not say
 BASE = "cusparse/alg1"
 
 
@@ -109,7 +111,7 @@ def load(paths, feature_paths, drop=frozenset()):
             if not ok(r) or r["matrix"] not in feat or r.get("requested_format") == "auto":
                 continue  # (the selection's own row is not a choice to learn from)
             k = (path, r["matrix"], r["precision"])
-            inst = out.setdefault(k, {"name": r["matrix"], "family": family(r["matrix"]), "prec": r["precision"],
+            inst = out.setdefault(k, {"name": r["matrix"], "file": path, "family": family(r["matrix"]), "prec": r["precision"],
                                       "shared": not r["matrix"].startswith("gen:"), "feat": feat[r["matrix"]], "t": {}})
             choice = f"{r['format']}/{r.get('requested_algo') or r['algo']}"
             inst["t"][choice] = (plan_cost(r, drop), seconds(r))
@@ -117,8 +119,9 @@ def load(paths, feature_paths, drop=frozenset()):
 
 
 def costs(inst, n, choices):
-    """{choice: cost of n SpMVs} for every choice (missing: the slowest measured)."""
-    c = {ch: p + n * s for ch, (p, s) in inst["t"].items()}
+    """{choice: cost of n SpMVs} for every choice (missing: the slowest measured); n None: one
+    SpMV's time alone, the plan excluded."""
+    c = {ch: s if n is None else p + n * s for ch, (p, s) in inst["t"].items()}
     worst = max(c.values())
     return {ch: c.get(ch, worst) for ch in choices}
 
@@ -175,7 +178,8 @@ def train(insts, n, choices, a):
 
 
 def score(tree, test, n, choices):
-    """(fractions of the oracle reached, count slower than 0.9x cuSPARSE ALG1) on test."""
+    """(fractions of the oracle reached, count slower than 0.9x cuSPARSE ALG1) on test, costs
+    of n SpMVs (None: one SpMV's time alone)."""
     fr, slow = [], 0
     for i in test:
         c = costs(i, n, choices)
@@ -189,8 +193,10 @@ def geo(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-def report_rows(insts, n, choices, a):
-    """Markdown rows: each family left out, then the shared half held out, then in-sample."""
+def report_rows(insts, n, choices, a, eval_n="same"):
+    """Markdown rows: each family left out (and all of them pooled), then the shared half held
+    out, then in-sample; the
+    trees fitted for n SpMVs, scored on the costs of eval_n (default n; None: SpMV time alone)."""
     rows = []
     fams = sorted({i["family"] for i in insts})
     splits = [(f"without {f}", [i for i in insts if i["family"] != f], [i for i in insts if i["family"] == f])
@@ -200,11 +206,18 @@ def report_rows(insts, n, choices, a):
     splits.append(("shared half held out", [i for i in insts if i["name"] not in held],
                    [i for i in insts if i["name"] in held]))
     splits.append(("in-sample (all)", insts, insts))
-    for label, tr, te in splits:
+    pooled, pooled_slow = [], 0
+    for k, (label, tr, te) in enumerate(splits):
         if not tr or not te:
             continue
-        fr, slow = score(train(tr, n, choices, a), te, n, choices)
+        fr, slow = score(train(tr, n, choices, a), te, n if eval_n == "same" else eval_n, choices)
         rows.append(f"| {label} | {len(te)} | {geo(fr):.3f} | {min(fr):.3f} | {slow} |")
+        if k < len(fams):
+            pooled += fr
+            pooled_slow += slow
+        if k == len(fams) - 1 and pooled:  # every matrix scored by the tree fitted without its family
+            rows.append(f"| each family left out, pooled | {len(pooled)} | {geo(pooled):.3f} | {min(pooled):.3f} "
+                        f"| {pooled_slow} |")
     return rows
 
 
@@ -215,6 +228,23 @@ def const_rows(insts, n, choices, fixed):
         fr, slow = score({"leaf": ch}, insts, n, choices)
         out.append(f"| always {ch} | {len(insts)} | {geo(fr):.3f} | {min(fr):.3f} | {slow} |")
     return out
+
+
+def large_rows(insts, choices, a):
+    """Markdown rows: on the instances of results files named large*, the trees fitted on
+    everything, each N's total cost (plan + N SpMVs) against the cheapest: geomean, worst, and
+    the matrices beyond 10 %."""
+    test = [i for i in insts if os.path.basename(i["file"]).startswith("large")]
+    rows = []
+    for n in NS:
+        tree = train(insts, n, choices, a)
+        fr = [(min(costs(i, n, choices).values()) / costs(i, n, choices)[decide(tree, i["feat"])], short(i["name"]))
+              for i in test]
+        if not fr:
+            continue
+        over = ", ".join(f"{m} {f:.3f}" for f, m in fr if f < 1 / 1.1) or "none"
+        rows.append(f"| {n} | {len(fr)} | {geo([f for f, _ in fr]):.3f} | {min(f for f, _ in fr):.3f} | {over} |")
+    return rows
 
 
 def c_nodes(tree, nodes):
@@ -280,6 +310,16 @@ def main():
             print("| test set | matrices | oracle fraction (geomean) | worst | < 0.9x cuSPARSE ALG1 |")
             print("|---|---|---|---|---|")
             print("\n".join(report_rows(sub, n, choices, a) + const_rows(sub, n, choices, ["csr/auto", BASE])))
+        if a.no_report:
+            continue
+        print(f"\n### {prec}, the default tree ({DEFAULT_N} SpMVs) scored on SpMV time alone (plan excluded)\n")
+        print("| test set | matrices | oracle fraction (geomean) | worst | < 0.9x cuSPARSE ALG1 |")
+        print("|---|---|---|---|---|")
+        print("\n".join(report_rows(sub, DEFAULT_N, choices, a, None)))
+        print(f"\n### {prec}, the large suite: plan + N SpMVs against the cheapest (trees fitted on everything)\n")
+        print("| N | matrices | oracle fraction (geomean) | worst | beyond 10 % |")
+        print("|---|---|---|---|---|")
+        print("\n".join(large_rows(sub, choices, a)))
     argv = [f"--depth {a.depth} --min-leaf {a.min_leaf} --out {a.check or a.out or '-'}",
             *[f"--features-from {p}" for p in a.features_from], *[f"--drop-phase {d}" for d in a.drop_phase],
             *a.results]
