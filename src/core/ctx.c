@@ -11,14 +11,28 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/huge_pages.h"
 #include "cuda/gateway.h"
 
 /* Every host block carries its size in a header this long (16 keeps malloc's alignment), so
  * that frees can be accounted without a table. */
 #define SPX_BLOCK_HEADER ((size_t)16)
 
-static void *default_alloc(void *user, size_t bytes) { (void)user; return malloc(bytes); }
-static void *default_realloc(void *user, void *p, size_t bytes) { (void)user; return realloc(p, bytes); }
+/* The default allocator: malloc, with large blocks advised as huge pages unless user is NULL
+ * (the environment's SPX_HUGE_PAGES=0 at context creation). */
+static const int HUGE_PAGES_ON = 1;
+static void *default_alloc(void *user, size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (user) spx_advise_huge_pages(p, bytes);
+    return p;
+}
+static void *default_realloc(void *user, void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes);
+    if (user) spx_advise_huge_pages(q, bytes);
+    return q;
+}
 static void default_free(void *user, void *p) { (void)user; free(p); }
 
 /* Creates a context with the given options (NULL = defaults). */
@@ -28,7 +42,9 @@ spx_status spx_ctx_create(spx_ctx **out, const spx_ctx_opts *opts)
     spx_ctx_opts o = {0};
     if (opts) o = *opts;
     if (o.backend < SPX_BACKEND_AUTO || o.backend > SPX_BACKEND_CUDA || o.threads < 0) return SPX_ERR_ARG;
-    spx_allocator a = {default_alloc, default_realloc, default_free, NULL};
+    const char *huge = getenv("SPX_HUGE_PAGES");
+    spx_allocator a = {default_alloc, default_realloc, default_free,
+                       huge && !strcmp(huge, "0") ? NULL : (void *)&HUGE_PAGES_ON};
     if (o.alloc) {
         if (!o.alloc->alloc || !o.alloc->realloc || !o.alloc->free) return SPX_ERR_ARG;
         a = *o.alloc;
