@@ -20,6 +20,11 @@ are rounded to two significant digits. It then prints a markdown report:
 leave-one-family-out (refit without a family, test on it) and a held-out half of the shared
 matrices (every other one by name), as the fraction of the oracle's cost reached (oracle / chosen,
 geomean and worst) and how often the choice is slower than 0.9x cuSPARSE ALG1's cost.
+Two more tables per precision: the default tree (DEFAULT_N SpMVs, what a plan without
+expected_spmvs uses) on the same held-out splits scored on SpMV time alone (issue 13's first
+target: preprocessing excluded); and the instances of results files named large* scored by the
+trees fitted on everything (in-sample) on plan + N SpMVs, with the matrices beyond 10 %.
+"matrices" counts instances: a matrix in two files (large and shared) counts twice.
 --drop-phase FORMAT:PHASE takes that plan phase's time out of FORMAT's plan cost in every record
 (for a step the code no longer makes, e.g. csr:convert since csr's CUDA plans build on the device).
 --out writes the trees fitted on everything as C data; --check compares them with a file

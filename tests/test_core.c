@@ -2,10 +2,12 @@
  * context, statuses and the plan API's argument errors. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "core/ctx.h"
 #include "core/huge_pages.h"
 #include "matrix/features.h"
 #include "spx/spx.h"
@@ -251,31 +253,53 @@ static void test_check_first_offence(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* Huge-page advice never changes memory: a large block advised (unaligned, as malloc gives
- * it) keeps what is written to it; small blocks and NULL are left alone. The context's default
- * allocator (which advises) and SPX_HUGE_PAGES=0 (which does not) give the same CSR. */
+/* Huge pages: the advised range lies inside the block and on 2 MB boundaries, small blocks
+ * and NULL are never advised, advice leaves a block's contents alone, and SPX_HUGE_PAGES=0
+ * (exactly "0") gives a context whose allocator does not advise, with the same results. */
 static void test_huge_pages(void)
 {
+    const uintptr_t starts[] = {0x1000, 0x200000, 0x1fffff, 0x7f0000123456};
+    const size_t sizes[] = {SPX_HUGE_PAGE_MIN_BYTES - 1, SPX_HUGE_PAGE_MIN_BYTES, SPX_HUGE_PAGE_MIN_BYTES + 1,
+                            SPX_HUGE_PAGE_MIN_BYTES + SPX_HUGE_PAGE_BYTES + 12345};
+    for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+            uintptr_t lo, hi;
+            const int got = spx_huge_page_range((const void *)starts[i], sizes[j], &lo, &hi);
+            const uintptr_t end = starts[i] + sizes[j];
+            CHECK_MSG(got ? lo >= starts[i] && hi <= end && hi > lo && lo % SPX_HUGE_PAGE_BYTES == 0 &&
+                                hi % SPX_HUGE_PAGE_BYTES == 0 && hi - lo + 2 * SPX_HUGE_PAGE_BYTES > sizes[j]
+                          : sizes[j] < SPX_HUGE_PAGE_MIN_BYTES && lo == 0 && hi == 0,
+                      "range of %zu bytes at %#lx: %d [%#lx, %#lx)", sizes[j], (unsigned long)starts[i], got,
+                      (unsigned long)lo, (unsigned long)hi);
+        }
+    CHECK(spx_advise_huge_pages(NULL, SPX_HUGE_PAGE_MIN_BYTES) == 0);
     const size_t n = (SPX_HUGE_PAGE_MIN_BYTES + 3 * 4096 + 40) / sizeof(int64_t);
     int64_t *b = malloc(n * sizeof *b);
     CHECK(b != NULL);
     if (!b) return;
-    spx_advise_huge_pages((char *)b + 8, n * sizeof *b - 8);
-    spx_advise_huge_pages(NULL, SPX_HUGE_PAGE_MIN_BYTES);
-    spx_advise_huge_pages(b, 4096);
     for (size_t i = 0; i < n; i++) b[i] = (int64_t)i * 3 - 7;
+    CHECK(spx_advise_huge_pages(b, 4096) == 0);
+    const int taken = spx_advise_huge_pages((char *)b + 8, n * sizeof *b - 8);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) bad += b[i] != (int64_t)i * 3 - 7;
     CHECK_MSG(bad == 0, "%zu of %zu words changed under huge-page advice", bad, n);
     free(b);
+    printf("huge pages: advice %s by this kernel\n", taken ? "taken" : "not taken");
+    const char *was = getenv("SPX_HUGE_PAGES");
+    char saved[32] = "";
+    if (was) snprintf(saved, sizeof saved, "%s", was);
     spx_ctx *c[2] = {NULL, NULL};
     spx_csr *A[2] = {NULL, NULL};
     for (int off = 0; off < 2; off++) {
         setenv("SPX_HUGE_PAGES", off ? "0" : "1", 1);
         CHECK(spx_ctx_create(&c[off], NULL) == SPX_OK);
-        if (c[off]) CHECK_OK(c[off], spx_gen(c[off], "gen:uniform:m=300000,k=8", &A[off]));
+        if (!c[off]) continue;
+        CHECK_MSG((c[off]->alloc.user == NULL) == off, "SPX_HUGE_PAGES=%d: the allocator %s", !off,
+                  off ? "still advises" : "does not advise");
+        CHECK_OK(c[off], spx_gen(c[off], "gen:uniform:m=300000,k=8", &A[off]));
     }
-    unsetenv("SPX_HUGE_PAGES");
+    if (was) setenv("SPX_HUGE_PAGES", saved, 1);
+    else unsetenv("SPX_HUGE_PAGES");
     CHECK(A[0] && A[1] && A[0]->nnz == A[1]->nnz &&
           !memcmp(A[0]->colind, A[1]->colind, (size_t)A[0]->nnz * sizeof *A[0]->colind) &&
           !memcmp(A[0]->val, A[1]->val, (size_t)A[0]->nnz * sizeof *A[0]->val));

@@ -19,18 +19,19 @@
 #define SPX_BLOCK_HEADER ((size_t)16)
 
 /* The default allocator: malloc, with large blocks advised as huge pages unless user is NULL
- * (the environment's SPX_HUGE_PAGES=0 at context creation). */
+ * (the environment's SPX_HUGE_PAGES=0 at context creation); else user is this constant's
+ * address, only ever compared with NULL. */
 static const int HUGE_PAGES_ON = 1;
 static void *default_alloc(void *user, size_t bytes)
 {
     void *p = malloc(bytes);
-    if (user) spx_advise_huge_pages(p, bytes);
+    if (user) (void)spx_advise_huge_pages(p, bytes);
     return p;
 }
 static void *default_realloc(void *user, void *p, size_t bytes)
 {
     void *q = realloc(p, bytes);
-    if (user) spx_advise_huge_pages(q, bytes);
+    if (user) (void)spx_advise_huge_pages(q, bytes);
     return q;
 }
 static void default_free(void *user, void *p) { (void)user; free(p); }

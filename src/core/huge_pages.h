@@ -3,6 +3,7 @@
 #define SPX_CORE_HUGE_PAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Host blocks from the default allocator at least this large are advised to the kernel as
  * huge-page candidates (2 MB pages where transparent huge pages are "madvise" or "always"):
@@ -12,12 +13,19 @@
  * the CPU SpGEMM on the GPU machine's 16 cores ("madvise" there), plan + first run, huge
  * against 4 KB pages, median of 3: stencil27 n=60 61.6 / 68.6 ms, uniform 1M x 8 352.7 /
  * 374.3, R-MAT 16 ef 16 335.5 / 352.2, poisson3d n=100 93.2 / 84.5 (within its spread).
- * SPX_HUGE_PAGES=0 in the environment at context creation turns the advice off. 8 MB: below
+ * SPX_HUGE_PAGES=0 (exactly "0") in the environment at context creation turns the advice off. 8 MB: below
  * it a block has few 2 MB pages to gain. */
 #define SPX_HUGE_PAGE_MIN_BYTES ((size_t)8 << 20)
 
-/* Advises the 2 MB-aligned interior of [p, p + bytes) as huge pages when bytes reaches
- * SPX_HUGE_PAGE_MIN_BYTES and the platform knows MADV_HUGEPAGE; advice only: nothing fails. */
-void spx_advise_huge_pages(void *p, size_t bytes);
+/* The huge page size the advice aligns to (x86-64 and arm64 with 4 KB base pages). */
+#define SPX_HUGE_PAGE_BYTES ((size_t)2 << 20)
+
+/* The 2 MB-aligned interior [*lo, *hi) of the block [p, p + bytes); 1 when it is not empty and
+ * bytes reaches SPX_HUGE_PAGE_MIN_BYTES (the advice's range), else 0. */
+int spx_huge_page_range(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi);
+
+/* Advises spx_huge_page_range's range of the block as huge pages where the platform knows
+ * MADV_HUGEPAGE; 1 when the kernel took the advice, 0 otherwise (advice only: never an error). */
+int spx_advise_huge_pages(void *p, size_t bytes);
 
 #endif

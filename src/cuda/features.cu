@@ -18,7 +18,7 @@
 namespace {
 
 /* The fixed launch: 512 blocks of 256 threads (131072 threads; on an H100's 132 SMs ~4 blocks
- * an SM, enough to stream the column array at full bandwidth). */
+ * an SM, enough to stream the row pointers at full bandwidth; two samples a thread). */
 constexpr int FEAT_BLOCK = 256;
 constexpr int FEAT_GRID = 512;
 
