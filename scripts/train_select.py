@@ -116,8 +116,9 @@ def load(paths, feature_paths, drop=frozenset()):
             if not ok(r) or r["matrix"] not in feat or r.get("requested_format") == "auto":
                 continue  # (the selection's own row is not a choice to learn from)
             k = (path, r["matrix"], r["precision"])
-            inst = out.setdefault(k, {"name": r["matrix"], "file": path, "family": family(r["matrix"]), "prec": r["precision"],
-                                      "shared": not r["matrix"].startswith("gen:"), "feat": feat[r["matrix"]], "t": {}})
+            inst = out.setdefault(k, {"name": r["matrix"], "file": path, "family": family(r["matrix"]),
+                                      "prec": r["precision"], "shared": not r["matrix"].startswith("gen:"),
+                                      "feat": feat[r["matrix"]], "t": {}})
             choice = f"{r['format']}/{r.get('requested_algo') or r['algo']}"
             inst["t"][choice] = (plan_cost(r, drop), seconds(r))
     return [out[k] for k in sorted(out)], max(dates)
@@ -198,31 +199,27 @@ def geo(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-def report_rows(insts, n, choices, a, eval_n="same"):
-    """Markdown rows: each family left out (and all of them pooled), then the shared half held
-    out, then in-sample; the
-    trees fitted for n SpMVs, scored on the costs of eval_n (default n; None: SpMV time alone)."""
-    rows = []
-    fams = sorted({i["family"] for i in insts})
-    splits = [(f"without {f}", [i for i in insts if i["family"] != f], [i for i in insts if i["family"] == f])
-              for f in fams]
-    shared = sorted({i["name"] for i in insts if i["shared"]})
-    held = set(shared[1::2])
-    splits.append(("shared half held out", [i for i in insts if i["name"] not in held],
-                   [i for i in insts if i["name"] in held]))
-    splits.append(("in-sample (all)", insts, insts))
-    pooled, pooled_slow = [], 0
-    for k, (label, tr, te) in enumerate(splits):
-        if not tr or not te:
+def report_rows(insts, n, choices, a, speed_only=False):
+    """Markdown rows: each family left out, all of them pooled, then the shared half held out,
+    then in-sample; the trees fitted for n SpMVs, scored on n SpMVs' cost (speed_only: on one
+    SpMV's time alone, the plan excluded)."""
+    eval_n = None if speed_only else n
+    row = lambda label, fr, slow: f"| {label} | {len(fr)} | {geo(fr):.3f} | {min(fr):.3f} | {slow} |"
+    rows, pooled, pooled_slow = [], [], 0
+    for f in sorted({i["family"] for i in insts}):
+        tr, te = [i for i in insts if i["family"] != f], [i for i in insts if i["family"] == f]
+        if not tr:
             continue
-        fr, slow = score(train(tr, n, choices, a), te, n if eval_n == "same" else eval_n, choices)
-        rows.append(f"| {label} | {len(te)} | {geo(fr):.3f} | {min(fr):.3f} | {slow} |")
-        if k < len(fams):
-            pooled += fr
-            pooled_slow += slow
-        if k == len(fams) - 1 and pooled:  # every matrix scored by the tree fitted without its family
-            rows.append(f"| each family left out, pooled | {len(pooled)} | {geo(pooled):.3f} | {min(pooled):.3f} "
-                        f"| {pooled_slow} |")
+        fr, slow = score(train(tr, n, choices, a), te, eval_n, choices)
+        rows.append(row(f"without {f}", fr, slow))
+        pooled, pooled_slow = pooled + fr, pooled_slow + slow
+    if pooled:  # every matrix scored by the tree fitted without its family
+        rows.append(row("each family left out, pooled", pooled, pooled_slow))
+    held = set(sorted({i["name"] for i in insts if i["shared"]})[1::2])
+    for label, tr, te in [("shared half held out", [i for i in insts if i["name"] not in held],
+                           [i for i in insts if i["name"] in held]), ("in-sample (all)", insts, insts)]:
+        if tr and te:
+            rows.append(row(label, *score(train(tr, n, choices, a), te, eval_n, choices)))
     return rows
 
 
@@ -243,8 +240,10 @@ def large_rows(insts, choices, a):
     rows = []
     for n in NS:
         tree = train(insts, n, choices, a)
-        fr = [(min(costs(i, n, choices).values()) / costs(i, n, choices)[decide(tree, i["feat"])], short(i["name"]))
-              for i in test]
+        fr = []
+        for i in test:
+            c = costs(i, n, choices)
+            fr.append((min(c.values()) / c[decide(tree, i["feat"])], short(i["name"])))
         if not fr:
             continue
         over = ", ".join(f"{m} {f:.3f}" for f, m in fr if f < 1 / 1.1) or "none"
@@ -320,7 +319,7 @@ def main():
         print(f"\n### {prec}, the default tree ({DEFAULT_N} SpMVs) scored on SpMV time alone (plan excluded)\n")
         print("| test set | matrices | oracle fraction (geomean) | worst | < 0.9x cuSPARSE ALG1 |")
         print("|---|---|---|---|---|")
-        print("\n".join(report_rows(sub, DEFAULT_N, choices, a, None)))
+        print("\n".join(report_rows(sub, DEFAULT_N, choices, a, speed_only=True)))
         print(f"\n### {prec}, the large suite: plan + N SpMVs against the cheapest (trees fitted on everything)\n")
         print("| N | matrices | oracle fraction (geomean) | worst | beyond 10 % |")
         print("|---|---|---|---|---|")

@@ -13,8 +13,8 @@
  * the CPU SpGEMM on the GPU machine's 16 cores ("madvise" there), plan + first run, huge
  * against 4 KB pages, median of 3: stencil27 n=60 61.6 / 68.6 ms, uniform 1M x 8 352.7 /
  * 374.3, R-MAT 16 ef 16 335.5 / 352.2, poisson3d n=100 93.2 / 84.5 (within its spread).
- * SPX_HUGE_PAGES=0 (exactly "0") in the environment at context creation turns the advice off. 8 MB: below
- * it a block has few 2 MB pages to gain. */
+ * SPX_HUGE_PAGES=0 (exactly "0") in the environment at context creation turns the advice
+ * off. 8 MB: below it a block has few 2 MB pages to gain. */
 #define SPX_HUGE_PAGE_MIN_BYTES ((size_t)8 << 20)
 
 /* The huge page size the advice aligns to (x86-64 and arm64 with 4 KB base pages). */
