@@ -42,7 +42,9 @@ typedef struct spx_selection {
     char why[320];                           /* the rule path and its training figures */
 } spx_selection;
 
-#define SPX_MAX_PHASES 8
+/* Most named phases a plan reports (the CSR check, upload, features, a format's build steps,
+ * finish: up to 8 so far). */
+#define SPX_MAX_PHASES 12
 
 typedef struct spx_phase_time {
     const char *name; /* e.g. "convert", "upload", "analyse" */

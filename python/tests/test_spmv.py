@@ -91,7 +91,9 @@ def test_plan_info_fields(cpu):
     assert (info["format"], info["algo"], info["backend"], info["precision"]) == ("csr", "scalar", "cpu", "fp64")
     assert (info["m"], info["n"]) == (500, 400)
     assert info["bytes_per_spmv"] > 8 * A.nnz and info["plan_seconds"] > 0
-    assert [name for name, _ in info["phases"]][:1] == ["features"]
+    names = [name for name, _ in info["phases"]]
+    assert names[:2] == ["check", "features"] and names[-1] == "finish"
+    assert sum(t for _, t in info["phases"]) <= info["plan_seconds"]  # disjoint spans of the plan
     assert isinstance(info["stats"], dict) and info["device_bytes"] == 0
     assert spx.plan(A, precision="fp32", context=cpu).info["precision"] == "fp32"
 

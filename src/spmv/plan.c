@@ -144,7 +144,9 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_status s = check_opts(ctx, &o);
     if (s) return s;
     if (o.build < SPX_BUILD_AUTO || o.build > SPX_BUILD_DEVICE) return spx_fail(ctx, SPX_ERR_ARG, "unknown build site");
+    double tc = spx_now();
     if ((s = spx_csr_check(ctx, A))) return s;
+    tc = spx_now() - tc;
     spx_backend b = SPX_BACKEND_CPU;
     const spx_format_ops *ops = NULL;
     spx_features feat;
@@ -177,11 +179,14 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     p->precision = o.precision;
     p->m = A->m;
     p->n = A->n;
+    spx_phase_add(&p->log, "check", tc);
     if (tu >= 0) spx_phase_add(&p->log, "upload", tu);
     spx_phase_add(&p->log, "features", tf);
     s = plan_build(p, A, &feat, &o, &D);
-    spx_cuda_dev_csr_free(ctx, &D); /* what the build did not take */
+    double t1 = spx_now(); /* "finish": the device CSR the build did not take freed, the device caught up */
+    spx_cuda_dev_csr_free(ctx, &D);
     if (!s && b == SPX_BACKEND_CUDA) s = spx_cuda_sync(ctx);
+    spx_phase_add(&p->log, "finish", spx_now() - t1);
     if (s) {
         spx_plan_destroy(&p);
         return s;
