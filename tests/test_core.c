@@ -228,6 +228,40 @@ static void test_features_threads(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* The sampled features (what CUDA plans compute): every entry below SPX_FEATURES_COL_SAMPLES
+ * (== the full pass); above it the same bits on 1, 2 and 5 threads, the row measures exact, and
+ * the column measures close to the full pass's: a banded matrix (every |j - i| <= 2: the
+ * sample's bandwidth is 2 and its distance within 1 %) and a random one (distance ~1/3). */
+static void test_features_sampled(spx_ctx *ctx)
+{
+    const char *specs[] = {"gen:powerlaw:m=20000,k=9", "gen:banded:m=200000,bw=2", "gen:uniform:m=100000,k=8"};
+    for (int c = 0; c < 3; c++) {
+        spx_csr *A = NULL;
+        CHECK_OK(ctx, spx_gen(ctx, specs[c], &A));
+        if (!A) continue;
+        spx_features full, s1, sk;
+        CHECK_OK(ctx, spx_features_compute_threads(A, 2, &full));
+        CHECK_OK(ctx, spx_features_compute_sampled_threads(A, 1, &s1));
+        for (int t = 2; t <= 5; t += 3) {
+            CHECK_OK(ctx, spx_features_compute_sampled_threads(A, t, &sk));
+            CHECK_MSG(!memcmp(&s1, &sk, sizeof s1), "%s: sampled features on %d threads differ", specs[c], t);
+        }
+        if (A->nnz <= SPX_FEATURES_COL_SAMPLES) {
+            CHECK_MSG(!memcmp(&s1, &full, sizeof s1), "%s: %lld entries, not sampled, yet not the full pass", specs[c],
+                      (long long)A->nnz);
+        } else {
+            CHECK(s1.row_min == full.row_min && s1.row_max == full.row_max && s1.empty_rows == full.empty_rows &&
+                  s1.row_mean == full.row_mean && fabs(s1.row_stddev - full.row_stddev) <= 1e-9 * full.row_stddev);
+            CHECK_MSG(s1.bandwidth <= full.bandwidth && fabs(s1.diag_distance - full.diag_distance) <= 0.01 * full.diag_distance &&
+                          fabs(s1.col_near - full.col_near) <= 0.01,
+                      "%s: sampled bandwidth %lld distance %.6g near %.4f; full %lld %.6g %.4f", specs[c],
+                      (long long)s1.bandwidth, s1.diag_distance, s1.col_near, (long long)full.bandwidth,
+                      full.diag_distance, full.col_near);
+        }
+        spx_csr_destroy(&A);
+    }
+}
+
 /* On a matrix large enough for the parallel check, the first bad column (lowest index) is the
  * one reported, and the first decreasing row pointer likewise. */
 static void test_check_first_offence(spx_ctx *ctx)
@@ -319,6 +353,7 @@ int main(void)
     test_coo_to_csr_long_row(ctx);
     test_stats(ctx);
     test_features_threads(ctx);
+    test_features_sampled(ctx);
     test_check_first_offence(ctx);
     test_plan_errors(ctx);
     test_status_and_registry();

@@ -20,6 +20,7 @@
 #include "format_check.h"
 #include "cuda/gateway.h"
 #include "core/rng.h"
+#include "matrix/features.h"
 #include "spx/spx.h"
 
 static const double ALPHA = 1.5, BETA = -0.75; /* exact in fp32 too */
@@ -324,25 +325,31 @@ static double check_precision(spx_ctx *ctx, const spx_csr *A, const char *label,
 /* Whether two summed measures agree to rounding. */
 static int close_to(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) > 1 ? fabs(a) : 1); }
 
-/* A's features computed on the device (what CUDA plans use) against the host's: the row
- * measures exactly (counts) or to rounding (sums); the column measures the same way up to
- * SPX_FEATURES_COL_SAMPLES entries, above it from the device's sample: diag_distance within 5 %
- * (+ 0.002), col_near within 0.02, the bandwidth at most the host's. Two device runs give the
- * same bits. (Loose near the diagonal: 0.002 is most of poisson3d's 0.0029. A host mirror of
- * the sample would allow an exact check; not built.) */
+/* A's features computed on the device (what CUDA plans use) against the host's mirror of them
+ * (spx_features_compute_sampled_threads: the same sampled entries above
+ * SPX_FEATURES_COL_SAMPLES): counts and maxima exactly, sums to rounding; the same bits in two
+ * device runs and without the upload's scratch (the allocating path). And the sample against
+ * the full pass: diag_distance within 5 % (+ 0.002), col_near within 0.02, the bandwidth at most
+ * the full pass's. */
 static void check_features(spx_ctx *ctx, const spx_csr *A, const char *label)
 {
     spx_dev_csr D;
     memset(&D, 0, sizeof D);
-    spx_features h, d1, d2;
-    CHECK_OK(ctx, spx_features_compute(A, &h));
+    spx_features h, full, d1, d2, d3;
+    CHECK_OK(ctx, spx_features_compute_sampled_threads(A, 4, &h));
+    CHECK_OK(ctx, spx_features_compute(A, &full));
     spx_status s = spx_cuda_dev_csr_upload(ctx, A, SPX_FP64, &D);
+    CHECK_MSG(s || D.scratch, "%s: the uploaded CSR has no scratch", label);
     if (!s) s = spx_cuda_features(ctx, &D, &d1);
     if (!s) s = spx_cuda_features(ctx, &D, &d2);
+    spx_dev_csr bare = D;
+    bare.scratch = NULL;
+    if (!s) s = spx_cuda_features(ctx, &bare, &d3);
     spx_cuda_dev_csr_free(ctx, &D);
     CHECK_OK(ctx, s);
     if (s) return;
-    CHECK_MSG(!memcmp(&d1, &d2, sizeof d1), "%s: the device features differ between two runs", label);
+    CHECK_MSG(!memcmp(&d1, &d2, sizeof d1) && !memcmp(&d1, &d3, sizeof d1),
+              "%s: the device features differ between runs (or without the scratch)", label);
     CHECK_MSG(h.m == d1.m && h.n == d1.n && h.nnz == d1.nnz && h.row_min == d1.row_min && h.row_max == d1.row_max &&
                   h.empty_rows == d1.empty_rows && close_to(h.row_mean, d1.row_mean) &&
                   close_to(h.row_stddev, d1.row_stddev) && close_to(h.row_cv, d1.row_cv),
@@ -350,14 +357,18 @@ static void check_features(spx_ctx *ctx, const spx_csr *A, const char *label)
               (long long)d1.row_min, (long long)d1.row_max, (long long)d1.empty_rows, d1.row_stddev,
               (long long)h.row_min, (long long)h.row_max, (long long)h.empty_rows, h.row_stddev);
     const int sampled = A->nnz > SPX_FEATURES_COL_SAMPLES;
-    const int cols_ok = sampled ? d1.bandwidth <= h.bandwidth &&
-                                      fabs(d1.diag_distance - h.diag_distance) <= 0.05 * h.diag_distance + 0.002 &&
-                                      fabs(d1.col_near - h.col_near) <= 0.02
-                                : d1.bandwidth == h.bandwidth && close_to(h.diag_distance, d1.diag_distance) &&
-                                      close_to(h.col_near, d1.col_near);
-    CHECK_MSG(cols_ok, "%s: device features (%s): bandwidth %lld distance %.17g near %.17g; host %lld %.17g %.17g",
-              label, sampled ? "sampled" : "every entry", (long long)d1.bandwidth, d1.diag_distance, d1.col_near,
+    CHECK_MSG(d1.bandwidth == h.bandwidth && close_to(h.diag_distance, d1.diag_distance) &&
+                  close_to(h.col_near, d1.col_near),
+              "%s: device features (%s): bandwidth %lld distance %.17g near %.17g; host %lld %.17g %.17g", label,
+              sampled ? "sampled" : "every entry", (long long)d1.bandwidth, d1.diag_distance, d1.col_near,
               (long long)h.bandwidth, h.diag_distance, h.col_near);
+    CHECK_MSG(d1.bandwidth <= full.bandwidth &&
+                  fabs(d1.diag_distance - full.diag_distance) <= 0.05 * full.diag_distance + 0.002 &&
+                  fabs(d1.col_near - full.col_near) <= 0.02,
+              "%s: sampled features far from the full pass: bandwidth %lld distance %.17g near %.17g; full %lld "
+              "%.17g %.17g",
+              label, (long long)d1.bandwidth, d1.diag_distance, d1.col_near, (long long)full.bandwidth,
+              full.diag_distance, full.col_near);
 }
 
 /* Both precisions on A; prints one line per matrix. Takes ownership of A. */

@@ -101,7 +101,8 @@ typedef struct spx_features {
 /* Entries the column measures (bandwidth, diag_distance, col_near) are taken from when a
  * CUDA plan computes the features on the device: a stratified sample (nnz cut into this many
  * strata, one entry at a jittered place in each; every entry of a smaller matrix), so the
- * selection costs a pass over the row pointers, not over the columns. The host's
+ * selection costs a pass over the row pointers, not over the columns (a CUDA plan whose
+ * features are taken on the host, and spx_plan_select for CUDA, use the same sample).
  * spx_features_compute reads every entry. 2^18: the column pass of poisson3d n=300 (188M
  * entries) took 1.9-2.2 ms on an H100, 1.6-3.1 cuSPARSE SpMVs (issue 13's limit: 2). */
 #define SPX_FEATURES_COL_SAMPLES (1 << 18)

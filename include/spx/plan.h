@@ -104,9 +104,10 @@ spx_status spx_plan_spmv_f32(spx_plan *p, float a, const float *x, float b, floa
 spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, void *y);
 /* The format and algorithm spx_plan_create would take for A with opts when its format is
  * "auto" (opts->format is ignored; a CUDA backend need not be present: the choice is the
- * table's), and why. From the host's features, which read every entry: a CUDA plan takes the
- * column measures from a sample (SPX_FEATURES_COL_SAMPLES), so for a matrix within a fraction
- * of a percent of a split the two can differ. */
+ * table's), and why. From features computed on the host as the plan would take them: for a
+ * CUDA backend the column measures from the same sample of SPX_FEATURES_COL_SAMPLES entries a
+ * CUDA plan reads on the device, so the two choose alike (the mean distance from the diagonal
+ * may differ in its last bits: it is summed in another order). */
 spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_selection *out);
 /* Fills *info (a self-contained copy: it outlives the plan). */
 spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info);

@@ -33,7 +33,7 @@ extern "C" void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A)
     spx_cuda_free(ctx, A->colind);
     spx_cuda_free(ctx, A->val);
     A->rowptr = A->colind = NULL;
-    A->val = NULL;
+    A->val = A->scratch = NULL;
 }
 
 /* Uploads n int64 row pointers and narrows them into out (device) through a staging buffer. */
@@ -77,10 +77,11 @@ extern "C" spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, sp
     if (A->nnz > INT32_MAX)
         return spx_fail(ctx, SPX_ERR_OVERFLOW, "device CSR: %lld nonzeros exceed the int32 row-pointer range",
                         (long long)A->nnz);
-    spx_dev_csr D = {A->m, A->n, A->nnz, prec, NULL, NULL, NULL};
+    spx_dev_csr D = {A->m, A->n, A->nnz, prec, NULL, NULL, NULL, NULL};
     const size_t vb = spx_precision_bytes(prec);
+    const size_t rp_bytes = (((size_t)A->m + 1) * sizeof(int32_t) + 255) / 256 * 256; /* scratch 256-aligned */
     spx_status s;
-    if ((s = spx_cuda_malloc(ctx, (void **)&D.rowptr, ((size_t)A->m + 1) * sizeof(int32_t))) ||
+    if ((s = spx_cuda_malloc(ctx, (void **)&D.rowptr, rp_bytes + SPX_DEV_CSR_SCRATCH_BYTES)) ||
         (s = spx_cuda_malloc(ctx, (void **)&D.colind, (size_t)A->nnz * sizeof(int32_t))) ||
         (s = spx_cuda_malloc(ctx, &D.val, (size_t)A->nnz * vb)) ||
         (s = upload_rowptr(ctx, A->rowptr, (int64_t)A->m + 1, D.rowptr)) ||
@@ -89,6 +90,7 @@ extern "C" spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, sp
         spx_cuda_dev_csr_free(ctx, &D);
         return s;
     }
+    D.scratch = (char *)D.rowptr + rp_bytes;
     *out = D;
     return SPX_OK;
 }

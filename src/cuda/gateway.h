@@ -87,8 +87,8 @@ spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision
 void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A);
 spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out);
 /* The features of the CSR on the device (src/matrix/features.c's measures, computed there; the
- * same on every run): the row measures equal to the host's (to rounding in the sums), the
- * column measures the same up to SPX_FEATURES_COL_SAMPLES entries, from a sample above it. */
+ * same on every run): spx_features_compute_sampled_threads's (src/matrix/features.h), the
+ * sums to rounding. Uses D->scratch when set (no allocation). */
 spx_status spx_cuda_features(spx_ctx *ctx, const spx_dev_csr *D, spx_features *out);
 
 /* Every format's GPU half, from src/spmv/formats.def (NULL in builds without CUDA). */

@@ -8,6 +8,7 @@
 
 #include "core/ctx.h"
 #include "matrix/features.h"
+#include "matrix/features_sample.h"
 
 /* Blocks of the pass (each ~nnz / FEATURE_BLOCKS entries; their sums are kept on the stack)
  * and the size below which one thread does it all (a parallel region costs ~10 us). */
@@ -39,8 +40,8 @@ static int32_t row_at(const spx_csr *A, int64_t k)
     return lo;
 }
 
-/* Sums rows [r0, r1) into *p. */
-static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums *p)
+/* Sums the row lengths of rows [r0, r1) into *p (zeroed first; the column sums left 0). */
+static void part_row_lengths(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums *p)
 {
     memset(p, 0, sizeof *p);
     p->row_min = INT64_MAX;
@@ -50,9 +51,38 @@ static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums
         if (len > p->row_max) p->row_max = len;
         p->empty += len == 0;
         p->sumsq += (double)len * (double)len;
+    }
+}
+
+/* Sums rows [r0, r1) into *p: their lengths and every entry's columns. */
+static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums *p)
+{
+    part_row_lengths(A, r0, r1, p);
+    for (int32_t i = r0; i < r1; i++) {
+        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
         p->pairs += len > 1 ? len - 1 : 0;
         row_columns(A, i, &p->bandwidth, &p->dist, &p->near);
     }
+}
+
+/* Adds the column measures of samples [t0, t1) of S (features_sample.h) to *p, as the device
+ * takes them: the entry's |j - i|, and whether it follows an entry of its row (a pair) within
+ * SPX_FEATURES_NEAR_COLS. */
+static void part_samples(const spx_csr *A, int64_t t0, int64_t t1, int64_t S, spx_feature_sums *p)
+{
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t k = spx_features_sample_entry(t, S, A->nnz);
+        const int32_t i = row_at(A, k + 1) - 1; /* the row holding entry k */
+        int64_t d = (int64_t)A->colind[k] - i;
+        if (d < 0) d = -d;
+        if (d > p->bandwidth) p->bandwidth = d;
+        p->dist += (double)d;
+        if (k > A->rowptr[i]) {
+            p->pairs++;
+            if ((int64_t)A->colind[k] - A->colind[k - 1] <= SPX_FEATURES_NEAR_COLS) p->near++;
+        }
+    }
+    if (S < A->nnz) p->dist *= (double)A->nnz / (double)S; /* a mean of S, as over nnz */
 }
 
 void spx_features_finish(int32_t m, int32_t n, int64_t nnz, const spx_feature_sums *parts, int nparts,
@@ -100,6 +130,23 @@ spx_status spx_features_compute_threads(const spx_csr *A, int threads, spx_featu
         const int32_t r0 = b == 0 ? 0 : row_at(A, A->nnz * b / nb);
         const int32_t r1 = b == nb - 1 ? A->m : row_at(A, A->nnz * (b + 1) / nb);
         part_rows(A, r0, r1 > r0 ? r1 : r0, &parts[b]);
+    }
+    spx_features_finish(A->m, A->n, A->nnz, parts, nb, out);
+    return SPX_OK;
+}
+
+spx_status spx_features_compute_sampled_threads(const spx_csr *A, int threads, spx_features *out)
+{
+    if (!A || !out) return SPX_ERR_ARG;
+    if (A->nnz <= SPX_FEATURES_COL_SAMPLES) return spx_features_compute_threads(A, threads, out);
+    spx_feature_sums parts[FEATURE_BLOCKS];
+    const int nb = A->m < FEATURE_BLOCKS ? (A->m > 0 ? A->m : 1) : FEATURE_BLOCKS;
+    const int64_t S = SPX_FEATURES_COL_SAMPLES;
+    const int nt = threads > 1 ? threads : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (int b = 0; b < nb; b++) {
+        part_row_lengths(A, (int32_t)((int64_t)A->m * b / nb), (int32_t)((int64_t)A->m * (b + 1) / nb), &parts[b]);
+        part_samples(A, S * b / nb, S * (b + 1) / nb, S, &parts[b]);
     }
     spx_features_finish(A->m, A->n, A->nnz, parts, nb, out);
     return SPX_OK;

@@ -22,6 +22,11 @@ void spx_features_finish(int32_t m, int32_t n, int64_t nnz, const spx_feature_su
                          spx_features *out);
 /* spx_features_compute on at most threads OpenMP threads; the same result for any count. */
 spx_status spx_features_compute_threads(const spx_csr *A, int threads, spx_features *out);
+/* The features as a CUDA plan computes them on the device (src/cuda/features.cu): the row
+ * measures exact, the column measures from the sample of features_sample.h above
+ * SPX_FEATURES_COL_SAMPLES entries (the same entries: bandwidth, near and pairs equal, the
+ * distance to rounding), every entry below; on at most threads threads, any count alike. */
+spx_status spx_features_compute_sampled_threads(const spx_csr *A, int threads, spx_features *out);
 
 #ifdef __cplusplus
 }

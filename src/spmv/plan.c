@@ -114,6 +114,15 @@ static int features_on_device(const spx_plan_opts *o)
     return builds_on_device(o->build, ops ? spx_format_cuda_of(ops) : NULL);
 }
 
+/* A's features computed on the host for backend b: as the device computes them for CUDA
+ * (columns sampled), so a CUDA plan's selection does not depend on where they were taken. */
+static spx_status host_features(spx_ctx *ctx, const spx_csr *A, spx_backend b, spx_features *feat)
+{
+    const int t = spx_ctx_threads(ctx);
+    return b == SPX_BACKEND_CUDA ? spx_features_compute_sampled_threads(A, t, feat)
+                                 : spx_features_compute_threads(A, t, feat);
+}
+
 /* A's features for a plan on backend b, timed into *tf (and the upload into *tu when they are
  * computed on the device from *D, which is then left uploaded for the build). */
 static spx_status plan_features(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *o, spx_backend b,
@@ -130,7 +139,7 @@ static spx_status plan_features(spx_ctx *ctx, const spx_csr *A, const spx_plan_o
         return s; /* *D freed by the caller */
     }
     double t0 = spx_now();
-    s = spx_features_compute_threads(A, spx_ctx_threads(ctx), feat);
+    s = host_features(ctx, A, b, feat);
     *tf = spx_now() - t0;
     return s;
 }
@@ -206,8 +215,8 @@ spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_features feat;
     spx_backend b = opts->backend;
     s = spx_csr_check(ctx, A);
-    if (!s) s = spx_features_compute_threads(A, spx_ctx_threads(ctx), &feat);
     if (!s && b == SPX_BACKEND_AUTO) s = spx_ctx_resolve_backend(ctx, b, &b);
+    if (!s) s = host_features(ctx, A, b, &feat);
     if (s) return s;
     spx_select_choose(&feat, b, opts->precision, opts->expected_spmvs, out);
     return SPX_OK;

@@ -906,7 +906,7 @@ static const char *csr_kernel(const void *dev)
 static spx_status csr_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 {
     const csr_dev *d = (const csr_dev *)dev;
-    spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val};
+    spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val, NULL};
     return spx_cuda_dev_csr_download(ctx, &view, out);
 }
 

@@ -165,7 +165,7 @@ static spx_status cusparse_build(spx_ctx *ctx, spx_dev_csr *A, const spx_feature
 static spx_status cusparse_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 {
     const cusparse_dev *d = (const cusparse_dev *)dev;
-    spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val};
+    spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val, NULL};
     return spx_cuda_dev_csr_download(ctx, &view, out);
 }
 

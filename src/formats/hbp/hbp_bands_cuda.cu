@@ -383,6 +383,7 @@ spx_status adopt_band(spx_ctx *ctx, spx_hbp_bands_dev *D, band_arrays *a, int32_
 {
     const spx_csr_fmt *F = D->head.band[k];
     spx_dev_csr B;
+    memset(&B, 0, sizeof B);
     B.m = F->m;
     B.n = F->n;
     B.nnz = F->nnz;
