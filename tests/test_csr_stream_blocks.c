@@ -195,7 +195,7 @@ static void check_csr(spx_ctx *const *ctxs, spx_csr *A, const char *what)
 static void test_generated(spx_ctx *const *ctxs)
 {
     static const char *const specs[] = {
-        "gen:poisson3d:n=30",     "gen:poisson3d:n=70", /* one piece; two */
+        "gen:poisson3d:n=30",     "gen:poisson3d:n=70", /* 4 pieces (walked by one thread); 42 */
         "gen:rmat:scale=14,ef=8", "gen:rmat:scale=19,ef=8",
         "gen:powerlaw:m=300000,k=8,alpha=1.8", /* rows up to 300k nonzeros */
         "gen:powerlaw:m=20000,k=16,alpha=1.5",

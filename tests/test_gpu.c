@@ -20,6 +20,8 @@
 #include "format_check.h"
 #include "cuda/gateway.h"
 #include "core/rng.h"
+#include "formats/csr/csr_cuda.h"
+#include "formats/csr/csr_cuda_tuning.h"
 #include "matrix/features.h"
 #include "spx/spx.h"
 
@@ -625,6 +627,78 @@ static void test_runtime(spx_ctx *ctx)
     printf("L2 flush x2: %.3f ms; device copy bandwidth %.0f GB/s (read + write)\n", 1e3 * sec, bw / 1e9);
 }
 
+/* The csr stream blocks cut on the device from rp (m + 1 host row pointers, uploaded) against
+ * the host walk's, both budgets: the same counts and the same blocks and splits, bit for bit. */
+static void check_stream_walk(spx_ctx *ctx, const int32_t *rp, int32_t m, const char *label)
+{
+    const spx_csr_stream_limits lims[2] = {
+        {SPX_CSR_CUDA_STREAM_NNZ, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS},
+        {SPX_CSR_CUDA_STREAM_NNZ_SKEWED, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS}};
+    int32_t *drp = NULL;
+    CHECK_OK(ctx, spx_cuda_malloc(ctx, (void **)&drp, ((size_t)m + 1) * sizeof *drp));
+    if (!drp) return;
+    CHECK_OK(ctx, spx_cuda_h2d(ctx, drp, rp, ((size_t)m + 1) * sizeof *drp));
+    for (int l = 0; l < 2; l++) {
+        spx_csr_stream_plan H, D;
+        CHECK_OK(ctx, spx_csr_stream_blocks(ctx, rp, m, &lims[l], &H));
+        CHECK_OK(ctx, spx_csr_stream_blocks_device(ctx, drp, m, &lims[l], &D));
+        int same = H.n_blocks == D.n_blocks && H.n_splits == D.n_splits && H.n_parts == D.n_parts;
+        spx_csr_stream_block *b = calloc((size_t)D.n_blocks + 1, sizeof *b);
+        spx_csr_stream_split *sp = calloc((size_t)D.n_splits + 1, sizeof *sp);
+        if (same && b && sp) {
+            CHECK_OK(ctx, spx_cuda_d2h(ctx, b, D.blocks, (size_t)D.n_blocks * sizeof *b));
+            CHECK_OK(ctx, spx_cuda_d2h(ctx, sp, D.splits, (size_t)D.n_splits * sizeof *sp));
+            same = !memcmp(b, H.blocks, (size_t)H.n_blocks * sizeof *b) &&
+                   !memcmp(sp, H.splits, (size_t)H.n_splits * sizeof *sp);
+        }
+        CHECK_MSG(same, "%s (budget %d): device stream blocks %lld / splits %lld / parts %lld differ from the host's "
+                  "%lld / %lld / %lld", label, lims[l].nnz, (long long)D.n_blocks, (long long)D.n_splits,
+                  (long long)D.n_parts, (long long)H.n_blocks, (long long)H.n_splits, (long long)H.n_parts);
+        free(b);
+        free(sp);
+        spx_cuda_free(ctx, D.blocks);
+        spx_cuda_free(ctx, D.splits);
+        spx_csr_stream_plan_free(ctx, &H);
+    }
+    spx_cuda_free(ctx, drp);
+}
+
+/* The device walk of the csr stream blocks on generated matrices (many pieces, long rows split
+ * over blocks, empty rows) and on synthetic row pointers at the piece edges. */
+static void test_stream_walk(spx_ctx *ctx)
+{
+    const char *specs[] = {"gen:poisson3d:n=40", "gen:powerlaw:m=200000,k=8", "gen:rmat:scale=17,ef=8",
+                           "gen:wide:m=64,n=300000,k=40000"};
+    for (size_t c = 0; c < sizeof specs / sizeof specs[0]; c++) {
+        spx_csr *A = NULL;
+        CHECK_OK(ctx, spx_gen(ctx, specs[c], &A));
+        if (!A) continue;
+        int32_t *rp = malloc(((size_t)A->m + 1) * sizeof *rp);
+        if (rp) {
+            for (int64_t i = 0; i <= A->m; i++) rp[i] = (int32_t)A->rowptr[i];
+            check_stream_walk(ctx, rp, A->m, specs[c]);
+        }
+        free(rp);
+        spx_csr_destroy(&A);
+    }
+    /* rows of 0..39 entries, empty ones and rows of 17000 (split over three chunks), repeating,
+       one row, a whole piece, a piece and a row */
+    const int32_t P = SPX_CSR_STREAM_PIECE_ROWS, M = 3 * P + 77;
+    int32_t *rp = malloc(((size_t)M + 1) * sizeof *rp);
+    if (!rp) return;
+    rp[0] = 0;
+    for (int32_t i = 0; i < M; i++) rp[i + 1] = rp[i] + (i % 97 == 0 ? 17000 : i % 7 == 0 ? 0 : (i * 13) % 40);
+    const int32_t ms[] = {1, P, P + 1, M};
+    for (int k = 0; k < 4; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "synthetic rows, m = %d", ms[k]);
+        check_stream_walk(ctx, rp, ms[k], label);
+    }
+    free(rp);
+    printf("csr stream blocks cut on the device: the host walk's, on %zu matrices and 4 synthetic row sets\n",
+           sizeof specs / sizeof specs[0]);
+}
+
 int main(void)
 {
     spx_ctx *ctx = NULL;
@@ -638,6 +712,7 @@ int main(void)
     test_edge_cases(ctx);
     test_generated(ctx);
     test_coo_to_csr(ctx);
+    test_stream_walk(ctx);
     /* SPX_GPU_TEST_QUICK (scripts/gpu-check.sh under compute-sanitizer) or _NO_SHARED: the
      * shared matrices are left out, everything else runs */
     if (!getenv("SPX_GPU_TEST_QUICK") && !getenv("SPX_GPU_TEST_NO_SHARED")) test_shared(ctx);

@@ -699,36 +699,67 @@ static_assert(sizeof(spx_csr_stream_block) == sizeof(int4) && offsetof(spx_csr_s
 static_assert(sizeof(spx_csr_stream_split) == sizeof(int2) && offsetof(spx_csr_stream_split, y) == offsetof(int2, y),
               "a host split is an int2");
 
-/* stream: the plan's block budget, its row blocks (csr_stream_blocks.c, on the context's
- * threads) and split-row slots, on the device. */
+/* stream: the split rows' completion counters and partial sums for P's splits. */
+static spx_status stream_split_slots(spx_ctx *ctx, const spx_csr_stream_plan *P, csr_dev *d)
+{
+    if (P->n_splits == 0) return SPX_OK;
+    spx_status s;
+    if ((s = spx_cuda_malloc(ctx, (void **)&d->split_done, (size_t)P->n_splits * sizeof(int32_t))) ||
+        (s = spx_cuda_malloc(ctx, (void **)&d->partials, (size_t)P->n_parts * sizeof(acc_t))))
+        return s;
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(d->split_done, 0, (size_t)P->n_splits * sizeof(int32_t), spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
+/* stream: the blocks of host plan P copied up into d. */
+static spx_status stream_upload(spx_ctx *ctx, const spx_csr_stream_plan *P, csr_dev *d)
+{
+    spx_status s;
+    if ((s = spx_cuda_malloc(ctx, (void **)&d->blocks, (size_t)P->n_blocks * sizeof(int4))) ||
+        (s = spx_cuda_h2d(ctx, d->blocks, P->blocks, (size_t)P->n_blocks * sizeof(int4))))
+        return s;
+    if (P->n_splits == 0) return SPX_OK;
+    if ((s = spx_cuda_malloc(ctx, (void **)&d->splits, (size_t)P->n_splits * sizeof(int2))) ||
+        (s = spx_cuda_h2d(ctx, d->splits, P->splits, (size_t)P->n_splits * sizeof(int2))))
+        return s;
+    return SPX_OK;
+}
+
+/* stream: the plan's block budget, its row blocks and split-row slots, on the device. The
+ * blocks are cut where the row pointers are: on the host from F->rowptr when it is set
+ * (csr_stream_blocks.c, on the context's threads), else on the device from d->rowptr
+ * (csr_stream_cuda.cu); the two give the same blocks. */
 static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
 {
     const int32_t NNZ = spx_csr_rows_skewed(F->row_mean, F->row_max, F->row_cv) ? SPX_CSR_CUDA_STREAM_NNZ_SKEWED
                                                                                : SPX_CSR_CUDA_STREAM_NNZ;
     d->stream_nnz = NNZ;
     const spx_csr_stream_limits lim = {NNZ, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS};
+    const int on_host = F->rowptr != NULL;
     spx_csr_stream_plan P;
-    spx_status s = spx_csr_stream_blocks(ctx, F->rowptr, F->m, &lim, &P);
+    spx_status s = on_host ? spx_csr_stream_blocks(ctx, F->rowptr, F->m, &lim, &P)
+                           : spx_csr_stream_blocks_device(ctx, d->rowptr, F->m, &lim, &P);
     if (s) return s;
-    const int64_t nb = P.n_blocks, ns = P.n_splits;
-    if (nb > INT32_MAX) {
-        s = spx_fail(ctx, SPX_ERR_OVERFLOW, "csr stream: %lld row blocks exceed the grid", (long long)nb);
-        goto done;
+    if (P.n_blocks > INT32_MAX) {
+        s = spx_fail(ctx, SPX_ERR_OVERFLOW, "csr stream: %lld row blocks exceed the grid", (long long)P.n_blocks);
+    } else {
+        d->n_blocks = (int32_t)P.n_blocks;
+        if (on_host) {
+            s = stream_upload(ctx, &P, d);
+        } else { /* the device arrays become d's */
+            d->blocks = (int4 *)P.blocks;
+            d->splits = (int2 *)P.splits;
+            P.blocks = NULL;
+            P.splits = NULL;
+        }
     }
-    d->n_blocks = (int32_t)nb;
-    if ((s = spx_cuda_malloc(ctx, (void **)&d->blocks, (size_t)nb * sizeof(int4))) ||
-        (s = spx_cuda_h2d(ctx, d->blocks, P.blocks, (size_t)nb * sizeof(int4))))
-        goto done;
-    if (ns > 0) {
-        if ((s = spx_cuda_malloc(ctx, (void **)&d->splits, (size_t)ns * sizeof(int2))) ||
-            (s = spx_cuda_h2d(ctx, d->splits, P.splits, (size_t)ns * sizeof(int2))) ||
-            (s = spx_cuda_malloc(ctx, (void **)&d->split_done, (size_t)ns * sizeof(int32_t))) ||
-            (s = spx_cuda_malloc(ctx, (void **)&d->partials, (size_t)P.n_parts * sizeof(acc_t))))
-            goto done;
-        SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(d->split_done, 0, (size_t)ns * sizeof(int32_t), spx_cuda_stream(ctx)));
+    if (!s) s = stream_split_slots(ctx, &P, d);
+    if (on_host) {
+        spx_csr_stream_plan_free(ctx, &P);
+    } else {
+        spx_cuda_free(ctx, P.blocks);
+        spx_cuda_free(ctx, P.splits);
     }
-done:
-    spx_csr_stream_plan_free(ctx, &P);
     return s;
 }
 
@@ -836,8 +867,9 @@ static spx_status csr_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log,
 /* Builds on the device from the uploaded CSR: takes its arrays as they are, resolves the
  * algorithm from the features and runs its analysis. No host layout is made (that copy cost
  * more than the upload: 34-47 ms of 62-77 ms on poisson3d n=100, H100, e7efcf9); the
- * analyses that walk the row pointers on the host (adaptive's huge rows, stream's blocks)
- * read a downloaded copy of them (4 bytes a row). */
+ * analyses that walk the row pointers on the host (adaptive's huge rows; stream's blocks below
+ * SPX_CSR_CUDA_STREAM_DEVICE_WALK_ROWS rows, cut on the device above) read a downloaded copy of
+ * them (4 bytes a row). */
 static spx_status csr_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, const spx_plan_opts *opts,
                             spx_phase_log *log, void **dev)
 {
@@ -864,7 +896,8 @@ static spx_status csr_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *fe
     A->rowptr = A->colind = NULL;
     A->val = NULL;
     spx_status s = SPX_OK;
-    if ((H.algo == SPX_CSR_ADAPTIVE || H.algo == SPX_CSR_STREAM) && H.m > 0) {
+    const int stream_on_host = H.algo == SPX_CSR_STREAM && H.m < SPX_CSR_CUDA_STREAM_DEVICE_WALK_ROWS;
+    if ((H.algo == SPX_CSR_ADAPTIVE || stream_on_host) && H.m > 0) {
         H.rowptr = (int32_t *)spx_malloc_array(ctx, (size_t)H.m + 1, sizeof *H.rowptr);
         s = H.rowptr ? spx_cuda_d2h(ctx, H.rowptr, d->rowptr, ((size_t)H.m + 1) * sizeof *H.rowptr)
                      : spx_fail_nomem(ctx, "csr build: host row pointers");

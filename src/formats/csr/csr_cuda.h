@@ -5,6 +5,7 @@
 
 #include "core/ctx.h"
 #include "formats/csr/csr.h"
+#include "formats/csr/csr_stream_blocks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,6 +14,10 @@ extern "C" {
 /* Allocates the device arrays of F and copies them up; on failure the caller frees what was
  * allocated (the pointers are set as soon as each allocation succeeds). */
 spx_status spx_csr_fmt_upload(spx_ctx *ctx, const spx_csr_fmt *F, int32_t **rowptr, int32_t **colind, void **val);
+/* spx_csr_stream_blocks on the device (csr_stream_cuda.cu): the same blocks from the m + 1
+ * device row pointers rp (m >= 1), into device arrays *out owns (freed with spx_cuda_free). */
+spx_status spx_csr_stream_blocks_device(spx_ctx *ctx, const int32_t *rp, int32_t m, const spx_csr_stream_limits *lim,
+                                        spx_csr_stream_plan *out);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* src/formats/csr/csr_stream_blocks.h: the csr "stream" algorithm's plan-time row blocks, cut
  * on the host from the row pointers (OpenMP over fixed pieces of rows, the same blocks for any
- * thread count). Plain C, shared by csr_cuda.cu (which uploads them) and the tests. */
+ * thread count). Plain C, shared by csr_cuda.cu (which uploads them), the device walk
+ * (csr_stream_cuda.cu) and the tests. */
 #ifndef SPX_FORMATS_CSR_STREAM_BLOCKS_H
 #define SPX_FORMATS_CSR_STREAM_BLOCKS_H
 
@@ -15,11 +16,20 @@ extern "C" {
  * whole row in one block; >= 0: the index of the row's split, the row spans several blocks). */
 enum { SPX_CSR_STREAM_ROWS = -2, SPX_CSR_STREAM_LONG = -1 };
 
-/* Rows a piece of the parallel walk covers; a block never spans two pieces. Fixed (not per
- * thread) so the blocks do not depend on the thread count. 2^18 rows (1 MB of row pointers):
- * ~100 pieces on a 27M-row matrix for dynamic scheduling over 16 cores, and at most one block
- * more per piece (poisson3d n=200: 27288 blocks against 27275 uncut, +0.05 %). */
-#define SPX_CSR_STREAM_PIECE_ROWS (1 << 18)
+/* Rows a piece of the walk covers; a block never spans two pieces. Fixed (not per thread) so
+ * the blocks depend neither on the thread count nor on where they are cut: the host walks the
+ * pieces on its threads, the device (csr_stream_cuda.cu) one warp a piece, and both give the
+ * same blocks. 2^13 rows (32 KB of row pointers): 3296 pieces on a 27M-row matrix, enough
+ * warps for the device walk, at one more block a piece (poisson3d: +3.5 % blocks against the
+ * uncut walk's ~28 a piece; 2^18 before the device walk, and the same SpMV times within 1 %
+ * on the large suite, H100, 2026-11-27). */
+#define SPX_CSR_STREAM_PIECE_ROWS (1 << 13)
+
+/* Pieces of an m-row matrix. */
+static inline int64_t spx_csr_stream_pieces(int32_t m)
+{
+    return ((int64_t)m + SPX_CSR_STREAM_PIECE_ROWS - 1) / SPX_CSR_STREAM_PIECE_ROWS;
+}
 
 /* One block, laid out as CUDA's int4 {x, y, z, w}: first row, end row (exclusive), first
  * nonzero of a long row's chunk (0 for a block of rows), kind (ROWS, LONG or a split index). */
