@@ -103,6 +103,11 @@ json_eq "$tmp/b.json" 'len([r for r in d["results"] if r["status"]!="skipped"])=
 json_eq "$tmp/b.json" 'all(r["t_batch_s"]>0 and r["batch_calls"]>=4 and r["batches"]>=1 and r["gflops_batch"]>0 and any(k.startswith("speedup_batch_vs_") for k in r) for r in d["results"] if r["status"]!="skipped")'
 [ "$(grep -vc ',skipped,' "$tmp/b.csv")" = 3 ] && ok || bad "CSV should have a header and 2 lines"
 head -1 "$tmp/b.csv" | grep -q ',t_median_s,.*,t_batch_s,' && ok || bad "CSV lacks t_batch_s after the old columns"
+# plans made three times by default (the median's time reported), --plan-reps N otherwise
+json_eq "$tmp/b.json" 'all(r["plan_reps"]==3 and r["plan_s"]>=sum(r["plan_phases_s"].values()) for r in d["results"] if r["status"]!="skipped")'
+expect 0 "$spx" bench gen:poisson2d:n=20 --formats csr --backend cpu --reps 1 --plan-reps 1 --json "$tmp/b1.json"
+json_eq "$tmp/b1.json" 'd["results"][0]["plan_reps"]==1'
+expect 2 "$spx" bench gen:poisson2d:n=5 --plan-reps 0;    one_error_line
 expect 2 "$spx" bench --suite "$tmp/none.txt";            one_error_line
 printf '# a suite\ngen:poisson2d:n=20   # comment\n\n' >"$tmp/s.txt"
 expect 0 "$spx" bench --suite "$tmp/s.txt" --backend cpu --reps 2

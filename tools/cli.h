@@ -46,6 +46,7 @@ typedef struct cli_opts {
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
+    int plan_reps;          /* bench: --plan-reps (0: the library's default) */
     int select;             /* info: --select (what "auto" picks, and why) */
     int distributed;        /* spmv, solve: --distributed (run under mpirun; tools/dist) */
     int no_model;           /* spmv --distributed: --no-model (no bandwidth or link measurement) */

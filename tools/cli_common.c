@@ -158,6 +158,9 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         else return cli_error("--precision must be fp64 or fp32, not '%s'", val);
     } else if (!strcmp(opt, "--reps")) {
         if (!parse_count(val, 10000000, &o->reps)) return cli_error("--reps needs a count >= 1, not '%s'", val);
+    } else if (!strcmp(opt, "--plan-reps")) {
+        if (!parse_count(val, SPX_BENCH_MAX_PLAN_REPS, &o->plan_reps))
+            return cli_error("--plan-reps needs a count from 1 to %d, not '%s'", SPX_BENCH_MAX_PLAN_REPS, val);
     } else if (!strcmp(opt, "--expected-spmvs")) {
         if (!parse_spmvs(val, &o->expected_spmvs))
             return cli_error("--expected-spmvs needs a count from 1 to 10^15, not '%s'", val);

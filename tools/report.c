@@ -153,6 +153,7 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_num(f, &first, "bandwidth_fraction", bw_fraction(res, r->gbytes));
     json_kv_num(f, &first, "bandwidth_fraction_batch", bw_fraction(res, r->gbytes_batch));
     json_kv_num(f, &first, "plan_s", r->plan.plan_seconds);
+    json_kv_int(f, &first, "plan_reps", r->plan_reps);
     json_key(f, &first, "plan_phases_s");
     json_phases(f, &r->plan);
     if (r->plan.n_stats) {

@@ -35,7 +35,7 @@ static const char usage[] =
     "                                       a graph part, renumbered); the usual report plus a per-rank\n"
     "                                       table, verified against the serial result (docs/distributed.md)\n"
     "  bench [--op spmv] [SRC...] [--suite FILE] [--formats all|LIST] [--backend ...] [--precision ...]\n"
-    "       [--reps N] [--cold] [--json FILE] [--csv FILE] [--plot FILE.svg]\n"
+    "       [--reps N] [--plan-reps N] [--cold] [--json FILE] [--csv FILE] [--plot FILE.svg]\n"
     "                                       every format on every matrix, as a table (--plot:\n"
     "                                       GFLOPS as grouped bars with each matrix's roofline)\n"
     "  bench --op spgemm [SRC...] [--suite FILE] [--methods all|M[/ALGO],...] [--backend ...]\n"

@@ -36,7 +36,16 @@ typedef struct spx_bench_opts {
     double *y_out;   /* optional (A->m doubles): receives y = A*x of the first verification run
                         (b = 0; fp32 results widened exactly), written whenever that run
                         succeeded, whether or not it verified (see the result's verified) */
+    int plan_reps;   /* plans made one after another (the median's time and phases reported,
+                        the SpMVs run on the last); 0 = default SPX_BENCH_PLAN_REPS */
 } spx_bench_opts;
+
+/* Plans a SpMV measurement makes by default: one plan's time moves by up to 2x between plans
+ * of the same matrix (host copies and checks; the first plan after a matrix is made pays most;
+ * H100 host, 2026-11-27), so one plan is not a measurement of plan time. */
+#define SPX_BENCH_PLAN_REPS 3
+/* The most plans spx_bench_opts.plan_reps may ask for. */
+#define SPX_BENCH_MAX_PLAN_REPS 15
 
 typedef struct spx_bench_result {
     spx_plan_info plan;
@@ -56,6 +65,7 @@ typedef struct spx_bench_result {
     int batch_calls, batches;
     double gflops_batch; /* 2*nnz / t_batch / 1e9 (NaN with t_batch) */
     double gbytes_batch; /* plan.bytes_per_spmv / t_batch / 1e9 (NaN with t_batch) */
+    int plan_reps;       /* plans made: plan is the one of median plan time */
 } spx_bench_result;
 
 /* Plans A in the given format, verifies, times; fills *r even when the plan is refused
