@@ -12,9 +12,11 @@
 #include "formats/csr/csr_stream_blocks.h"
 #include "matrices.h"
 
-/* The kernel's two budgets (even and skewed rows), as csr_cuda.cu passes them. */
+/* The kernel's three budgets (even rows, even rows of a small matrix, skewed rows), as
+ * csr_cuda.cu passes them. */
 static const spx_csr_stream_limits LIMITS[] = {
     {SPX_CSR_CUDA_STREAM_NNZ, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS},
+    {SPX_CSR_CUDA_STREAM_NNZ_SMALL, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS},
     {SPX_CSR_CUDA_STREAM_NNZ_SKEWED, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS},
 };
 enum { N_LIMITS = sizeof LIMITS / sizeof LIMITS[0], MAX_THREADS = 3, TIMING_REPS = 5 };

@@ -628,17 +628,18 @@ static void test_runtime(spx_ctx *ctx)
 }
 
 /* The csr stream blocks cut on the device from rp (m + 1 host row pointers, uploaded) against
- * the host walk's, both budgets: the same counts and the same blocks and splits, bit for bit. */
+ * the host walk's, every budget: the same counts and the same blocks and splits, bit for bit. */
 static void check_stream_walk(spx_ctx *ctx, const int32_t *rp, int32_t m, const char *label)
 {
-    const spx_csr_stream_limits lims[2] = {
+    const spx_csr_stream_limits lims[3] = {
         {SPX_CSR_CUDA_STREAM_NNZ, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS},
+        {SPX_CSR_CUDA_STREAM_NNZ_SMALL, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS},
         {SPX_CSR_CUDA_STREAM_NNZ_SKEWED, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS}};
     int32_t *drp = NULL;
     CHECK_OK(ctx, spx_cuda_malloc(ctx, (void **)&drp, ((size_t)m + 1) * sizeof *drp));
     if (!drp) return;
     CHECK_OK(ctx, spx_cuda_h2d(ctx, drp, rp, ((size_t)m + 1) * sizeof *drp));
-    for (int l = 0; l < 2; l++) {
+    for (int l = 0; l < 3; l++) {
         spx_csr_stream_plan H, D;
         CHECK_OK(ctx, spx_csr_stream_blocks(ctx, rp, m, &lims[l], &H));
         CHECK_OK(ctx, spx_csr_stream_blocks_device(ctx, drp, m, &lims[l], &D));

@@ -725,14 +725,24 @@ static spx_status stream_upload(spx_ctx *ctx, const spx_csr_stream_plan *P, csr_
     return SPX_OK;
 }
 
+/* stream: the nonzeros a block of rows may hold (csr_cuda_tuning.h): skewed rows', or even
+ * rows' by how many blocks the matrix makes a SM. */
+static int32_t stream_budget(const spx_ctx *ctx, const spx_csr_fmt *F)
+{
+    if (spx_csr_rows_skewed(F->row_mean, F->row_max, F->row_cv)) return SPX_CSR_CUDA_STREAM_NNZ_SKEWED;
+    const spx_cuda_state *st = spx_cuda_state_of(ctx);
+    const int64_t sms = st && st->sm_count > 0 ? st->sm_count : 1;
+    const int64_t blocks = ((int64_t)F->nnz + SPX_CSR_CUDA_STREAM_NNZ - 1) / SPX_CSR_CUDA_STREAM_NNZ;
+    return blocks < SPX_CSR_CUDA_STREAM_MIN_BLOCKS_PER_SM * sms ? SPX_CSR_CUDA_STREAM_NNZ_SMALL : SPX_CSR_CUDA_STREAM_NNZ;
+}
+
 /* stream: the plan's block budget, its row blocks and split-row slots, on the device. The
  * blocks are cut where the row pointers are: on the host from F->rowptr when it is set
  * (csr_stream_blocks.c, on the context's threads), else on the device from d->rowptr
  * (csr_stream_cuda.cu); the two give the same blocks. */
 static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
 {
-    const int32_t NNZ = spx_csr_rows_skewed(F->row_mean, F->row_max, F->row_cv) ? SPX_CSR_CUDA_STREAM_NNZ_SKEWED
-                                                                               : SPX_CSR_CUDA_STREAM_NNZ;
+    const int32_t NNZ = stream_budget(ctx, F);
     d->stream_nnz = NNZ;
     const spx_csr_stream_limits lim = {NNZ, SPX_CSR_CUDA_STREAM_CHUNK, SPX_CSR_CUDA_STREAM_MAX_ROWS};
     const int on_host = F->rowptr != NULL;
@@ -1044,6 +1054,9 @@ static spx_status run_stream(spx_ctx *ctx, const csr_dev *d, const spmv_view<VT>
     cudaStream_t st = spx_cuda_stream(ctx);
     if (d->stream_nnz == SPX_CSR_CUDA_STREAM_NNZ_SKEWED)
         csr_stream_kernel<VT, SPX_CSR_CUDA_STREAM_NNZ_SKEWED><<<grid, SPX_CSR_CUDA_STREAM_BLOCK, 0, st>>>(
+            v, d->blocks, d->splits, d->split_done, d->partials);
+    else if (d->stream_nnz == SPX_CSR_CUDA_STREAM_NNZ_SMALL)
+        csr_stream_kernel<VT, SPX_CSR_CUDA_STREAM_NNZ_SMALL><<<grid, SPX_CSR_CUDA_STREAM_BLOCK, 0, st>>>(
             v, d->blocks, d->splits, d->split_done, d->partials);
     else
         csr_stream_kernel<VT, SPX_CSR_CUDA_STREAM_NNZ><<<grid, SPX_CSR_CUDA_STREAM_BLOCK, 0, st>>>(

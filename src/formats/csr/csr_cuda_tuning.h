@@ -119,6 +119,17 @@
 #ifndef SPX_CSR_CUDA_STREAM_NNZ_SKEWED
 #define SPX_CSR_CUDA_STREAM_NNZ_SKEWED 512
 #endif
+/* Even rows in fewer than STREAM_MIN_BLOCKS_PER_SM blocks of STREAM_NNZ a SM (under ~2.2M
+ * nonzeros on an H100's 132 SMs) take blocks of STREAM_NNZ_SMALL: a wave of big blocks ends
+ * on its slowest. H100, 2026-11-27, the whole budget at 1024 against 2048 (same run): landmark
+ * (1.15M nonzeros, 4 blocks a SM) 8.7 -> 7.2 us fp64, 7.7 -> 6.6 us fp32; stencil27 n=160
+ * (109M, 400 a SM) 479 -> 510 us fp64, 345 -> 405 us fp32; poisson3d n=300 +1-6 %. */
+#ifndef SPX_CSR_CUDA_STREAM_NNZ_SMALL
+#define SPX_CSR_CUDA_STREAM_NNZ_SMALL 1024
+#endif
+#ifndef SPX_CSR_CUDA_STREAM_MIN_BLOCKS_PER_SM
+#define SPX_CSR_CUDA_STREAM_MIN_BLOCKS_PER_SM 8
+#endif
 #ifndef SPX_CSR_CUDA_STREAM_CHUNK
 #define SPX_CSR_CUDA_STREAM_CHUNK 8192
 #endif
