@@ -8,7 +8,9 @@ Reads the GPU (backend cuda) records of every file; an *instance* is one matrix 
 one precision (times are compared only within a file, i.e. on one device). A *choice* is a
 format with the algorithm it was asked for ("csr/auto", "hbp/hash", ...). The cost of a choice
 for N SpMVs is plan_s + N * t_batch_s; the oracle is the cheapest measured choice. A choice
-not measured on an instance costs that instance's slowest measured choice (pessimistic).
+not measured on an instance costs that instance's slowest measured choice (pessimistic). The
+plan phases cuSPARSE, csr and hbp share (the CSR check, upload and features: the same code on
+the same data) are charged to each of their plans as the instance's median over those plans.
 
 For each precision and each N in 1, 100, 10000 it fits a small tree (depth <= --depth, each
 leaf at least --min-leaf instances) over robust features the records and spx_features both
@@ -96,10 +98,34 @@ def feature_table(paths):
     return feat
 
 
+# Plan phases that are the same code on the same data for these formats (the CSR's check, its
+# upload to the device, the features taken there): their times differ between the formats' plans
+# of one matrix only by noise (up to 2x on a 1-2 ms plan), so each such plan is charged the
+# median of these phases over the instance's plans of these formats (pool_shared).
+SHARED_PHASE_FORMATS = ("cusparse", "csr", "hbp")
+SHARED_PHASES = ("check", "upload", "features")
+
+
 def plan_cost(r, drop):
     """The record's plan time without the phases drop names for its format ({(format, phase)})."""
     phases = r.get("plan_phases_s") or {}
     return r["plan_s"] - sum(t for ph, t in phases.items() if (r["format"], ph) in drop)
+
+
+def shared_time(r):
+    """The record's time in SHARED_PHASES (None: not a format that shares them)."""
+    if r["format"] not in SHARED_PHASE_FORMATS:
+        return None
+    phases = r.get("plan_phases_s") or {}
+    return sum(phases.get(ph, 0.0) for ph in SHARED_PHASES)
+
+
+def pool_shared(inst):
+    """Charges every plan of SHARED_PHASE_FORMATS the instance's median time in SHARED_PHASES in
+    place of its own (inst["t"] holds (plan, spmv, shared time or None) per choice)."""
+    shared = sorted(sh for _, _, sh in inst["t"].values() if sh is not None)
+    med = (shared[(len(shared) - 1) // 2] + shared[len(shared) // 2]) / 2 if shared else 0.0
+    inst["t"] = {ch: (p if sh is None else p - sh + med, t) for ch, (p, t, sh) in inst["t"].items()}
 
 
 def load(paths, feature_paths, drop=frozenset()):
@@ -120,7 +146,9 @@ def load(paths, feature_paths, drop=frozenset()):
                                       "prec": r["precision"], "shared": not r["matrix"].startswith("gen:"),
                                       "feat": feat[r["matrix"]], "t": {}})
             choice = f"{r['format']}/{r.get('requested_algo') or r['algo']}"
-            inst["t"][choice] = (plan_cost(r, drop), seconds(r))
+            inst["t"][choice] = (plan_cost(r, drop), seconds(r), shared_time(r))
+    for inst in out.values():
+        pool_shared(inst)
     return [out[k] for k in sorted(out)], max(dates)
 
 

@@ -19,11 +19,11 @@ has '^select why       no CPU results'
 
 if "$spx" formats | grep -q '^cusparse .* yes   yes'; then
   # poisson2d n=350: 611100 entries (see tests/test_select.c for the leaves it reaches)
-  expect 0 "$spx" info "gen:poisson2d:n=350" --select --backend cuda --expected-spmvs 1
-  has '^select for       cuda, fp64, 1 SpMVs$'
+  expect 0 "$spx" info "gen:poisson2d:n=350" --select --backend cuda --precision fp32 --expected-spmvs 1
+  has '^select for       cuda, fp32, 1 SpMVs$'
   has '^select choice    cusparse/alg2$'
-  has '^select runner-up csr/auto$'
-  has '^select why       fp64 table for 1 SpMVs: cols 1.225e+05 > 6.3e+04; row_cv 0.02137 <= 11; -> cusparse/alg2'
+  has '^select runner-up cusparse/alg1$'
+  has '^select why       fp32 table for 1 SpMVs: nnz 6.111e+05 > 2.1e+05; -> cusparse/alg2'
   expect 0 "$spx" info "gen:poisson2d:n=350" --select --backend cuda --expected-spmvs 10000
   has '^select choice    csr/auto$'
   expect 0 "$spx" info "gen:poisson2d:n=350" --select --backend cuda --precision fp32 --expected-spmvs 100

@@ -64,49 +64,53 @@ static void test_runnable(spx_ctx *ctx)
     }
 }
 
-/* Expects A's fp64 CUDA choice for n SpMVs to be format/algo. */
-static void expect_choice(spx_ctx *ctx, const spx_csr *A, int64_t n, const char *format, const char *algo)
+/* Expects A's CUDA choice in precision p for n SpMVs to be format/algo. */
+static void expect_choice(spx_ctx *ctx, const spx_csr *A, spx_precision p, int64_t n, const char *format,
+                          const char *algo)
 {
-    spx_plan_opts o = {.backend = SPX_BACKEND_CUDA, .precision = SPX_FP64, .expected_spmvs = n};
+    spx_plan_opts o = {.backend = SPX_BACKEND_CUDA, .precision = p, .expected_spmvs = n};
     spx_selection sel;
     CHECK_OK(ctx, spx_plan_select(ctx, A, &o, &sel));
-    CHECK_MSG(!strcmp(sel.format, format) && !strcmp(sel.algo, algo), "n=%lld: %s/%s, want %s/%s (%s)",
-              (long long)n, sel.format, sel.algo, format, algo, sel.why);
+    CHECK_MSG(!strcmp(sel.format, format) && !strcmp(sel.algo, algo), "%s, n=%lld: %s/%s, want %s/%s (%s)",
+              p == SPX_FP32 ? "fp32" : "fp64", (long long)n, sel.format, sel.algo, format, algo, sel.why);
     CHECK(sel.runner_format[0] != '\0');
 }
 
-/* Leaves of the committed fp64 trees: poisson2d n=350 (122500 columns, regular rows: row_cv
- * 0.021) takes cols > 63000 and row_cv <= 11 at 1 SpMV, the csr/auto leaf (its columns
- * spread over a band of ~400, spread_cols <= 2.1e6) at 100 and 10000 (counts between take
- * the tree nearest on a log scale; 0 means the default, 100); powerlaw m=100000 k=8
- * (skewed rows, row_cv 41) takes row_cv > 11 at 1 SpMV, poisson2d n=50 (2500 columns)
- * cols <= 63000; uniform m=2200000 k=1 (random columns: spread_cols 2.2e6 > 2.1e6) takes
- * hbp at 100 and 10000. Needs the CUDA formats (cusparse, hbp) here. */
+/* Leaves of the committed trees. fp64: csr/auto at 1 SpMV; at 100 and 10000 (counts between
+ * take the tree nearest on a log scale; 0 means the default, 100) poisson2d n=350 (columns
+ * spread over a band of ~400) takes csr/auto and uniform m=2200000 k=1 (random columns:
+ * spread_cols 2.2e6 > 2.1e6) hbp. fp32 at 1 SpMV: poisson2d n=350 (611100 entries > 210000)
+ * cuSPARSE ALG2, poisson2d n=50 (2500 rows) csr/auto, wide m=64 (64 rows <= 120) teb; at 100
+ * uniform 2.2M csr/auto (spread_cols <= 4.2e6), uniform 4.4M hbp. Needs the CUDA formats
+ * (cusparse, hbp, teb) here. */
 static void test_expected_spmvs(spx_ctx *ctx)
 {
     spx_format_desc d;
     for (int i = 0; i < spx_format_count(); i++)
         if (!spx_format_describe(i, &d) && !strcmp(d.name, "cusparse") && !(d.available && d.has_cuda)) return;
-    spx_csr *A = NULL, *U = NULL, *S = NULL, *R = NULL;
+    spx_csr *A = NULL, *U = NULL, *S = NULL, *R = NULL, *W = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=350", &A));
-    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=100000,k=8", &U));
+    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=4400000,k=1", &U));
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=50", &S));
     CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=2200000,k=1", &R));
+    CHECK_OK(ctx, spx_gen(ctx, "gen:wide:m=64,n=5000,k=1000", &W));
     if (A) {
-        expect_choice(ctx, A, 1, "cusparse", "alg2");
-        expect_choice(ctx, A, 9, "cusparse", "alg2");
-        expect_choice(ctx, A, 0, "csr", "auto");
-        expect_choice(ctx, A, 100, "csr", "auto");
-        expect_choice(ctx, A, 10000, "csr", "auto");
-        expect_choice(ctx, A, 2000, "csr", "auto");
+        const int64_t counts[] = {1, 9, 0, 100, 10000, 2000};
+        for (int c = 0; c < 6; c++) expect_choice(ctx, A, SPX_FP64, counts[c], "csr", "auto");
+        expect_choice(ctx, A, SPX_FP32, 1, "cusparse", "alg2");
+        expect_choice(ctx, A, SPX_FP32, 100, "csr", "auto");
     }
-    if (U) expect_choice(ctx, U, 1, "cusparse", "alg1");
-    if (S) expect_choice(ctx, S, 1, "csr", "auto");
+    if (S) expect_choice(ctx, S, SPX_FP32, 1, "csr", "auto");
+    if (W) expect_choice(ctx, W, SPX_FP32, 1, "teb", "auto");
     if (R) {
-        expect_choice(ctx, R, 100, "hbp", "auto");
-        expect_choice(ctx, R, 10000, "hbp", "auto");
+        expect_choice(ctx, R, SPX_FP64, 1, "csr", "auto");
+        expect_choice(ctx, R, SPX_FP64, 100, "hbp", "auto");
+        expect_choice(ctx, R, SPX_FP64, 10000, "hbp", "auto");
+        expect_choice(ctx, R, SPX_FP32, 100, "csr", "auto");
     }
+    if (U) expect_choice(ctx, U, SPX_FP32, 100, "hbp", "auto");
     spx_csr_destroy(&A);
+    spx_csr_destroy(&W);
     spx_csr_destroy(&U);
     spx_csr_destroy(&S);
     spx_csr_destroy(&R);
