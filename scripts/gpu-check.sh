@@ -41,7 +41,7 @@ if [ ! -d ../shared/matrices ] && [ -d .device/matrices ]; then
 fi
 # METIS (the ehyb format) cannot be installed there: Debian's libmetis5 and libmetis-dev
 # unpacked with dpkg -x into .device/metis travel with the tree; CMake finds them there.
-[ -d .device/metis ] || echo "note: no .device/metis: ehyb will be built without METIS" >&2
+[ -d .device/metis ] || echo "note: no .device/metis (scripts/device-metis.sh makes it): ehyb will be built without METIS" >&2
 log() { echo "== $* ==" | tee -a "$out/summary.txt"; }
 
 has() { [[ " $stages " == *" $1 "* ]]; }
