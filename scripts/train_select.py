@@ -112,12 +112,12 @@ def plan_cost(r, drop):
     return r["plan_s"] - sum(t for ph, t in phases.items() if (r["format"], ph) in drop)
 
 
-def shared_time(r):
-    """The record's time in SHARED_PHASES (None: not a format that shares them)."""
+def shared_time(r, drop):
+    """The record's time in SHARED_PHASES not dropped (None: not a format that shares them)."""
     if r["format"] not in SHARED_PHASE_FORMATS:
         return None
     phases = r.get("plan_phases_s") or {}
-    return sum(phases.get(ph, 0.0) for ph in SHARED_PHASES)
+    return sum(phases.get(ph, 0.0) for ph in SHARED_PHASES if (r["format"], ph) not in drop)
 
 
 def pool_shared(inst):
@@ -146,7 +146,7 @@ def load(paths, feature_paths, drop=frozenset()):
                                       "prec": r["precision"], "shared": not r["matrix"].startswith("gen:"),
                                       "feat": feat[r["matrix"]], "t": {}})
             choice = f"{r['format']}/{r.get('requested_algo') or r['algo']}"
-            inst["t"][choice] = (plan_cost(r, drop), seconds(r), shared_time(r))
+            inst["t"][choice] = (plan_cost(r, drop), seconds(r), shared_time(r, drop))
     for inst in out.values():
         pool_shared(inst)
     return [out[k] for k in sorted(out)], max(dates)

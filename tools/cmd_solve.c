@@ -154,7 +154,7 @@ static int bench_one(spx_ctx *ctx, const spx_bench_case *c, const char *format, 
                      spx_bench_result *r)
 {
     spx_plan_opts po = {.format = format, .algo = algo, .backend = SPX_BACKEND_CUDA, .precision = p};
-    spx_bench_opts bo = {0};
+    spx_bench_opts bo = {.plan_reps = 1};
     if (spx_bench_spmv(ctx, c, &po, &bo, r) != SPX_OK || r->status || !r->verified || !(r->t_batch > 0)) {
         fprintf(stderr, "warning: timing %s/%s for the break-even failed: %s\n", format, algo,
                 r->status ? r->msg : spx_ctx_last_error(ctx));

@@ -54,7 +54,7 @@ static int measure_baseline(spx_ctx *ctx, const spx_bench_case *c, const cli_opt
     const char *algo;
     if (!cli_baseline(&d, &algo) || !d.available || !d.has_cuda || !strcmp(res->r.plan.format, d.name)) return 0;
     spx_plan_opts po = {.format = d.name, .algo = algo, .backend = SPX_BACKEND_CUDA, .precision = o->precision};
-    spx_bench_opts bo = {.reps = o->reps, .warmup = o->warmup, .cold = o->cold};
+    spx_bench_opts bo = {.reps = o->reps, .warmup = o->warmup, .cold = o->cold, .plan_reps = 1};
     if (spx_bench_spmv(ctx, c, &po, &bo, &base->r) != SPX_OK || base->r.status) {
         fprintf(stderr, "warning: baseline %s/%s failed: %s\n", d.name, algo,
                 base->r.status ? base->r.msg : spx_ctx_last_error(ctx));
@@ -109,7 +109,7 @@ int cmd_spmv(int argc, char **argv)
     }
     spx_plan_opts po = {.format = o.format, .algo = o.algo, .backend = o.backend, .precision = o.precision,
                         .expected_spmvs = o.expected_spmvs};
-    spx_bench_opts bo = {.reps = o.reps, .warmup = o.warmup, .cold = o.cold, .y_out = y};
+    spx_bench_opts bo = {.reps = o.reps, .warmup = o.warmup, .cold = o.cold, .y_out = y, .plan_reps = 1}; /* one plan: `spx bench` repeats them */
     if ((s = spx_bench_spmv(ctx, c, &po, &bo, &res.r))) {
         rc = cli_fail(ctx, "spmv", s);
         goto done;

@@ -136,11 +136,12 @@
 #ifndef SPX_CSR_CUDA_STREAM_MAX_ROWS
 #define SPX_CSR_CUDA_STREAM_MAX_ROWS (4 * SPX_CSR_CUDA_STREAM_BLOCK)
 #endif
-/* Rows from which a plan built on the device cuts the stream blocks there (one thread a piece
+/* Rows from which a plan built on the device cuts the stream blocks there (one warp a piece
  * of SPX_CSR_STREAM_PIECE_ROWS rows) instead of downloading the row pointers for the host
  * walk; both give the same blocks, so this moves only plan time. 2^20 rows (128 pieces): a
  * guess between the host's cost (a 4 MB download and a walk, ~1 ms) and the device walk's
- * (one thread walks 8192 rows twice whatever m is). */
+ * (its allocations and launches; a warp walks 8192 rows twice whatever m is). Not measured
+ * at the threshold. */
 #ifndef SPX_CSR_CUDA_STREAM_DEVICE_WALK_ROWS
 #define SPX_CSR_CUDA_STREAM_DEVICE_WALK_ROWS (1 << 20)
 #endif

@@ -6,12 +6,14 @@
 
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
+#include "spmv/format.h"
 
 size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p)
 {
     const size_t vb = spx_precision_bytes(p);
     const size_t stage = p == SPX_FP32 ? (size_t)nnz * sizeof(double) : 0; /* fp64 values narrowed on the device */
-    return ((size_t)rows + 1) * (sizeof(int32_t) + sizeof(int64_t)) + (size_t)nnz * (sizeof(int32_t) + vb) + stage;
+    return ((size_t)rows + 1) * (sizeof(int32_t) + sizeof(int64_t)) + SPX_DEV_CSR_SCRATCH_BYTES + 256 +
+           (size_t)nnz * (sizeof(int32_t) + vb) + stage; /* + the upload's scratch and its alignment */
 }
 
 size_t spx_ooc_c_bytes(int64_t nnz_c, spx_precision p) { return (size_t)nnz_c * (sizeof(int32_t) + spx_precision_bytes(p)); }
