@@ -37,6 +37,7 @@ import json
 import math
 import os
 import re
+import statistics
 import sys
 
 FEATURES = ["rows", "cols", "nnz", "row_mean", "row_cv", "spread_cols"]
@@ -123,8 +124,8 @@ def shared_time(r, drop):
 def pool_shared(inst):
     """Charges every plan of SHARED_PHASE_FORMATS the instance's median time in SHARED_PHASES in
     place of its own (inst["t"] holds (plan, spmv, shared time or None) per choice)."""
-    shared = sorted(sh for _, _, sh in inst["t"].values() if sh is not None)
-    med = (shared[(len(shared) - 1) // 2] + shared[len(shared) // 2]) / 2 if shared else 0.0
+    shared = [sh for _, _, sh in inst["t"].values() if sh is not None]
+    med = statistics.median(shared) if shared else 0.0
     inst["t"] = {ch: (p if sh is None else p - sh + med, t) for ch, (p, t, sh) in inst["t"].items()}
 
 

@@ -40,26 +40,36 @@ static int32_t row_at(const spx_csr *A, int64_t k)
     return lo;
 }
 
-/* Sums the row lengths of rows [r0, r1) into *p (zeroed first; the column sums left 0). */
-static void part_row_lengths(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums *p)
+/* Zeroes *p for a part about to be summed (row_min INT64_MAX: no row yet). */
+static void part_init(spx_feature_sums *p)
 {
     memset(p, 0, sizeof *p);
     p->row_min = INT64_MAX;
-    for (int32_t i = r0; i < r1; i++) {
-        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-        if (len < p->row_min) p->row_min = len;
-        if (len > p->row_max) p->row_max = len;
-        p->empty += len == 0;
-        p->sumsq += (double)len * (double)len;
-    }
 }
 
-/* Sums rows [r0, r1) into *p: their lengths and every entry's columns. */
+/* Adds one row of len entries to the row-length sums of *p. */
+static void add_row_length(spx_feature_sums *p, int64_t len)
+{
+    if (len < p->row_min) p->row_min = len;
+    if (len > p->row_max) p->row_max = len;
+    p->empty += len == 0;
+    p->sumsq += (double)len * (double)len;
+}
+
+/* Sums the row lengths of rows [r0, r1) into *p (the column sums left 0). */
+static void part_row_lengths(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums *p)
+{
+    part_init(p);
+    for (int32_t i = r0; i < r1; i++) add_row_length(p, A->rowptr[i + 1] - A->rowptr[i]);
+}
+
+/* Sums rows [r0, r1) into *p in one pass: their lengths and every entry's columns. */
 static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums *p)
 {
-    part_row_lengths(A, r0, r1, p);
+    part_init(p);
     for (int32_t i = r0; i < r1; i++) {
         int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+        add_row_length(p, len);
         p->pairs += len > 1 ? len - 1 : 0;
         row_columns(A, i, &p->bandwidth, &p->dist, &p->near);
     }
