@@ -9,6 +9,7 @@
 #include "check.h"
 #include "core/ctx.h"
 #include "core/huge_pages.h"
+#include "formats/csr/csr_tuning.h"
 #include "matrix/features.h"
 #include "spx/spx.h"
 
@@ -343,6 +344,20 @@ static void test_huge_pages(void)
     }
 }
 
+/* csr's `auto` rule takes column blocks for few long rows over many columns only: the large
+ * suite's wide matrix (64 x 2M, rows of ~216k), not the default suite's (512 x 395k, rows of
+ * 2200), a matrix of short rows, one dense row over 1M columns (x read by about one entry a
+ * column) or a hbp band (cols 0). */
+static void test_csr_auto_rule(void)
+{
+    CHECK(spx_csr_auto_algo(13852185, 2000000, 13852185 / 64.0, 220000, 0.01) == SPX_CSR_COLBLOCK);
+    CHECK(spx_csr_auto_algo(13852185, 0, 13852185 / 64.0, 220000, 0.01) == SPX_CSR_STREAM);
+    CHECK(spx_csr_auto_algo(1126400, 394792, 2200.0, 2300, 0.02) == SPX_CSR_STREAM);
+    CHECK(spx_csr_auto_algo(188460000, 27000000, 6.98, 7, 0.05) == SPX_CSR_STREAM);
+    CHECK(spx_csr_auto_algo(1048576 + 100, 1 << 20, (1048576 + 100) / 8.0, 1 << 20, 2.6) == SPX_CSR_STREAM);
+    CHECK(spx_csr_auto_algo(0, 2000000, 0.0, 0, 0.0) == SPX_CSR_SCALAR);
+}
+
 int main(void)
 {
     spx_ctx *ctx = NULL;
@@ -358,6 +373,7 @@ int main(void)
     test_plan_errors(ctx);
     test_status_and_registry();
     test_huge_pages();
+    test_csr_auto_rule();
     spx_ctx_destroy(&ctx);
     CHECK(ctx == NULL);
     return check_report();

@@ -19,6 +19,8 @@ typedef enum spx_csr_algo {
     SPX_CSR_MERGE,    /* merge-path load balancing (Merrill & Garland, SC'16) */
     SPX_CSR_NZSPLIT,  /* fixed nonzeros per thread, segmented warp reduction */
     SPX_CSR_STREAM,   /* row blocks of equal nonzeros staged in shared memory, one launch */
+    SPX_CSR_COLBLOCK, /* column blocks: a block's x segment in shared memory, rows' partial sums
+                         per column block added in order (few long rows over many columns) */
     SPX_CSR_ALGO_COUNT
 } spx_csr_algo;
 

@@ -7,7 +7,7 @@
 #include "formats/csr/csr.h"
 #include "formats/csr/csr_tuning.h"
 
-const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", "stream", NULL};
+const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", "stream", "colblock", NULL};
 
 int spx_csr_algo_resolve(const char *name, int64_t nnz, const spx_features *feat)
 {
@@ -16,7 +16,7 @@ int spx_csr_algo_resolve(const char *name, int64_t nnz, const spx_features *feat
             if (!strcmp(spx_csr_algo_names[i], name)) return i;
         return -1;
     }
-    return (int)spx_csr_auto_algo(nnz, feat->row_mean, feat->row_max, feat->row_cv);
+    return (int)spx_csr_auto_algo(nnz, feat->n, feat->row_mean, feat->row_max, feat->row_cv);
 }
 
 spx_status spx_csr_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,

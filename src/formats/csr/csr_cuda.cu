@@ -1,5 +1,5 @@
 /* src/formats/csr/csr_cuda.cu: the csr format on the GPU: the kernel family (scalar, vector,
- * adaptive, merge-path, nzsplit), the plan-time GPU preprocessing each needs, the launchers. */
+ * adaptive, merge-path, nzsplit, stream, colblock), the plan-time GPU preprocessing each needs, the launchers. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +51,12 @@ typedef struct csr_dev {
     int2 *splits;        /* stream: (first partial slot, chunks) of each row split over blocks */
     int32_t *split_done; /* stream: chunks finished per split row (the last resets it to 0) */
     acc_t *partials;     /* stream: one partial sum per chunk of a split row */
+    int32_t cb_cols;     /* colblock: columns a block (W) */
+    int32_t cb_blocks;   /* colblock: column blocks (ceil(n / W)) */
+    int32_t cb_smem;     /* colblock: 1 when a W-column x segment goes to shared memory */
+    int32_t *cb_off;     /* colblock: m x (cb_blocks + 1) entry offsets, row r's first entry at
+                            or after each column block's first column, then rowptr[r + 1] */
+    acc_t *cb_part;      /* colblock: m x cb_blocks partial sums (cb_blocks > 1) */
     char kernel[64];
 } csr_dev;
 
@@ -516,6 +522,89 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_STREAM_BLOCK)
         stream_long(v, blk, splits, split_done, partials);
 }
 
+/* colblock: rows [g R, g R + R) of column block b (blockIdx.x = g, blockIdx.y = b), a warp a
+ * row; x[c0, c0 + W) copied to shared memory first when SMEM. Row r's entries in block b are
+ * off[r stride + b] .. off[r stride + b + 1] (stride nblocks + 1: the plan's table; 1 with one
+ * block: the row pointers). A row's sum over the block goes to its partial slot, or straight to
+ * y when there is one column block. */
+template <typename VT, bool SMEM>
+__global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
+    csr_colblock_kernel(spmv_view<VT> v, int32_t n, int32_t cols, int32_t nblocks, const int32_t *__restrict__ off,
+                        int32_t stride, acc_t *__restrict__ part)
+{
+    constexpr int BLOCK = SPX_CSR_CUDA_COLBLOCK_BLOCK, WARPS = BLOCK / 32;
+    extern __shared__ __align__(16) unsigned char csr_colblock_smem[];
+    VT *xs = reinterpret_cast<VT *>(csr_colblock_smem);
+    const int32_t b = (int32_t)blockIdx.y;
+    const int64_t c0 = (int64_t)b * cols;
+    if (SMEM) {
+        const int32_t w = (int32_t)min((int64_t)cols, (int64_t)n - c0);
+        for (int32_t i = threadIdx.x; i < w; i += BLOCK) xs[i] = __ldg(v.x + c0 + i);
+        __syncthreads();
+    }
+    const int lane = threadIdx.x & 31;
+    const int64_t r_end = min((int64_t)v.m, ((int64_t)blockIdx.x + 1) * SPX_CSR_CUDA_COLBLOCK_ROWS);
+    for (int64_t r = (int64_t)blockIdx.x * SPX_CSR_CUDA_COLBLOCK_ROWS + threadIdx.x / 32; r < r_end; r += WARPS) {
+        const int32_t *o = off + r * stride + b;
+        const int32_t k1 = __ldg(o + 1);
+        acc_t sum = 0;
+#pragma unroll 4
+        for (int32_t k = __ldg(o) + lane; k < k1; k += 32) {
+            const int32_t c = __ldg(v.colind + k);
+            const acc_t xv = SMEM ? (acc_t)xs[c - c0] : (acc_t)__ldg(v.x + c);
+            sum += (acc_t)__ldg(v.val + k) * xv;
+        }
+        sum = spx_group_sum<32>(sum);
+        if (lane != 0) continue;
+        if (nblocks == 1)
+            put_y(v, (int32_t)r, sum);
+        else
+            part[r * nblocks + b] = sum;
+    }
+}
+
+/* colblock, several column blocks: y[r] = a * (the row's partial sums added in column-block
+ * order, by a fixed tree: deterministic) + b*y; T threads a row (32: a warp, or the block). */
+template <typename VT, int T>
+__global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
+    csr_colblock_reduce_kernel(spmv_view<VT> v, int32_t nblocks, const acc_t *__restrict__ part)
+{
+    constexpr int BLOCK = SPX_CSR_CUDA_COLBLOCK_BLOCK;
+    static_assert(T == 32 || T == BLOCK, "a warp or the block a row");
+    const int64_t r = (int64_t)blockIdx.x * (BLOCK / T) + threadIdx.x / T;
+    const int t = threadIdx.x % T;
+    acc_t sum = 0;
+    if (r < v.m)
+        for (int32_t b = t; b < nblocks; b += T) sum += __ldg(part + r * nblocks + b);
+    if constexpr (T == 32)
+        sum = spx_group_sum<32>(sum);
+    else
+        sum = spx_block_sum<BLOCK>(sum);
+    if (r < v.m && t == 0) put_y(v, (int32_t)r, sum);
+}
+
+/* colblock plan: off[r (nblocks + 1) + b] = the first entry of row r whose column is at least
+ * b * cols (a binary search in the row's sorted columns), rowptr[r + 1] for b = nblocks. */
+__global__ void __launch_bounds__(SPX_CSR_CUDA_AUX_BLOCK)
+    csr_colblock_table_kernel(int32_t m, int32_t cols, int32_t nblocks, const int32_t *__restrict__ rowptr,
+                              const int32_t *__restrict__ colind, int32_t *__restrict__ off)
+{
+    const int64_t total = (int64_t)m * ((int64_t)nblocks + 1);
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t r = i / ((int64_t)nblocks + 1), b = i % ((int64_t)nblocks + 1);
+        int32_t lo = __ldg(rowptr + r), hi = __ldg(rowptr + r + 1);
+        const int64_t first = b * cols;
+        while (b < nblocks && lo < hi) { /* first k in [lo, hi) with colind[k] >= first */
+            const int32_t mid = lo + (hi - lo) / 2;
+            if (__ldg(colind + mid) < first)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        off[i] = hi; /* the search's end (lo == hi), or the row's end for b == nblocks */
+    }
+}
+
 } /* namespace */
 
 /* ---- plan time (upload + analyse) --------------------------------------------------------- */
@@ -773,6 +862,35 @@ static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
     return s;
 }
 
+/* colblock: the column blocks' width and count (csr_cuda_tuning.h): COLBLOCK_COLS columns,
+ * wider when m rows x that many blocks would pass the table's bound (with one block at the
+ * least: then every row is one warp's, over all columns); the segment in shared memory when
+ * it fits COLBLOCK_SMEM_BYTES. Then, with several blocks, the offset table on the device and
+ * the partial sums. */
+static spx_status analyse_colblock(spx_ctx *ctx, csr_dev *d)
+{
+    const int64_t m = d->m, n = d->n > 0 ? d->n : 1;
+    const int64_t cap = (int64_t)d->nnz / SPX_CSR_CUDA_COLBLOCK_TABLE_DIV + SPX_CSR_CUDA_COLBLOCK_TABLE_MIN;
+    int64_t nb = (n + SPX_CSR_CUDA_COLBLOCK_COLS - 1) / SPX_CSR_CUDA_COLBLOCK_COLS;
+    if (m * (nb + 1) > cap) nb = cap / m - 1;
+    if (nb > 65535) nb = 65535; /* gridDim.y */
+    if (nb < 1) nb = 1;
+    const int64_t cols = (n + nb - 1) / nb;
+    d->cb_cols = (int32_t)cols;
+    d->cb_blocks = (int32_t)((n + cols - 1) / cols);
+    d->cb_smem = cols * (int64_t)spx_precision_bytes(d->prec) <= SPX_CSR_CUDA_COLBLOCK_SMEM_BYTES;
+    if (d->cb_blocks == 1) return SPX_OK; /* the row pointers are the table */
+    const int64_t entries = m * ((int64_t)d->cb_blocks + 1);
+    spx_status s;
+    if ((s = spx_cuda_malloc(ctx, (void **)&d->cb_off, (size_t)entries * sizeof(int32_t))) ||
+        (s = spx_cuda_malloc(ctx, (void **)&d->cb_part, (size_t)m * (size_t)d->cb_blocks * sizeof(acc_t))))
+        return s;
+    csr_colblock_table_kernel<<<aux_grid(ctx, entries), SPX_CSR_CUDA_AUX_BLOCK, 0, spx_cuda_stream(ctx)>>>(
+        d->m, d->cb_cols, d->cb_blocks, d->rowptr, d->colind, d->cb_off);
+    SPX_CUDA_LAUNCHED(ctx, "csr_colblock_table_kernel");
+    return SPX_OK;
+}
+
 /* The name of the kernel(s) that run, e.g. "csr_vector_g8", "csr_adaptive(g8+warp)". */
 static void set_kernel_name(csr_dev *d)
 {
@@ -789,6 +907,10 @@ static void set_kernel_name(csr_dev *d)
     case SPX_CSR_NZSPLIT: snprintf(d->kernel, sizeof d->kernel, "csr_nzsplit_k%d", SPX_CSR_CUDA_NZSPLIT_K); break;
     case SPX_CSR_STREAM:
         snprintf(d->kernel, sizeof d->kernel, "csr_stream_%dx%d", SPX_CSR_CUDA_STREAM_BLOCK, d->stream_nnz);
+        break;
+    case SPX_CSR_COLBLOCK:
+        snprintf(d->kernel, sizeof d->kernel, "csr_colblock_%s_w%dx%d", d->cb_smem ? "smem" : "l1", d->cb_cols,
+                 d->cb_blocks);
         break;
     case SPX_CSR_ADAPTIVE: {
         size_t len = (size_t)snprintf(d->kernel, sizeof d->kernel, "csr_adaptive(");
@@ -815,6 +937,7 @@ static spx_status analyse(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d, spx_ph
     spx_status s = d->algo == SPX_CSR_ADAPTIVE ? analyse_adaptive(ctx, F, d)
                    : d->algo == SPX_CSR_MERGE  ? analyse_merge(ctx, d)
                    : d->algo == SPX_CSR_STREAM ? analyse_stream(ctx, F, d)
+                   : d->algo == SPX_CSR_COLBLOCK ? analyse_colblock(ctx, d)
                                                : analyse_nzsplit(ctx, d);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "analyse", spx_now() - t0);
@@ -934,7 +1057,7 @@ static void csr_free(spx_ctx *ctx, void *dev)
     if (!d) return;
     void *bufs[] = {d->rowptr, d->colind, d->val, d->rows, d->chunks, d->tiles,
                     d->carry_row, d->carry_val, d->warp_row, d->prep_rows, d->blocks,
-                    d->splits, d->split_done, d->partials};
+                    d->splits, d->split_done, d->partials, d->cb_off, d->cb_part};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) spx_cuda_free(ctx, bufs[i]);
     spx_free(ctx, d);
 }
@@ -1065,6 +1188,33 @@ static spx_status run_stream(spx_ctx *ctx, const csr_dev *d, const spmv_view<VT>
     return SPX_OK;
 }
 
+/* colblock: the column-block kernel, then (several blocks) the rows' reduction. */
+template <typename VT>
+static spx_status run_colblock(spx_ctx *ctx, const csr_dev *d, const spmv_view<VT> &v)
+{
+    constexpr int BLOCK = SPX_CSR_CUDA_COLBLOCK_BLOCK;
+    cudaStream_t st = spx_cuda_stream(ctx);
+    const dim3 grid((unsigned)(((int64_t)d->m + SPX_CSR_CUDA_COLBLOCK_ROWS - 1) / SPX_CSR_CUDA_COLBLOCK_ROWS),
+                    (unsigned)d->cb_blocks);
+    const int32_t *off = d->cb_blocks == 1 ? d->rowptr : d->cb_off;
+    const int32_t stride = d->cb_blocks == 1 ? 1 : d->cb_blocks + 1;
+    if (d->cb_smem)
+        csr_colblock_kernel<VT, true><<<grid, BLOCK, (size_t)d->cb_cols * sizeof(VT), st>>>(
+            v, d->n, d->cb_cols, d->cb_blocks, off, stride, d->cb_part);
+    else
+        csr_colblock_kernel<VT, false><<<grid, BLOCK, 0, st>>>(v, d->n, d->cb_cols, d->cb_blocks, off, stride,
+                                                             d->cb_part);
+    SPX_CUDA_LAUNCHED(ctx, "csr_colblock_kernel");
+    if (d->cb_blocks == 1) return SPX_OK;
+    if (d->cb_blocks >= SPX_CSR_CUDA_COLBLOCK_BLOCK_REDUCE_MIN)
+        csr_colblock_reduce_kernel<VT, BLOCK><<<(unsigned)d->m, BLOCK, 0, st>>>(v, d->cb_blocks, d->cb_part);
+    else
+        csr_colblock_reduce_kernel<VT, 32><<<(unsigned)(((int64_t)d->m * 32 + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
+            v, d->cb_blocks, d->cb_part);
+    SPX_CUDA_LAUNCHED(ctx, "csr_colblock_reduce_kernel");
+    return SPX_OK;
+}
+
 /* y = a*A*x + b*y in value type VT. */
 template <typename VT>
 static spx_status spmv_typed(spx_ctx *ctx, const csr_dev *d, const spx_spmv_args *args)
@@ -1092,6 +1242,7 @@ static spx_status spmv_typed(spx_ctx *ctx, const csr_dev *d, const spx_spmv_args
     case SPX_CSR_MERGE: return run_merge(ctx, d, v);
     case SPX_CSR_NZSPLIT: return run_nzsplit(ctx, d, v);
     case SPX_CSR_STREAM: return run_stream(ctx, d, v);
+    case SPX_CSR_COLBLOCK: return run_colblock(ctx, d, v);
     default: return spx_fail(ctx, SPX_ERR_ARG, "csr: algorithm %d has no CUDA kernel", (int)d->algo);
     }
 }

@@ -146,4 +146,38 @@
 #define SPX_CSR_CUDA_STREAM_DEVICE_WALK_ROWS (1 << 20)
 #endif
 
+/* colblock: a block takes COLBLOCK_ROWS rows (a warp a row at a time) within one column block
+ * of COLBLOCK_COLS columns, whose x segment it copies into shared memory once (8 KB in fp64)
+ * so that the rows' gathers read shared memory instead of L2; the rows' partial sums (one per
+ * row and column block) are added in column-block order by a second kernel. COLS guess: on an
+ * H100 the large suite's wide matrix (2M columns) gets 1954 blocks, ~15 a SM, 110 entries a
+ * row a block (3-4 strides of a warp). ROWS guess: 8 rows a warp. The table of each row's
+ * entry offsets at the column blocks' starts (m x (blocks + 1) int32) is held to
+ * nnz / COLBLOCK_TABLE_DIV + COLBLOCK_TABLE_MIN entries: a matrix with more rows gets wider
+ * column blocks (any matrix runs; past COLBLOCK_SMEM_BYTES the segment is read from global
+ * memory, through L1, instead of shared memory). */
+#ifndef SPX_CSR_CUDA_COLBLOCK_BLOCK
+#define SPX_CSR_CUDA_COLBLOCK_BLOCK 256
+#endif
+#ifndef SPX_CSR_CUDA_COLBLOCK_COLS
+#define SPX_CSR_CUDA_COLBLOCK_COLS 1024
+#endif
+#ifndef SPX_CSR_CUDA_COLBLOCK_ROWS
+#define SPX_CSR_CUDA_COLBLOCK_ROWS 64
+#endif
+#ifndef SPX_CSR_CUDA_COLBLOCK_SMEM_BYTES
+#define SPX_CSR_CUDA_COLBLOCK_SMEM_BYTES 32768
+#endif
+#ifndef SPX_CSR_CUDA_COLBLOCK_TABLE_DIV
+#define SPX_CSR_CUDA_COLBLOCK_TABLE_DIV 16
+#endif
+#ifndef SPX_CSR_CUDA_COLBLOCK_TABLE_MIN
+#define SPX_CSR_CUDA_COLBLOCK_TABLE_MIN 65536
+#endif
+/* colblock's reduction: a block of 256 threads a row when a row has at least this many
+ * partial sums, else a warp a row. */
+#ifndef SPX_CSR_CUDA_COLBLOCK_BLOCK_REDUCE_MIN
+#define SPX_CSR_CUDA_COLBLOCK_BLOCK_REDUCE_MIN 256
+#endif
+
 #endif

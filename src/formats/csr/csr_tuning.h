@@ -17,6 +17,7 @@
  *   |                                    |           |   cti 1.08, gre_1107 1.04, airfoil1 1.03;   |
  *   |                                    |           |   from 6 per row on stream wins (fe_sphere  |
  *   |                                    |           |   6.0: 0.91, poisson3d 6.9: 0.95)           |
+ *   | few long rows over >= 1M columns   | colblock  | (below)                                     |
  *   | otherwise                          | stream    | poisson3d 300^3: 548 vs scalar 468, vector  |
  *   |                                    |           |   389; stencil27 160^3: 594 vs vector 530;  |
  *   |                                    |           |   uniform 16.8M x 8: 93 vs nzsplit 92;      |
@@ -40,10 +41,32 @@ static inline int spx_csr_rows_skewed(double mean, int64_t row_max, double cv)
     return (double)row_max > SPX_CSR_AUTO_SKEW_MAX_OVER_MEAN * mean || cv > SPX_CSR_AUTO_SKEW_CV;
 }
 
-/* The algorithm `auto` resolves to for these row statistics. */
-static inline spx_csr_algo spx_csr_auto_algo(int64_t nnz, double mean, int64_t row_max, double cv)
+/* Column blocks (colblock) for few long rows over many columns: x of at least COLBLOCK_MIN_COLS
+ * columns, rows reaching at least COLBLOCK_MIN_DENSITY of them (then a column block of 1024
+ * holds >= 16 entries of every row, and the block table is at most 1/16 of the nonzeros) and
+ * every x entry read by COLBLOCK_MIN_REUSE entries on average (a segment load replaces that
+ * many gathers of a 32-byte sector each). The wide matrix of the large suite (64 x 2M, rows of
+ * ~216k: density 0.11, reuse 6.9) is the case: csr stream there is bound by L2 traffic, one
+ * sector an entry for x (ncu, H100, bench/results/2026-11-27-nvidia-h100-plan-costs/). Guesses
+ * to be measured: the default suite's wide matrix (512 x 395k, density 0.006) stays on
+ * stream. */
+#define SPX_CSR_AUTO_COLBLOCK_MIN_COLS (1 << 20)
+#define SPX_CSR_AUTO_COLBLOCK_MIN_DENSITY (1.0 / 64.0)
+#define SPX_CSR_AUTO_COLBLOCK_MIN_REUSE 2.0
+
+/* Whether rows of mean length `mean` over cols columns (nnz in all) want column blocks. */
+static inline int spx_csr_wants_colblock(int64_t nnz, int32_t cols, double mean)
+{
+    return cols >= SPX_CSR_AUTO_COLBLOCK_MIN_COLS && mean >= SPX_CSR_AUTO_COLBLOCK_MIN_DENSITY * cols &&
+           (double)nnz >= SPX_CSR_AUTO_COLBLOCK_MIN_REUSE * cols;
+}
+
+/* The algorithm `auto` resolves to for these row statistics over cols columns (0: column
+ * blocks ruled out, e.g. for a band that already is one). */
+static inline spx_csr_algo spx_csr_auto_algo(int64_t nnz, int32_t cols, double mean, int64_t row_max, double cv)
 {
     if (nnz == 0) return SPX_CSR_SCALAR;
+    if (spx_csr_wants_colblock(nnz, cols, mean)) return SPX_CSR_COLBLOCK;
     if (mean <= SPX_CSR_AUTO_SHORT_ROW_MEAN && !spx_csr_rows_skewed(mean, row_max, cv)) return SPX_CSR_SCALAR;
     if (mean < SPX_CSR_AUTO_REGULAR_ROW_MEAN && cv <= SPX_CSR_AUTO_REGULAR_CV) return SPX_CSR_SCALAR;
     return SPX_CSR_STREAM;

@@ -44,9 +44,10 @@ void spx_hbp_band_row_stats(spx_csr_fmt *band, int64_t row_max, int64_t sum_sq)
     band->row_max = row_max;
     band->row_mean = mean;
     band->row_cv = mean > 0.0 && var > 0.0 ? sqrt(var) / mean : 0.0;
+    /* cols 0: a band is already one column block of the matrix, never csr's colblock */
     band->algo = SPX_HBP_BAND_CSR_ALGO != SPX_CSR_AUTO
                      ? (spx_csr_algo)SPX_HBP_BAND_CSR_ALGO
-                     : spx_csr_auto_algo(band->nnz, band->row_mean, band->row_max, band->row_cv);
+                     : spx_csr_auto_algo(band->nnz, 0, band->row_mean, band->row_max, band->row_cv);
 }
 
 void spx_hbp_bands_destroy(spx_ctx *ctx, spx_hbp_bands *B)
