@@ -52,7 +52,7 @@ int cmd_formats(int argc, char **argv)
         return CLI_OK;
     }
     printf("CUDA backend: %s\n\n", spx_cuda_compiled() ? "built" : "not built");
-    printf("%-10s %-4s %-5s %-5s %-9s %-48s %s\n", "format", "cpu", "cuda", "base", "gpu_build", "algorithms",
+    printf("%-10s %-4s %-5s %-5s %-9s %-58s %s\n", "format", "cpu", "cuda", "base", "gpu_build", "algorithms",
            "summary");
     for (int i = 0; i < n; i++) {
         spx_format_desc d;
@@ -64,8 +64,8 @@ int cmd_formats(int argc, char **argv)
             if (a) strncat(buf, ",", sizeof buf - strlen(buf) - 1);
             strncat(buf, d.algos[a], sizeof buf - strlen(buf) - 1);
         }
-        if (!d.available) printf("%-48s not built: %s\n", buf, d.why_unavailable ? d.why_unavailable : "");
-        else printf("%-48s %s\n", buf, d.summary);
+        if (!d.available) printf("%-58s not built: %s\n", buf, d.why_unavailable ? d.why_unavailable : "");
+        else printf("%-58s %s\n", buf, d.summary);
     }
     return CLI_OK;
 }
