@@ -78,7 +78,10 @@ SHARED_FAMILIES = [
 
 
 def family(m):
-    """gen:NAME (digits and 2d/3d dropped: poisson2d and poisson3d are one family) or shared:KIND."""
+    """gen:NAME (digits and 2d/3d dropped: poisson2d and poisson3d are one family; any shuffled
+    generator, gen:shuffled) or shared:KIND."""
+    if re.search(r"[:,]shuffle=1(,|$)", m):
+        return "gen:shuffled"
     if m.startswith("gen:"):
         return "gen:" + re.sub(r"(\d+d|\d+)$", "", m.split(":")[1])
     name = short(m)

@@ -3,6 +3,8 @@
  * overflow, and allocation failures without leaks. */
 #include <omp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -159,6 +161,7 @@ static void test_determinism(spx_ctx *ctx)
         "gen:poisson2d:n=150", "gen:poisson3d:n=40", "gen:stencil27:n=25", "gen:rmat:scale=13,ef=8",
         "gen:rmat:scale=12,sym=1", "gen:uniform:m=20000,k=9", "gen:powerlaw:m=20000", "gen:banded:m=20000,bw=7",
         "gen:blockdiag:m=20000,b=13", "gen:tall:m=30000", "gen:wide:m=64,n=100000,k=1000",
+        "gen:poisson3d:n=30,shuffle=1", "gen:banded:m=5000,bw=40,shuffle=1",
     };
     spx_ctx *c1 = NULL, *c2 = NULL;
     CHECK_OK(c1, spx_ctx_create(&c1, &(spx_ctx_opts){.threads = 1}));
@@ -193,6 +196,82 @@ static void test_determinism(spx_ctx *ctx)
     }
     spx_ctx_destroy(&c1);
     spx_ctx_destroy(&c2);
+}
+
+/* A diagonal entry's value and row, for matching two matrices' diagonals. */
+typedef struct diag_entry {
+    double v;
+    int32_t i;
+} diag_entry;
+
+static int cmp_diag(const void *a, const void *b)
+{
+    const double x = ((const diag_entry *)a)->v, y = ((const diag_entry *)b)->v;
+    return (x > y) - (x < y);
+}
+
+/* The diagonal of A sorted by value (NULL unless every row has one, with distinct values). */
+static diag_entry *sorted_diagonal(const spx_csr *A)
+{
+    diag_entry *d = malloc(((size_t)A->m + 1) * sizeof *d);
+    for (int32_t i = 0; d && i < A->m; i++) {
+        const int64_t k = find(A, i, i);
+        if (k < 0) {
+            free(d);
+            return NULL;
+        }
+        d[i] = (diag_entry){A->val[k], i};
+    }
+    if (d) qsort(d, (size_t)A->m, sizeof *d, cmp_diag);
+    for (int32_t i = 1; d && i < A->m; i++)
+        if (d[i].v == d[i - 1].v) {
+            free(d);
+            return NULL;
+        }
+    return d;
+}
+
+/* shuffle=1 is P A P^T of the ordered matrix for one permutation P: the diagonals' (distinct,
+ * random) values give P, and every entry (i, j, v) of the ordered matrix is (P i, P j, v) in the
+ * shuffled one; the same counts, sorted rows, symmetry kept, and not the identity. */
+static void test_shuffle(spx_ctx *ctx)
+{
+    static const char *specs[] = {"gen:poisson2d:n=17", "gen:poisson3d:n=9", "gen:stencil27:n=6",
+                                  "gen:banded:m=500,bw=40", "gen:blockdiag:m=300,b=7"};
+    for (size_t c = 0; c < sizeof specs / sizeof specs[0]; c++) {
+        char spec2[96];
+        snprintf(spec2, sizeof spec2, "%s,shuffle=1", specs[c]);
+        spx_csr *A = gen(ctx, specs[c]), *S = gen(ctx, spec2);
+        if (!A || !S) {
+            spx_csr_destroy(&A);
+            spx_csr_destroy(&S);
+            continue;
+        }
+        CHECK_MSG(S->m == A->m && S->n == A->n && S->nnz == A->nnz, "%s: shape or count changed", spec2);
+        CHECK_MSG(csr_valid(S) && symmetric(S, 1), "%s: invalid or not symmetric", spec2);
+        CHECK_MSG(!spx_csr_equal(A, S), "%s: the same as without shuffle", spec2);
+        diag_entry *da = sorted_diagonal(A), *ds = sorted_diagonal(S);
+        int32_t *p = malloc(((size_t)A->m + 1) * sizeof *p);
+        CHECK_MSG(da && ds && p, "%s: no diagonal of distinct values to match", spec2);
+        int same = da && ds && p;
+        for (int32_t t = 0; same && t < A->m; t++) {
+            same = da[t].v == ds[t].v;
+            p[da[t].i] = ds[t].i;
+        }
+        for (int32_t i = 0; same && i < A->m; i++)
+            for (int64_t k = A->rowptr[i]; same && k < A->rowptr[i + 1]; k++) {
+                const int64_t t = find(S, p[i], p[A->colind[k]]);
+                same = t >= 0 && S->val[t] == A->val[k];
+            }
+        CHECK_MSG(same, "%s: not P A P^T of %s", spec2, specs[c]);
+        free(da);
+        free(ds);
+        free(p);
+        spx_csr_destroy(&A);
+        spx_csr_destroy(&S);
+    }
+    spx_csr *T = NULL;
+    CHECK(spx_gen(ctx, "gen:uniform:m=10,k=2,shuffle=1", &T) == SPX_ERR_ARG && !T); /* not a key of uniform */
 }
 
 /* Row-length laws of the random generators. */
@@ -474,6 +553,7 @@ int main(void)
     test_stencil_sizes(ctx);
     test_all_valid(ctx);
     test_determinism(ctx);
+    test_shuffle(ctx);
     test_row_lengths(ctx);
     test_powerlaw(ctx);
     test_rmat(ctx);

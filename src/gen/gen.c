@@ -20,9 +20,12 @@
 
 /* Stencils: laplace=1 gives the values of the Dirichlet Laplacian (SPD) instead of random ones. */
 #define KEY_LAPLACE {"laplace", SPX_GEN_INT, 1, 0, 0, 1, 0}
-static const spx_gen_key keys_p2d[] = {KEY_SIZE("n", SPX_GEN_DEF_P2D_N), KEY_LAPLACE, KEY_SEED};
-static const spx_gen_key keys_p3d[] = {KEY_SIZE("n", SPX_GEN_DEF_P3D_N), KEY_LAPLACE, KEY_SEED};
-static const spx_gen_key keys_s27[] = {KEY_SIZE("n", SPX_GEN_DEF_S27_N), KEY_LAPLACE, KEY_SEED};
+/* Square structured generators: shuffle=1 renumbers rows and columns by one random permutation
+ * (spx_gen_build_rows). */
+#define KEY_SHUFFLE {"shuffle", SPX_GEN_INT, 1, 0, 0, 1, 0}
+static const spx_gen_key keys_p2d[] = {KEY_SIZE("n", SPX_GEN_DEF_P2D_N), KEY_LAPLACE, KEY_SHUFFLE, KEY_SEED};
+static const spx_gen_key keys_p3d[] = {KEY_SIZE("n", SPX_GEN_DEF_P3D_N), KEY_LAPLACE, KEY_SHUFFLE, KEY_SEED};
+static const spx_gen_key keys_s27[] = {KEY_SIZE("n", SPX_GEN_DEF_S27_N), KEY_LAPLACE, KEY_SHUFFLE, KEY_SEED};
 static const spx_gen_key keys_rmat[] = {
     {"scale", SPX_GEN_INT, 1, SPX_GEN_DEF_RMAT_SCALE, 0, 62, 0},
     {"ef", SPX_GEN_INT, 1, SPX_GEN_DEF_RMAT_EF, 0, SIZE_HI, 0},
@@ -40,10 +43,10 @@ static const spx_gen_key keys_power[] = {
     {"alpha", SPX_GEN_REAL, 1, SPX_GEN_DEF_POWER_ALPHA, 1, 100, 1},
     KEY_SEED};
 static const spx_gen_key keys_banded[] = {KEY_SIZE("m", SPX_GEN_DEF_BANDED_M), KEY_DERIVED("n"),
-                                          KEY_SIZE("bw", SPX_GEN_DEF_BANDED_BW), KEY_SEED};
+                                          KEY_SIZE("bw", SPX_GEN_DEF_BANDED_BW), KEY_SHUFFLE, KEY_SEED};
 static const spx_gen_key keys_block[] = {KEY_SIZE("m", SPX_GEN_DEF_BLOCK_M),
                                          {"b", SPX_GEN_INT, 1, SPX_GEN_DEF_BLOCK_B, 1, SIZE_HI, 0},
-                                         KEY_SEED};
+                                         KEY_SHUFFLE, KEY_SEED};
 static const spx_gen_key keys_tall[] = {KEY_SIZE("m", SPX_GEN_DEF_TALL_M), KEY_SIZE("n", SPX_GEN_DEF_TALL_N),
                                         KEY_SIZE("k", SPX_GEN_DEF_TALL_K), KEY_SEED};
 static const spx_gen_key keys_wide[] = {KEY_SIZE("m", SPX_GEN_DEF_WIDE_M), KEY_SIZE("n", SPX_GEN_DEF_WIDE_N),
@@ -80,6 +83,9 @@ static const char help_text[] =
     "             laplace=1 (the three stencils): the Dirichlet Laplacian's values instead of\n"
     "             random ones, -1 off the diagonal and the stencil's neighbour count on it\n"
     "             (4, 6, 26): symmetric positive definite, for the solvers (spx solve)\n"
+    "             shuffle=1 (the stencils, banded, blockdiag): rows and columns renumbered by\n"
+    "             one random permutation of the seed, like a mesh in no particular order (the\n"
+    "             same entries and values, symmetry kept)\n"
     "  rmat       scale=" XSTR(SPX_GEN_DEF_RMAT_SCALE) " ef=" XSTR(SPX_GEN_DEF_RMAT_EF) " sym=0 perm=1 a="
     XSTR(SPX_GEN_DEF_RMAT_A) " b=" XSTR(SPX_GEN_DEF_RMAT_B) " c=" XSTR(SPX_GEN_DEF_RMAT_C) "\n"
     "             Graph500 Kronecker graph: m = n = 2^scale, ef*2^scale edges, d = 1-a-b-c;\n"

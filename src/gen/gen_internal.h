@@ -181,7 +181,8 @@ typedef struct spx_gen_rows {
 } spx_gen_rows;
 
 /* Builds the CSR of r in parallel: count pass, prefix sum, fill pass ("generate" 0, 1, 2 of 2
- * reported to a->progress). */
+ * reported to a->progress); with the spec's key shuffle=1 (square r only), rows and columns
+ * renumbered by one keyed permutation of the seed (P r P^T, each row's columns sorted again). */
 spx_status spx_gen_build_rows(spx_ctx *ctx, const spx_gen_args *a, const spx_gen_rows *r,
                               spx_csr **out);
 /* Fails with SPX_ERR_OVERFLOW naming the spec when m or n exceeds the int32 range. */

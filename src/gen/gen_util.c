@@ -42,7 +42,8 @@ static void count_and_scan(const spx_gen_rows *r, int64_t *cnt, int64_t *part, i
 }
 
 /* Builds the CSR of r in parallel: count pass, prefix sum, fill pass. */
-spx_status spx_gen_build_rows(spx_ctx *ctx, const spx_gen_args *a, const spx_gen_rows *r, spx_csr **out)
+/* The rows of r in their own order (spx_gen_build_rows without the shuffle). */
+static spx_status build_rows_ordered(spx_ctx *ctx, const spx_gen_args *a, const spx_gen_rows *r, spx_csr **out)
 {
     spx_status s = spx_gen_check_dims(ctx, a, r->m, r->n);
     if (s) return s;
@@ -78,6 +79,78 @@ done:
     spx_free(ctx, cnt);
     spx_free(ctx, tmp);
     spx_csr_destroy(&A);
+    return s;
+}
+
+/* r with its rows and columns renumbered: new row i is r's row perm[i], r's column j is new
+ * column inv[j] (inv the inverse of perm). */
+typedef struct shuffled_rows {
+    const spx_gen_rows *inner;
+    const int32_t *perm, *inv;
+} shuffled_rows;
+
+static int64_t shuffled_count(const void *g, int64_t i)
+{
+    const shuffled_rows *sh = g;
+    return sh->inner->count(sh->inner->g, sh->perm[i]);
+}
+
+/* Sorts col[0..len) ascending with val alongside (Shell sort, gaps 1, 4, 13, ..: the rows are
+ * short, a stencil's at most 27). */
+static void sort_pairs(int32_t *col, double *val, int64_t len)
+{
+    int64_t gap = 1;
+    while (gap < len / 3) gap = 3 * gap + 1;
+    for (; gap > 0; gap /= 3)
+        for (int64_t i = gap; i < len; i++) {
+            const int32_t c = col[i];
+            const double v = val[i];
+            int64_t j = i;
+            for (; j >= gap && col[j - gap] > c; j -= gap) {
+                col[j] = col[j - gap];
+                val[j] = val[j - gap];
+            }
+            col[j] = c;
+            val[j] = v;
+        }
+}
+
+static void shuffled_fill(const void *g, int64_t i, int32_t *col, double *val, int32_t *tmp)
+{
+    const shuffled_rows *sh = g;
+    const int64_t old = sh->perm[i], len = sh->inner->count(sh->inner->g, old);
+    sh->inner->fill(sh->inner->g, old, col, val, tmp);
+    for (int64_t k = 0; k < len; k++) col[k] = sh->inv[col[k]];
+    sort_pairs(col, val, len);
+}
+
+spx_status spx_gen_build_rows(spx_ctx *ctx, const spx_gen_args *a, const spx_gen_rows *r, spx_csr **out)
+{
+    if (!spx_gen_int(a, "shuffle")) return build_rows_ordered(ctx, a, r, out);
+    if (r->m != r->n)
+        return spx_fail(ctx, SPX_ERR_ARG, "%s: shuffle=1 needs a square matrix (%lld x %lld)", a->spec,
+                        (long long)r->m, (long long)r->n);
+    spx_status s = spx_gen_check_dims(ctx, a, r->m, r->n);
+    if (s) return s;
+    const int64_t m = r->m;
+    int32_t *perm = spx_malloc_array(ctx, (size_t)m + 1, sizeof *perm);
+    int32_t *inv = spx_malloc_array(ctx, (size_t)m + 1, sizeof *inv);
+    if (!perm || !inv) {
+        s = spx_fail_nomem(ctx, "generator shuffle (two permutations of the rows)");
+        goto done;
+    }
+    uint64_t key[SPX_GEN_PERM_KEYS];
+    spx_gen_perm_keys(spx_gen_u64(a, "seed"), key);
+#pragma omp parallel for num_threads(spx_ctx_threads(ctx)) schedule(static)
+    for (int64_t i = 0; i < m; i++) perm[i] = (int32_t)spx_gen_permute_below((uint64_t)i, (uint64_t)m, key);
+#pragma omp parallel for num_threads(spx_ctx_threads(ctx)) schedule(static)
+    for (int64_t i = 0; i < m; i++) inv[perm[i]] = (int32_t)i;
+    const shuffled_rows sh = {r, perm, inv};
+    const spx_gen_rows rs = {m, m, &sh, shuffled_count, shuffled_fill, r->scratch};
+    s = build_rows_ordered(ctx, a, &rs, out);
+done:
+    spx_free(ctx, perm);
+    spx_free(ctx, inv);
     return s;
 }
 
