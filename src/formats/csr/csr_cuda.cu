@@ -862,7 +862,7 @@ static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
     return s;
 }
 
-/* colblock: the column blocks' width and count (csr_cuda_tuning.h): COLBLOCK_COLS columns,
+/* colblock: the column blocks' width and count (csr_cuda_tuning.h): COLBLOCK_SEGMENT_BYTES of x,
  * wider when m rows x that many blocks would pass the table's bound (with one block at the
  * least: then every row is one warp's, over all columns); the segment in shared memory when
  * it fits COLBLOCK_SMEM_BYTES. Then, with several blocks, the offset table on the device and
@@ -871,7 +871,8 @@ static spx_status analyse_colblock(spx_ctx *ctx, csr_dev *d)
 {
     const int64_t m = d->m, n = d->n > 0 ? d->n : 1;
     const int64_t cap = (int64_t)d->nnz / SPX_CSR_CUDA_COLBLOCK_TABLE_DIV + SPX_CSR_CUDA_COLBLOCK_TABLE_MIN;
-    int64_t nb = (n + SPX_CSR_CUDA_COLBLOCK_COLS - 1) / SPX_CSR_CUDA_COLBLOCK_COLS;
+    const int64_t w0 = SPX_CSR_CUDA_COLBLOCK_SEGMENT_BYTES / (int64_t)spx_precision_bytes(d->prec);
+    int64_t nb = (n + w0 - 1) / w0;
     if (m * (nb + 1) > cap) nb = cap / m - 1;
     if (nb > 65535) nb = 65535; /* gridDim.y */
     if (nb < 1) nb = 1;

@@ -147,11 +147,14 @@
 #endif
 
 /* colblock: a block takes COLBLOCK_ROWS rows (a warp a row at a time) within one column block
- * of COLBLOCK_COLS columns, whose x segment it copies into shared memory once (8 KB in fp64)
- * so that the rows' gathers read shared memory instead of L2; the rows' partial sums (one per
- * row and column block) are added in column-block order by a second kernel. COLS guess: on an
- * H100 the large suite's wide matrix (2M columns) gets 1954 blocks, ~15 a SM, 110 entries a
- * row a block (3-4 strides of a warp). ROWS guess: 8 rows a warp. The table of each row's
+ * of COLBLOCK_SEGMENT_BYTES of x (1024 columns in fp64, 2048 in fp32), which it copies into
+ * shared memory once so that the rows' gathers read shared memory instead of L2; the rows'
+ * partial sums (one per row and column block) are added in column-block order by a second
+ * kernel. Measured on an H100 (the large suite's wide matrix, 64 x 2M, batch time; 2026-11-27,
+ * bench/results/2026-11-27-nvidia-h100-369c3d3-colblock/): 512 / 1024 / 2048 columns gave
+ * 82.0 / 74.8 / 75.2 us in fp64 and 67.4 / 56.8 / 55.0 us in fp32, i.e. 8 KB is the best of
+ * both (fp64: 1954 blocks, ~15 a SM, 110 entries a row a block). ROWS guess: 8 rows a warp.
+ * The table of each row's
  * entry offsets at the column blocks' starts (m x (blocks + 1) int32) is held to
  * nnz / COLBLOCK_TABLE_DIV + COLBLOCK_TABLE_MIN entries: a matrix with more rows gets wider
  * column blocks (any matrix runs; past COLBLOCK_SMEM_BYTES the segment is read from global
@@ -159,8 +162,8 @@
 #ifndef SPX_CSR_CUDA_COLBLOCK_BLOCK
 #define SPX_CSR_CUDA_COLBLOCK_BLOCK 256
 #endif
-#ifndef SPX_CSR_CUDA_COLBLOCK_COLS
-#define SPX_CSR_CUDA_COLBLOCK_COLS 1024
+#ifndef SPX_CSR_CUDA_COLBLOCK_SEGMENT_BYTES
+#define SPX_CSR_CUDA_COLBLOCK_SEGMENT_BYTES 8192
 #endif
 #ifndef SPX_CSR_CUDA_COLBLOCK_ROWS
 #define SPX_CSR_CUDA_COLBLOCK_ROWS 64
