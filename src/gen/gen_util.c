@@ -41,8 +41,8 @@ static void count_and_scan(const spx_gen_rows *r, int64_t *cnt, int64_t *part, i
     }
 }
 
-/* Builds the CSR of r in parallel: count pass, prefix sum, fill pass. */
-/* The rows of r in their own order (spx_gen_build_rows without the shuffle). */
+/* The CSR of r in parallel, rows in r's own order: count pass, prefix sum, fill pass
+ * (spx_gen_build_rows without the shuffle). */
 static spx_status build_rows_ordered(spx_ctx *ctx, const spx_gen_args *a, const spx_gen_rows *r, spx_csr **out)
 {
     spx_status s = spx_gen_check_dims(ctx, a, r->m, r->n);

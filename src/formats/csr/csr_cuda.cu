@@ -526,7 +526,9 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_STREAM_BLOCK)
  * row; x[c0, c0 + W) copied to shared memory first when SMEM. Row r's entries in block b are
  * off[r stride + b] .. off[r stride + b + 1] (stride nblocks + 1: the plan's table; 1 with one
  * block: the row pointers). A row's sum over the block goes to its partial slot, or straight to
- * y when there is one column block. */
+ * y when there is one column block. Rows need not be sorted (spx_csr_wrap accepts any order):
+ * the table's searches then still split each row into consecutive ranges, one per block, but an
+ * entry's column may lie outside its range's block; such an entry reads x from global memory. */
 template <typename VT, bool SMEM>
 __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
     csr_colblock_kernel(spmv_view<VT> v, int32_t n, int32_t cols, int32_t nblocks, const int32_t *__restrict__ off,
@@ -537,9 +539,9 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
     VT *xs = reinterpret_cast<VT *>(csr_colblock_smem);
     const int32_t b = (int32_t)blockIdx.y;
     const int64_t c0 = (int64_t)b * cols;
+    const uint64_t w = (uint64_t)min((int64_t)cols, (int64_t)n - c0);
     if (SMEM) {
-        const int32_t w = (int32_t)min((int64_t)cols, (int64_t)n - c0);
-        for (int32_t i = threadIdx.x; i < w; i += BLOCK) xs[i] = __ldg(v.x + c0 + i);
+        for (int32_t i = threadIdx.x; i < (int32_t)w; i += BLOCK) xs[i] = __ldg(v.x + c0 + i);
         __syncthreads();
     }
     const int lane = threadIdx.x & 31;
@@ -551,7 +553,8 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
 #pragma unroll 4
         for (int32_t k = __ldg(o) + lane; k < k1; k += 32) {
             const int32_t c = __ldg(v.colind + k);
-            const acc_t xv = SMEM ? (acc_t)xs[c - c0] : (acc_t)__ldg(v.x + c);
+            const uint64_t in_block = (uint64_t)((int64_t)c - c0); /* < w unless the row is unsorted */
+            const acc_t xv = SMEM && in_block < w ? (acc_t)xs[in_block] : (acc_t)__ldg(v.x + c);
             sum += (acc_t)__ldg(v.val + k) * xv;
         }
         sum = spx_group_sum<32>(sum);
@@ -563,8 +566,9 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
     }
 }
 
-/* colblock, several column blocks: y[r] = a * (the row's partial sums added in column-block
- * order, by a fixed tree: deterministic) + b*y; T threads a row (32: a warp, or the block). */
+/* colblock, several column blocks: y[r] = a * (the row's partial sums added in a fixed order:
+ * thread t sums blocks t, t + T, .., then a fixed tree; deterministic) + b*y; T threads a row
+ * (32: a warp, or the block). */
 template <typename VT, int T>
 __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
     csr_colblock_reduce_kernel(spmv_view<VT> v, int32_t nblocks, const acc_t *__restrict__ part)
@@ -584,7 +588,8 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
 }
 
 /* colblock plan: off[r (nblocks + 1) + b] = the first entry of row r whose column is at least
- * b * cols (a binary search in the row's sorted columns), rowptr[r + 1] for b = nblocks. */
+ * b * cols (a binary search in the row's columns; for an unsorted row still non-decreasing in
+ * b, each comparison being monotone in the target), rowptr[r + 1] for b = nblocks. */
 __global__ void __launch_bounds__(SPX_CSR_CUDA_AUX_BLOCK)
     csr_colblock_table_kernel(int32_t m, int32_t cols, int32_t nblocks, const int32_t *__restrict__ rowptr,
                               const int32_t *__restrict__ colind, int32_t *__restrict__ off)

@@ -43,7 +43,8 @@ static inline int spx_csr_rows_skewed(double mean, int64_t row_max, double cv)
 
 /* Column blocks (colblock) for few long rows over many columns: x of at least COLBLOCK_MIN_COLS
  * columns, rows reaching at least COLBLOCK_MIN_DENSITY of them (then a column block of 1024
- * holds >= 16 entries of every row, and the block table is at most 1/16 of the nonzeros) and
+ * holds >= 16 entries of a row on average, and the block table is at most 1/16 of the
+ * nonzeros) and
  * every x entry read by COLBLOCK_MIN_REUSE entries on average (a segment load replaces that
  * many gathers of a 32-byte sector each). The wide matrix of the large suite (64 x 2M, rows of
  * ~216k: density 0.11, reuse 6.9) is the case: csr stream there is bound by L2 traffic, one
