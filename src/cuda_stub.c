@@ -49,6 +49,12 @@ spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision
 }
 void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A) { (void)ctx; (void)A; }
 spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out) { return not_compiled(ctx); }
+spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *unsorted)
+{
+    (void)A;
+    if (unsorted) *unsorted = 0;
+    return not_compiled(ctx);
+}
 
 /* No format has a GPU half in this build. */
 #define SPX_FORMAT(name) \

@@ -1,6 +1,7 @@
 /* src/cuda/dev_csr.cu: a library CSR (int64 row pointers, fp64 values) put on the device in the
  * shape device-built layouts start from (int32 row pointers, values in the plan's precision),
  * converted by kernels there; and any such device CSR back to a host CSR, for round trips. */
+#include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 
 #define SPX_CONVERT_BLOCK 256
@@ -24,7 +25,48 @@ __global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
         out[i] = (float)in[i];
 }
 
+/* Entries a thread of spx_unsorted_kernel checks, consecutive: parallel over entries, not rows,
+ * so a row of millions of entries does not hold one thread. */
+constexpr int SPX_UNSORTED_ITEMS = 8;
+
+/* *flag = 1 when some row's columns are not ascending (equal neighbours, duplicates, pass). */
+__global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
+    spx_unsorted_kernel(int32_t m, int64_t nnz, const int32_t *__restrict__ rowptr,
+                        const int32_t *__restrict__ colind, int *flag)
+{
+    const int64_t chunks = (nnz + SPX_UNSORTED_ITEMS - 1) / SPX_UNSORTED_ITEMS;
+    for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t e0 = c * SPX_UNSORTED_ITEMS, e1 = min(nnz, e0 + SPX_UNSORTED_ITEMS);
+        int32_t r = spx_row_of(rowptr, 0, m - 1, e0);
+        for (int64_t e = e0; e < e1; e++) {
+            while (e >= __ldg(rowptr + r + 1)) r++;
+            if (e > __ldg(rowptr + r) && __ldg(colind + e - 1) > __ldg(colind + e)) *flag = 1;
+        }
+    }
+}
+
 } /* namespace */
+
+extern "C" spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *unsorted)
+{
+    *unsorted = 0;
+    if (A->nnz == 0 || A->m == 0) return SPX_OK;
+    int *flag = NULL;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&flag, sizeof *flag);
+    if (s) return s;
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    const int64_t chunks = (A->nnz + SPX_UNSORTED_ITEMS - 1) / SPX_UNSORTED_ITEMS;
+    cudaError_t e = cudaMemsetAsync(flag, 0, sizeof *flag, st);
+    if (e == cudaSuccess) {
+        spx_unsorted_kernel<<<spx_cuda_grid_stride_blocks(ctx, chunks, SPX_CONVERT_BLOCK, SPX_CONVERT_BLOCKS_PER_SM),
+                              SPX_CONVERT_BLOCK, 0, st>>>(A->m, A->nnz, A->rowptr, A->colind, flag);
+        e = cudaGetLastError();
+    }
+    s = e != cudaSuccess ? spx_cuda_fail_at(ctx, e, "spx_unsorted_kernel", __FILE__, __LINE__)
+                         : spx_cuda_d2h(ctx, unsorted, flag, sizeof *unsorted);
+    spx_cuda_free(ctx, flag);
+    return s;
+}
 
 extern "C" void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A)
 {

@@ -86,6 +86,9 @@ spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out,
 spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out);
 void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A);
 spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out);
+/* *unsorted = 1 when some row of the device CSR A has its columns out of ascending order
+ * (spx_csr_wrap accepts any order; one pass over the entries), else 0. */
+spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *unsorted);
 /* The features of the CSR on the device (src/matrix/features.c's measures, computed there; the
  * same on every run): spx_features_compute_sampled_threads's (src/matrix/features.h), the
  * sums to rounding. Uses D->scratch when set (no allocation). */

@@ -8,6 +8,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "cuda/gateway.h"
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/csr/csr.h"
@@ -526,9 +527,9 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_STREAM_BLOCK)
  * row; x[c0, c0 + W) copied to shared memory first when SMEM. Row r's entries in block b are
  * off[r stride + b] .. off[r stride + b + 1] (stride nblocks + 1: the plan's table; 1 with one
  * block: the row pointers). A row's sum over the block goes to its partial slot, or straight to
- * y when there is one column block. Rows need not be sorted (spx_csr_wrap accepts any order):
- * the table's searches then still split each row into consecutive ranges, one per block, but an
- * entry's column may lie outside its range's block; such an entry reads x from global memory. */
+ * y when there is one column block. SMEM needs every row's columns ascending (the plan checks:
+ * an unsorted row's range for block b may hold columns outside it); without SMEM any order
+ * works, the table's searches still splitting each row into consecutive ranges, one per block. */
 template <typename VT, bool SMEM>
 __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
     csr_colblock_kernel(spmv_view<VT> v, int32_t n, int32_t cols, int32_t nblocks, const int32_t *__restrict__ off,
@@ -539,9 +540,9 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
     VT *xs = reinterpret_cast<VT *>(csr_colblock_smem);
     const int32_t b = (int32_t)blockIdx.y;
     const int64_t c0 = (int64_t)b * cols;
-    const uint64_t w = (uint64_t)min((int64_t)cols, (int64_t)n - c0);
     if (SMEM) {
-        for (int32_t i = threadIdx.x; i < (int32_t)w; i += BLOCK) xs[i] = __ldg(v.x + c0 + i);
+        const int32_t w = (int32_t)min((int64_t)cols, (int64_t)n - c0);
+        for (int32_t i = threadIdx.x; i < w; i += BLOCK) xs[i] = __ldg(v.x + c0 + i);
         __syncthreads();
     }
     const int lane = threadIdx.x & 31;
@@ -553,8 +554,7 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
 #pragma unroll 4
         for (int32_t k = __ldg(o) + lane; k < k1; k += 32) {
             const int32_t c = __ldg(v.colind + k);
-            const uint64_t in_block = (uint64_t)((int64_t)c - c0); /* < w unless the row is unsorted */
-            const acc_t xv = SMEM && in_block < w ? (acc_t)xs[in_block] : (acc_t)__ldg(v.x + c);
+            const acc_t xv = SMEM ? (acc_t)xs[c - c0] : (acc_t)__ldg(v.x + c);
             sum += (acc_t)__ldg(v.val + k) * xv;
         }
         sum = spx_group_sum<32>(sum);
@@ -870,8 +870,8 @@ static spx_status analyse_stream(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d)
 /* colblock: the column blocks' width and count (csr_cuda_tuning.h): COLBLOCK_SEGMENT_BYTES of x,
  * wider when m rows x that many blocks would pass the table's bound (with one block at the
  * least: then every row is one warp's, over all columns); the segment in shared memory when
- * it fits COLBLOCK_SMEM_BYTES. Then, with several blocks, the offset table on the device and
- * the partial sums. */
+ * it fits COLBLOCK_SMEM_BYTES and, with several blocks, every row is sorted. Then, with several
+ * blocks, the offset table on the device and the partial sums. */
 static spx_status analyse_colblock(spx_ctx *ctx, csr_dev *d)
 {
     const int64_t m = d->m, n = d->n > 0 ? d->n : 1;
@@ -885,6 +885,13 @@ static spx_status analyse_colblock(spx_ctx *ctx, csr_dev *d)
     d->cb_cols = (int32_t)cols;
     d->cb_blocks = (int32_t)((n + cols - 1) / cols);
     d->cb_smem = cols * (int64_t)spx_precision_bytes(d->prec) <= SPX_CSR_CUDA_COLBLOCK_SMEM_BYTES;
+    if (d->cb_smem && d->cb_blocks > 1) { /* unsorted rows (spx_csr_wrap allows them) read x through L1 */
+        const spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val, NULL};
+        int unsorted = 0;
+        spx_status s = spx_cuda_dev_csr_unsorted(ctx, &view, &unsorted);
+        if (s) return s;
+        d->cb_smem = !unsorted;
+    }
     if (d->cb_blocks == 1) return SPX_OK; /* the row pointers are the table */
     const int64_t entries = m * ((int64_t)d->cb_blocks + 1);
     spx_status s;

@@ -60,22 +60,6 @@ __device__ __forceinline__ int32_t row_of(const int32_t *__restrict__ rowptr, in
     return lo;
 }
 
-/* *flag = 1 when some row's columns are not ascending (spx_csr_wrap accepts any order). */
-__global__ void find_unsorted(int32_t m, int32_t nnz, const int32_t *__restrict__ rowptr,
-                              const int32_t *__restrict__ colind, int *flag)
-{
-    for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < entry_chunks(nnz);
-         c += (int64_t)gridDim.x * blockDim.x) {
-        int32_t e0, e1;
-        entry_chunk(c, nnz, &e0, &e1);
-        int32_t r = row_of(rowptr, m, e0);
-        for (int32_t e = e0; e < e1; e++) {
-            while (e >= rowptr[r + 1]) r++;
-            if (e > rowptr[r] && colind[e - 1] > colind[e]) *flag = 1;
-        }
-    }
-}
-
 /* rp[k][i] += row i's entries in band k (the arrays zeroed): runs of one (row, band) within
  * a thread's entries add once. */
 __global__ void count_bands(int32_t m, int32_t nnz, const int32_t *__restrict__ rowptr,
@@ -293,26 +277,6 @@ spx_status scatter(spx_ctx *ctx, const spx_dev_csr *A, band_arrays *a, int32_t w
     return spx_cuda_sync(ctx);
 }
 
-/* Whether some row of A has its columns out of order (one pass over the entries). */
-spx_status rows_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *unsorted)
-{
-    *unsorted = 0;
-    if (A->nnz == 0) return SPX_OK;
-    int *flag = NULL;
-    spx_status s = spx_cuda_malloc(ctx, (void **)&flag, sizeof *flag);
-    if (s) return s;
-    const cudaStream_t st = spx_cuda_stream(ctx);
-    cudaError_t e = cudaMemsetAsync(flag, 0, sizeof *flag, st);
-    if (e == cudaSuccess) {
-        find_unsorted<<<entry_grid(ctx, A->nnz), BUILD_BLOCK, 0, st>>>(A->m, (int32_t)A->nnz, A->rowptr, A->colind, flag);
-        e = cudaGetLastError();
-    }
-    s = e != cudaSuccess ? spx_cuda_fail_at(ctx, e, "find_unsorted", __FILE__, __LINE__)
-                         : spx_cuda_d2h(ctx, unsorted, flag, sizeof *unsorted);
-    spx_cuda_free(ctx, flag);
-    return s;
-}
-
 /* *S = A with every row's columns (and values) sorted, on the device (CUB's segmented sort
  * into new column and value arrays; the row pointers are A's). The caller frees S's colind
  * and val. */
@@ -457,7 +421,7 @@ extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A
     memset(&sorted, 0, sizeof sorted);
     const double t0 = spx_now();
     int unsorted = 0;
-    s = rows_unsorted(ctx, A, &unsorted);
+    s = spx_cuda_dev_csr_unsorted(ctx, A, &unsorted);
     if (!s && unsorted)
         s = A->precision == SPX_FP32 ? sort_rows<float>(ctx, A, &sorted) : sort_rows<double>(ctx, A, &sorted);
     if (!s && unsorted) A = &sorted;
