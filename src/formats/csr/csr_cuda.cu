@@ -1,5 +1,6 @@
 /* src/formats/csr/csr_cuda.cu: the csr format on the GPU: the kernel family (scalar, vector,
- * adaptive, merge-path, nzsplit, stream, colblock), the plan-time GPU preprocessing each needs, the launchers. */
+ * adaptive, merge-path, nzsplit, stream, colblock), the plan-time GPU preprocessing each
+ * needs, the launchers. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
