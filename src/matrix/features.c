@@ -15,16 +15,18 @@
 #define FEATURE_BLOCKS 256
 #define FEATURE_PARALLEL_MIN_NNZ 200000
 
-/* Adds row i's entries to the column measures: bandwidth, summed |j - i|, near neighbours. */
-static void row_columns(const spx_csr *A, int32_t i, int64_t *bandwidth, double *dist_sum, int64_t *near)
+/* Adds entry k of row i (whose first entry is row_start) to the column measures of *p: |j - i|
+ * to the bandwidth and the summed distance and, when it follows an entry of its row, a pair,
+ * near when within SPX_FEATURES_NEAR_COLS of that entry. */
+static void add_entry(const spx_csr *A, int32_t i, int64_t row_start, int64_t k, spx_feature_sums *p)
 {
-    int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
-    for (int64_t k = b; k < e; k++) {
-        int64_t d = (int64_t)A->colind[k] - i;
-        if (d < 0) d = -d;
-        if (d > *bandwidth) *bandwidth = d;
-        *dist_sum += (double)d;
-        if (k > b && (int64_t)A->colind[k] - A->colind[k - 1] <= SPX_FEATURES_NEAR_COLS) (*near)++;
+    int64_t d = (int64_t)A->colind[k] - i;
+    if (d < 0) d = -d;
+    if (d > p->bandwidth) p->bandwidth = d;
+    p->dist += (double)d;
+    if (k > row_start) {
+        p->pairs++;
+        if ((int64_t)A->colind[k] - A->colind[k - 1] <= SPX_FEATURES_NEAR_COLS) p->near++;
     }
 }
 
@@ -68,10 +70,9 @@ static void part_rows(const spx_csr *A, int32_t r0, int32_t r1, spx_feature_sums
 {
     part_init(p);
     for (int32_t i = r0; i < r1; i++) {
-        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
-        add_row_length(p, len);
-        p->pairs += len > 1 ? len - 1 : 0;
-        row_columns(A, i, &p->bandwidth, &p->dist, &p->near);
+        const int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+        add_row_length(p, e - b);
+        for (int64_t k = b; k < e; k++) add_entry(A, i, b, k, p);
     }
 }
 
@@ -83,14 +84,7 @@ static void part_samples(const spx_csr *A, int64_t t0, int64_t t1, int64_t S, sp
     for (int64_t t = t0; t < t1; t++) {
         const int64_t k = spx_features_sample_entry(t, S, A->nnz);
         const int32_t i = row_at(A, k + 1) - 1; /* the row holding entry k */
-        int64_t d = (int64_t)A->colind[k] - i;
-        if (d < 0) d = -d;
-        if (d > p->bandwidth) p->bandwidth = d;
-        p->dist += (double)d;
-        if (k > A->rowptr[i]) {
-            p->pairs++;
-            if ((int64_t)A->colind[k] - A->colind[k - 1] <= SPX_FEATURES_NEAR_COLS) p->near++;
-        }
+        add_entry(A, i, A->rowptr[i], k, p);
     }
     if (S < A->nnz) p->dist *= (double)A->nnz / (double)S; /* a mean of S, as over nnz */
 }
