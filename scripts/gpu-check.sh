@@ -102,6 +102,9 @@ if has sanitize; then
     >"$out/sanitize-memcheck-spgemm.log" 2>&1 &
   SPX_GPU_TEST_QUICK=1 SPX_GPU_TEST_SKIP_CUSPARSE=1 timeout 400 "$cs" --tool racecheck --error-exitcode 99 \
     build-gpu/tests/test_spgemm_gpu >"$out/sanitize-racecheck-spgemm.log" 2>&1 &
+  # the out-of-core panels (B resident and in column blocks, hetero and GPU-only)
+  SPX_GPU_TEST_QUICK=1 timeout 400 "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_spgemm_ooc_gpu \
+    >"$out/sanitize-memcheck-spgemm-ooc.log" 2>&1 &
   wait
   for log in "$out"/sanitize-memcheck-*.log "$out"/sanitize-racecheck-*.log; do
     case $log in *-memory.log|*-vec.log|*-cli.log) continue ;; esac

@@ -24,13 +24,14 @@ static inline spx_status oc_run(spx_ctx *ctx, const spx_csr *A, const spx_csr *B
     return s;
 }
 
-/* Plans and runs A*B (A*B^T) with the panel mode, device limit and GPU share (oc_run). */
+/* Plans and runs A*B (A*B^T) with the panel mode, device limit, GPU share and B's column
+ * blocks (oc_run). */
 static inline spx_status oc_product(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b, spx_precision p,
-                             spx_spgemm_panels panels, size_t limit, double share, spx_csr **C, spx_spgemm_info *info,
-                             spx_spgemm_panel_event *ev, int ev_cap, int *n_ev)
+                             spx_spgemm_panels panels, size_t limit, double share, int b_blocks, spx_csr **C,
+                             spx_spgemm_info *info, spx_spgemm_panel_event *ev, int ev_cap, int *n_ev)
 {
     spx_spgemm_opts o = {.precision = p, .transpose_b = transpose_b, .device_mem_limit = limit, .panels = panels,
-                         .gpu_share = share};
+                         .gpu_share = share, .b_col_blocks = b_blocks};
     if (panels == SPX_PANELS_CPU) o.backend = SPX_BACKEND_CPU;
     return oc_run(ctx, A, B, &o, C, info, ev, ev_cap, n_ev);
 }
@@ -44,13 +45,13 @@ static inline spx_status oc_cpu_product(spx_ctx *ctx, const spx_csr *A, const sp
     return oc_run(ctx, A, B, &o, R, NULL, NULL, 0, NULL);
 }
 
-/* Whether a plan with this limit can be made (panels CPU, the sizing is the same for every
- * split); when not, its message into msg. */
+/* Whether a plan with this limit and B's column blocks (b_blocks, as b_col_blocks) can be made
+ * (panels CPU, the sizing is the same for every split); when not, its message into msg. */
 static inline int oc_plan_fits(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b, spx_precision p,
-                        size_t limit, char *msg, size_t len)
+                        int b_blocks, size_t limit, char *msg, size_t len)
 {
     spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU, .precision = p, .transpose_b = transpose_b,
-                         .device_mem_limit = limit, .panels = SPX_PANELS_CPU};
+                         .device_mem_limit = limit, .panels = SPX_PANELS_CPU, .b_col_blocks = b_blocks};
     spx_spgemm_plan *plan = NULL;
     spx_status s = spx_spgemm_plan_create(ctx, A, B, &o, &plan);
     if (s && msg) snprintf(msg, len, "%s: %s", spx_status_str(s), spx_ctx_last_error(ctx));
@@ -58,19 +59,20 @@ static inline int oc_plan_fits(spx_ctx *ctx, const spx_csr *A, const spx_csr *B,
     return s == SPX_OK;
 }
 
-/* The smallest limit (bytes) the product's panels fit, by bisection from 1 GB; the message of
- * the one byte less into msg. 0 when even 1 GB does not fit. */
+/* The smallest limit (bytes) the product's panels fit with B's column blocks b_blocks (as
+ * b_col_blocks), by bisection from 1 GB; the message of the one byte less into msg. 0 when
+ * even 1 GB does not fit. */
 static inline size_t oc_min_budget(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int transpose_b, spx_precision p,
-                            char *msg, size_t len)
+                            int b_blocks, char *msg, size_t len)
 {
     size_t lo = 1, hi = (size_t)1 << 30;
-    if (!oc_plan_fits(ctx, A, B, transpose_b, p, hi, NULL, 0)) return 0;
+    if (!oc_plan_fits(ctx, A, B, transpose_b, p, b_blocks, hi, NULL, 0)) return 0;
     while (hi - lo > 1) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (oc_plan_fits(ctx, A, B, transpose_b, p, mid, NULL, 0)) hi = mid;
+        if (oc_plan_fits(ctx, A, B, transpose_b, p, b_blocks, mid, NULL, 0)) hi = mid;
         else lo = mid;
     }
-    oc_plan_fits(ctx, A, B, transpose_b, p, lo, msg, len);
+    oc_plan_fits(ctx, A, B, transpose_b, p, b_blocks, lo, msg, len);
     return hi;
 }
 

@@ -5,7 +5,7 @@
  * value updates and a reused C; the timeline; auto mode staying in-core on the CPU; argument
  * errors; and the two-sided (hetero) schedule with a CPU stand-in for the GPU side (its own
  * thread, gustavson per panel, nothing page-locked), K measured or forced, so CI runs the
- * stealing. */
+ * stealing, with B resident or split by columns (the stand-in's panels block by block). */
 #include <string.h>
 
 #include "spgemm/ooc/ooc.h"
@@ -30,14 +30,14 @@ static void check_tight(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, int tr
     char msg[OC_MSG_LEN] = "", label[160];
     snprintf(label, sizeof label, "%s [%s%s]", what, spx_precision_str(p), tr ? " B^T" : "");
     spx_csr *R = in_core(ctx, A, B, tr, p), *C = NULL;
-    const size_t min = oc_min_budget(ctx, A, B, tr, p, msg, sizeof msg);
+    const size_t min = oc_min_budget(ctx, A, B, tr, p, 1, msg, sizeof msg);
     CHECK_MSG(min > 0 && strstr(msg, "SPX_ERR_DEVICE_ALLOC") && strstr(msg, "device budget") && strstr(msg, "row "),
               "%s: smallest budget %zu, below it: %s", label, min, msg);
     const size_t room = R ? (size_t)R->nnz * (sizeof(int32_t) + spx_precision_bytes(p)) / 40 : 0;
     spx_spgemm_info info;
     spx_spgemm_panel_event ev[4096];
     int n_ev = 0;
-    CHECK_OK(ctx, oc_product(ctx, A, B, tr, p, SPX_PANELS_CPU, min + room, 0, &C, &info, ev, 4096, &n_ev));
+    CHECK_OK(ctx, oc_product(ctx, A, B, tr, p, SPX_PANELS_CPU, min + room, 0, 1, &C, &info, ev, 4096, &n_ev));
     CHECK_MSG(oc_identical(C, R), "%s: panels differ from the in-core product", label);
     if (C) {
         CHECK_MSG(!strcmp(info.panel_mode, "panels") && !strcmp(info.panel_split, "cpu") &&
@@ -81,7 +81,7 @@ static void test_edge_cases(spx_ctx *ctx)
             sc_ref ref;
             sc_ref_make(A, R, tr, &ref);
             spx_csr *C = NULL;
-            spx_status s = oc_product(ctx, A, R, tr, SPX_FP64, SPX_PANELS_CPU, 0, 0, &C, NULL, NULL, 0, NULL);
+            spx_status s = oc_product(ctx, A, R, tr, SPX_FP64, SPX_PANELS_CPU, 0, 0, 1, &C, NULL, NULL, 0, NULL);
             CHECK_MSG(s == SPX_OK && sc_matches(C, &ref, SPX_FP64, sc_cases[c].name), "%s%s: %s: %s", sc_cases[c].name,
                       tr ? " B^T" : "", spx_status_str(s), spx_ctx_last_error(ctx));
             spx_csr_destroy(&C);
@@ -109,15 +109,20 @@ static void test_threads(void)
     }
 }
 
-/* B alone over the budget: the message names B and the budget. */
+/* A budget too small: with B resident asked for (b_col_blocks 1), the message names B and the
+ * budget; by default, B's smallest column block. */
 static void test_budget_errors(spx_ctx *ctx)
 {
     spx_csr *A = NULL, *C = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=40", &A));
     if (!A) return;
-    spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_CPU, 1000, 0, &C, NULL, NULL, 0, NULL);
+    spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_CPU, 1000, 0, 1, &C, NULL, NULL, 0, NULL);
     const char *msg = spx_ctx_last_error(ctx);
     CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && strstr(msg, "device budget 1.0 kB") && strstr(msg, "B (1600 x 1600"),
+              "%s: %s", spx_status_str(s), msg);
+    s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_CPU, 1000, 0, 0, &C, NULL, NULL, 0, NULL);
+    msg = spx_ctx_last_error(ctx);
+    CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && strstr(msg, "device budget 1.0 kB") && strstr(msg, "block of B's columns (B 1600 x 1600"),
               "%s: %s", spx_status_str(s), msg);
     CHECK(C == NULL);
     spx_csr_destroy(&A);
@@ -130,7 +135,7 @@ static void test_update_and_reuse(spx_ctx *ctx)
     CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=1500,k=6", &A));
     if (!A) return;
     char msg[OC_MSG_LEN];
-    const size_t min = oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg);
+    const size_t min = oc_min_budget(ctx, A, A, 0, SPX_FP64, 1, msg, sizeof msg);
     spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU, .device_mem_limit = min + 20000, .panels = SPX_PANELS_CPU};
     spx_spgemm_plan *plan = NULL;
     CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
@@ -157,7 +162,7 @@ static void test_modes_and_errors(spx_ctx *ctx)
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=30", &A));
     if (!A) return;
     spx_spgemm_info info;
-    CHECK_OK(ctx, oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_AUTO, 1000, 0, &C, &info, NULL, 0, NULL));
+    CHECK_OK(ctx, oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_AUTO, 1000, 0, 1, &C, &info, NULL, 0, NULL));
     CHECK(C && !strcmp(info.panel_mode, "in-core") && info.panels == 0);
     spx_csr_destroy(&C);
     sc_check(ctx, A, A, 0, SPX_BACKEND_CPU, "gustavson", NULL, SPX_FP64, "the in-core reference itself");
@@ -180,46 +185,68 @@ static void test_modes_and_errors(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* The two-sided schedule with gustavson standing in for the GPU side (a thread of its own):
- * C bit for bit the in-core one, every panel computed once, by one side or the other; K
- * measured (share in (0, 1)) or forced. */
-static void check_hetero(spx_ctx *ctx, const spx_csr *A, spx_precision p, spx_spgemm_panels split, double share,
-                         size_t budget)
+/* A*B through the two-sided schedule with gustavson standing in for the GPU side (a thread of
+ * its own): the plan (split, GPU share, budget, B's column blocks), `runs` runs into one C,
+ * new values of A (and B, when it is A) before the last run when `update`; *C, the last
+ * run's *info and up to cap timeline events (*n_ev of them, when ev). */
+static spx_status standin_product(spx_ctx *ctx, spx_csr *A, const spx_csr *B, spx_precision p, spx_spgemm_panels split,
+                                  double share, size_t budget, int b_blocks, int runs, int update, spx_csr **C,
+                                  spx_spgemm_info *info, spx_spgemm_panel_event *ev, int cap, int *n_ev)
 {
-    const spx_spgemm_input in = {A, A, p, NULL, NULL};
-    const spx_ooc_opts oo = {split, budget, share, spx_spgemm_gustavson(), SIZE_MAX, 1};
+    const spx_spgemm_input in = {A, B, p, NULL, NULL};
+    const spx_ooc_opts oo = {split, budget, share, spx_spgemm_gustavson(), SIZE_MAX, 1, b_blocks};
     spx_phase_log log;
     memset(&log, 0, sizeof log);
     spx_ooc *o = NULL;
     int64_t products = 0, nnz_c = 0;
+    spx_status s = spx_ooc_create(ctx, &in, &oo, &log, &o, &products, &nnz_c);
+    if (!s) s = spx_csr_alloc(ctx, A->m, B->n, nnz_c, C);
+    for (int run = 0; !s && run < runs; run++) {
+        if (update && run == runs - 1) {
+            for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.5 * (double)(q % 7) - 1.25;
+            s = spx_ooc_update_values(ctx, o, &in, &log);
+        }
+        if (!s) s = spx_ooc_run(ctx, o, &log, *C);
+    }
+    for (int i = 0; !s && i < log.n; i++) /* a CPU stand-in page-locks nothing */
+        CHECK_MSG(strcmp(log.phases[i].name, "pin"), "hetero stand-in: a pin phase of %.6f s", log.phases[i].seconds);
+    memset(info, 0, sizeof *info);
+    if (!s) spx_ooc_info(o, info);
+    if (!s && ev) *n_ev = spx_ooc_timeline(o, ev, cap);
+    spx_ooc_destroy(ctx, o);
+    return s;
+}
+
+/* The two-sided schedule with the stand-in: C bit for bit the in-core one (run twice into the
+ * same C), every panel computed once, by one side or the other; K measured (share in (0, 1))
+ * or forced; B resident (b_blocks 1) or in column blocks (b_blocks 0 with a budget B does not
+ * fit resident, or N). */
+static void check_hetero(spx_ctx *ctx, spx_csr *A, spx_precision p, spx_spgemm_panels split, double share,
+                         size_t budget, int b_blocks)
+{
     spx_csr *C = NULL, *R = in_core(ctx, A, A, 0, p);
-    CHECK_OK(ctx, spx_ooc_create(ctx, &in, &oo, &log, &o, &products, &nnz_c));
-    if (o) CHECK_OK(ctx, spx_csr_alloc(ctx, A->m, A->n, nnz_c, &C));
-    for (int run = 0; o && C && run < 2; run++) {
-        CHECK_OK(ctx, spx_ooc_run(ctx, o, &log, C));
-        CHECK_MSG(oc_identical(C, R), "hetero stand-in (split %d, share %.2f) run %d differs", (int)split, share, run);
-        spx_spgemm_info info;
-        memset(&info, 0, sizeof info);
-        spx_ooc_info(o, &info);
-        spx_spgemm_panel_event ev[4096];
-        const int n = spx_ooc_timeline(o, ev, 4096);
-        oc_check_timeline(ev, n, &info, A->m, "hetero stand-in");
+    spx_spgemm_info info;
+    static spx_spgemm_panel_event ev[4096];
+    int n_ev = 0;
+    CHECK_OK(ctx, standin_product(ctx, A, A, p, split, share, budget, b_blocks, 2, 0, &C, &info, ev, 4096, &n_ev));
+    char what[96];
+    snprintf(what, sizeof what, "hetero stand-in (split %d, share %.2f, B blocks %d)", (int)split, share, b_blocks);
+    CHECK_MSG(oc_identical(C, R), "%s differs", what);
+    if (C) {
+        oc_check_timeline(ev, n_ev, &info, A->m, what);
         const int share_ok = split == SPX_PANELS_GPU ? info.gpu_share == 1 && info.panels_cpu == 0
                              : share > 0           ? info.gpu_share == share
                                                    : info.gpu_share > 0 && info.gpu_share < 1 && info.k_ratio > 0;
         if (getenv("SPX_TEST_VERBOSE"))
-            printf("stand-in split %d share %.2f: %d panels, GPU %d, CPU %d, stolen %d, K %.3f, R %.3f, run %.3f\n",
-                   (int)split, share, info.panels, info.panels_gpu, info.panels_cpu, info.panels_stolen, info.k_ratio,
-                   info.gpu_share, info.gpu_share_run);
-        CHECK_MSG(info.panels >= 8 && share_ok,
-                  "split %d: %d panels (GPU %d, CPU %d), share %.3f, K %.3f", (int)split, info.panels, info.panels_gpu,
-                  info.panels_cpu, info.gpu_share, info.k_ratio);
+            printf("%s: %d panels, GPU %d, CPU %d, stolen %d, K %.3f, R %.3f, run %.3f, B in %d blocks\n", what,
+                   info.panels, info.panels_gpu, info.panels_cpu, info.panels_stolen, info.k_ratio, info.gpu_share,
+                   info.gpu_share_run, info.b_col_blocks);
+        CHECK_MSG(info.panels >= 8 && share_ok && (b_blocks == 1 ? info.b_col_blocks == 1 : info.b_col_blocks > 1),
+                  "%s: %d panels (GPU %d, CPU %d), share %.3f, K %.3f, B in %d blocks", what, info.panels,
+                  info.panels_gpu, info.panels_cpu, info.gpu_share, info.k_ratio, info.b_col_blocks);
     }
-    for (int i = 0; i < log.n; i++) /* a CPU stand-in page-locks nothing */
-        CHECK_MSG(strcmp(log.phases[i].name, "pin"), "hetero stand-in: a pin phase of %.6f s", log.phases[i].seconds);
     spx_csr_destroy(&C);
     spx_csr_destroy(&R);
-    spx_ooc_destroy(ctx, o);
 }
 
 static void test_hetero_standin(void)
@@ -231,11 +258,70 @@ static void test_hetero_standin(void)
     CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=12,ef=8", &A));
     char msg[OC_MSG_LEN];
     for (int p = 0; A && p < 2; p++) {
-        const size_t min = oc_min_budget(ctx, A, A, 0, precisions[p], msg, sizeof msg);
-        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 0, min + 50000);
-        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 0.5, min + 50000);
-        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 1.0, SPX_BUDGET_NONE);
-        check_hetero(ctx, A, precisions[p], SPX_PANELS_GPU, 0, min + 50000);
+        const size_t min = oc_min_budget(ctx, A, A, 0, precisions[p], 1, msg, sizeof msg);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 0, min + 50000, 1);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 0.5, min + 50000, 1);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 1.0, SPX_BUDGET_NONE, 1);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_GPU, 0, min + 50000, 1);
+    }
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+}
+
+/* B split by columns, on a product whose B rows are long (so that blocks beat B resident):
+ * the smallest budget by default is below B resident's, and below it the error names B's
+ * block; CPU panels there name their blocks and are bit for bit the in-core product; the
+ * stand-in's panels computed block by block, on every panel (GPU) and shared (hetero, K
+ * measured), at the smallest budget's neighbourhood and with N blocks asked for without a
+ * budget, bit for bit, new values reaching the blocks; the edge cases in 3 blocks (but the
+ * widest, made for the GPU's fallbacks: each piece's CPU accumulators span n columns). */
+#define SC_BLOCKS_MAX_COLS 100000
+static void test_b_columns(void)
+{
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = 3};
+    if (spx_ctx_create(&ctx, &co)) return;
+    spx_csr *A = NULL, *C = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=600,k=32", &A));
+    char msg[OC_MSG_LEN] = "";
+    for (int p = 0; A && p < 2; p++) {
+        const size_t resident = oc_min_budget(ctx, A, A, 0, precisions[p], 1, NULL, 0);
+        const size_t least = oc_min_budget(ctx, A, A, 0, precisions[p], 0, msg, sizeof msg);
+        CHECK_MSG(least > 0 && least < resident && strstr(msg, "block of B's columns"),
+                  "[%s] smallest budget %zu, B resident %zu; below: %s", spx_precision_str(precisions[p]), least,
+                  resident, msg);
+        spx_csr *R = in_core(ctx, A, A, 0, precisions[p]);
+        spx_spgemm_info info;
+        CHECK_OK(ctx, oc_product(ctx, A, A, 0, precisions[p], SPX_PANELS_CPU, least, 0, 0, &C, &info, NULL, 0, NULL));
+        CHECK_MSG(oc_identical(C, R) && info.b_col_blocks > 1, "CPU panels at the smallest budget: B in %d blocks",
+                  info.b_col_blocks);
+        spx_csr_destroy(&C);
+        spx_csr_destroy(&R);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_GPU, 0, (least + resident) / 2, 0);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_HETERO, 0, resident - 1, 0);
+        check_hetero(ctx, A, precisions[p], SPX_PANELS_GPU, 0, SPX_BUDGET_NONE, 5);
+        CHECK_OK(ctx, standin_product(ctx, A, A, precisions[p], SPX_PANELS_GPU, 0, SPX_BUDGET_NONE, 4, 2, 1, &C, &info,
+                                      NULL, 0, NULL));
+        R = in_core(ctx, A, A, 0, precisions[p]); /* A's new values */
+        CHECK_MSG(oc_identical(C, R) && info.b_col_blocks > 1, "[%s] new values in B's blocks",
+                  spx_precision_str(precisions[p]));
+        spx_csr_destroy(&C);
+        spx_csr_destroy(&R);
+    }
+    for (int c = 0; c < SC_N_CASES; c++) {
+        spx_csr *E = NULL, *F = NULL;
+        if (sc_cases[c].n > SC_BLOCKS_MAX_COLS || !sc_case_make(ctx, c, &E, &F)) continue;
+        sc_ref ref;
+        sc_ref_make(E, F, 0, &ref);
+        spx_spgemm_info info;
+        spx_status s = standin_product(ctx, E, F, SPX_FP64, SPX_PANELS_GPU, 0, SPX_BUDGET_NONE, 3, 1, 0, &C, &info,
+                                       NULL, 0, NULL);
+        CHECK_MSG(s == SPX_OK && sc_matches(C, &ref, SPX_FP64, sc_cases[c].name), "%s [B in 3 blocks]: %s: %s",
+                  sc_cases[c].name, spx_status_str(s), spx_ctx_last_error(ctx));
+        spx_csr_destroy(&C);
+        sc_ref_free(&ref);
+        spx_csr_destroy(&E);
+        spx_csr_destroy(&F);
     }
     spx_csr_destroy(&A);
     spx_ctx_destroy(&ctx);
@@ -254,5 +340,6 @@ int main(void)
     spx_ctx_destroy(&ctx);
     test_threads();
     test_hetero_standin();
+    test_b_columns();
     return check_report();
 }

@@ -4,7 +4,8 @@
  * fp64 and fp32, A*A and A*A^T; the device peak within the budget, nothing left on the device;
  * auto mode switching to panels past the budget and staying in-core within it; a budget too
  * small (one panel, or B) a clear error, and the in-core path under a too-small limit a device
- * allocation error; value updates (B re-uploaded); a product whose C is over 10x the budget.
+ * allocation error; value updates (B re-uploaded); B split by columns (past its budget, and
+ * asked for); a product whose C is over 10x the budget.
  * The GPU side's switches: C bit for bit the same with and without page-locking and with the
  * GPU's row pointers counted or taken from the CPU, nothing left page-locked after a run, a
  * failed plan or a failed run (device allocations refused in turn). SPX_GPU_TEST_QUICK leaves
@@ -54,32 +55,33 @@ static int none_locked(spx_ctx *ctx, const spx_csr *M)
  * asserted, that would test timing), the device peak within the budget, the timeline,
  * nothing left. */
 static void check_split(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision p, spx_spgemm_panels split,
-                        size_t budget, const sc_ref *ref, const spx_csr *R, const char *what)
+                        size_t budget, int b_blocks, const sc_ref *ref, const spx_csr *R, const char *what)
 {
     static spx_spgemm_panel_event ev[8192];
     char label[192];
-    snprintf(label, sizeof label, "%s [%s %s%s, budget %zu]", what, split == SPX_PANELS_GPU ? "gpu" : "hetero",
-             spx_precision_str(p), tr ? " B^T" : "", budget);
+    snprintf(label, sizeof label, "%s [%s %s%s, budget %zu, B blocks %d]", what, split == SPX_PANELS_GPU ? "gpu" : "hetero",
+             spx_precision_str(p), tr ? " B^T" : "", budget, b_blocks);
     const size_t held0 = device_held(ctx);
     spx_csr *C = NULL;
     spx_spgemm_info info;
     int n_ev = 0;
-    spx_status s = oc_product(ctx, A, A, tr, p, split, budget, 0, &C, &info, ev, 8192, &n_ev);
+    spx_status s = oc_product(ctx, A, A, tr, p, split, budget, 0, b_blocks, &C, &info, ev, 8192, &n_ev);
     CHECK_MSG(s == SPX_OK && sc_matches(C, ref, p, label) && oc_close(C, R, p == SPX_FP32 ? 1e-5 : 1e-12), "%s: %s: %s",
               label, spx_status_str(s), spx_ctx_last_error(ctx));
     if (!s) {
         CHECK_MSG(info.panels >= 8 && info.device_peak_bytes <= budget && info.device_peak_bytes > 0 &&
                       info.backend == SPX_BACKEND_CUDA && info.gpu_lanes >= 1 && info.gpu_idle_s >= 0 &&
                       info.panels_gpu + info.panels_cpu == info.panels &&
-                      (split != SPX_PANELS_GPU || info.panels_gpu == info.panels),
-                  "%s: %d panels (GPU %d, CPU %d), device peak %zu", label, info.panels, info.panels_gpu,
-                  info.panels_cpu, info.device_peak_bytes);
+                      (split != SPX_PANELS_GPU || info.panels_gpu == info.panels) &&
+                      (b_blocks == 1 ? info.b_col_blocks == 1 : info.b_col_blocks > 1),
+                  "%s: %d panels (GPU %d, CPU %d), device peak %zu, B in %d blocks", label, info.panels,
+                  info.panels_gpu, info.panels_cpu, info.device_peak_bytes, info.b_col_blocks);
         oc_check_timeline(ev, n_ev, &info, A->m, label);
-        printf("%s: %d panels, GPU %d CPU %d stolen %d, K %.2f R %.2f run %.2f, peak %zu, GPU transfer %.2f ms "
-               "compute %.2f ms (lanes summed) idle %.2f ms\n",
-               label, info.panels, info.panels_gpu, info.panels_cpu, info.panels_stolen, info.k_ratio, info.gpu_share,
-               info.gpu_share_run, info.device_peak_bytes, info.gpu_transfer_s * 1e3, info.gpu_compute_s * 1e3,
-               info.gpu_idle_s * 1e3);
+        printf("%s: %d panels, B in %d blocks, GPU %d CPU %d stolen %d, K %.2f R %.2f run %.2f, peak %zu, GPU "
+               "transfer %.2f ms compute %.2f ms (lanes summed) idle %.2f ms\n",
+               label, info.panels, info.b_col_blocks, info.panels_gpu, info.panels_cpu, info.panels_stolen,
+               info.k_ratio, info.gpu_share, info.gpu_share_run, info.device_peak_bytes, info.gpu_transfer_s * 1e3,
+               info.gpu_compute_s * 1e3, info.gpu_idle_s * 1e3);
     }
     CHECK_MSG(device_held(ctx) == held0, "%s: %zu device bytes left", label, device_held(ctx) - held0);
     spx_csr_destroy(&C);
@@ -91,7 +93,7 @@ static void check_product(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision 
     char msg[OC_MSG_LEN];
     spx_csr *R = NULL;
     CHECK_OK(ctx, oc_cpu_product(ctx, A, A, tr, p, &R));
-    const size_t min = oc_min_budget(ctx, A, A, tr, p, msg, sizeof msg);
+    const size_t min = oc_min_budget(ctx, A, A, tr, p, 1, msg, sizeof msg);
     if (!R || !min) {
         spx_csr_destroy(&R);
         return;
@@ -99,10 +101,10 @@ static void check_product(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision 
     const size_t budget = min + (size_t)R->nnz * (sizeof(int32_t) + spx_precision_bytes(p)) / 40;
     sc_ref ref;
     sc_ref_make(A, A, tr, &ref);
-    check_split(ctx, A, tr, p, SPX_PANELS_HETERO, budget, &ref, R, what);
-    check_split(ctx, A, tr, p, SPX_PANELS_GPU, budget, &ref, R, what);
+    check_split(ctx, A, tr, p, SPX_PANELS_HETERO, budget, 1, &ref, R, what);
+    check_split(ctx, A, tr, p, SPX_PANELS_GPU, budget, 1, &ref, R, what);
     spx_csr *C = NULL; /* the third side of the comparison: CPU-only panels, the same budget */
-    CHECK_OK(ctx, oc_product(ctx, A, A, tr, p, SPX_PANELS_CPU, budget, 0, &C, NULL, NULL, 0, NULL));
+    CHECK_OK(ctx, oc_product(ctx, A, A, tr, p, SPX_PANELS_CPU, budget, 0, 1, &C, NULL, NULL, 0, NULL));
     CHECK_MSG(oc_identical(C, R), "%s [cpu panels]: differs from the in-core CPU product", what);
     spx_csr_destroy(&C);
     sc_ref_free(&ref);
@@ -135,7 +137,7 @@ static void test_edge_cases(spx_ctx *ctx)
         sc_ref_make(A, B, 0, &ref);
         for (int g = 0; g < 2; g++) {
             spx_csr *C = NULL;
-            spx_status s = oc_product(ctx, A, B, 0, SPX_FP64, g ? SPX_PANELS_GPU : SPX_PANELS_HETERO, 0, 0, &C, NULL,
+            spx_status s = oc_product(ctx, A, B, 0, SPX_FP64, g ? SPX_PANELS_GPU : SPX_PANELS_HETERO, 0, 0, 1, &C, NULL,
                                       NULL, 0, NULL);
             CHECK_MSG(s == SPX_OK && sc_matches(C, &ref, SPX_FP64, sc_cases[c].name), "%s [%s panels]: %s: %s",
                       sc_cases[c].name, g ? "gpu" : "hetero", spx_status_str(s), spx_ctx_last_error(ctx));
@@ -152,9 +154,9 @@ static void test_auto(spx_ctx *ctx)
 {
     spx_csr *A = NULL, *R = NULL, *C = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=12,ef=8", &A));
-    if (A) CHECK_OK(ctx, oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_OFF, 0, 0, &R, NULL, NULL, 0, NULL));
+    if (A) CHECK_OK(ctx, oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_OFF, 0, 0, 1, &R, NULL, NULL, 0, NULL));
     char msg[OC_MSG_LEN];
-    const size_t min = R ? oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg) : 0;
+    const size_t min = R ? oc_min_budget(ctx, A, A, 0, SPX_FP64, 1, msg, sizeof msg) : 0;
     spx_spgemm_info info;
     for (int big = 0; min && big < 2; big++) {
         const size_t limit = big ? (size_t)1 << 31 : min + (size_t)R->nnz;
@@ -182,39 +184,46 @@ static void test_too_small(spx_ctx *ctx)
     CHECK_OK(ctx, spx_gen(ctx, "gen:poisson2d:n=100", &A));
     if (!A) return;
     const size_t held0 = device_held(ctx);
-    spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_HETERO, 100000, 0, &C, NULL, NULL, 0, NULL);
+    spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_HETERO, 100000, 0, 1, &C, NULL, NULL, 0, NULL);
     CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && strstr(spx_ctx_last_error(ctx), "device budget"), "hetero, 100 kB: %s: %s",
               spx_status_str(s), spx_ctx_last_error(ctx));
-    s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_OFF, 100000, 0, &C, NULL, NULL, 0, NULL);
+    s = oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_OFF, 100000, 0, 1, &C, NULL, NULL, 0, NULL);
     CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && strstr(spx_ctx_last_error(ctx), "device budget"), "in-core, 100 kB: %s: %s",
               spx_status_str(s), spx_ctx_last_error(ctx));
     CHECK(C == NULL && device_held(ctx) == held0);
     spx_csr_destroy(&A);
 }
 
-/* New values of A and B on hetero panels, every range page-locked: the next run into the
- * same C uses them (B re-uploaded), nothing left page-locked. */
-static void test_update_values(spx_ctx *ctx)
+/* A plan with options o, run; A's values changed (B's too: A*A), update_values and a run
+ * into the same C: the reference of the new values, nothing left page-locked. */
+static void check_updated(spx_ctx *ctx, spx_csr *A, const spx_spgemm_opts *o, const char *what)
 {
-    spx_csr *A = NULL, *C = NULL;
-    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=3000,k=6", &A));
-    if (!A) return;
-    char msg[OC_MSG_LEN];
-    const size_t min = oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg);
-    spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO, .pin_min_bytes = 1};
+    spx_csr *C = NULL;
     spx_spgemm_plan *plan = NULL;
-    CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+    CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, o, &plan));
     if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
     for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 11) - 0.5;
     if (plan) CHECK_OK(ctx, spx_spgemm_plan_update_values(plan));
     if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
     sc_ref ref;
     sc_ref_make(A, A, 0, &ref);
-    CHECK(sc_matches(C, &ref, SPX_FP64, "hetero panels after update_values") && none_locked(ctx, A) &&
-          none_locked(ctx, C));
+    CHECK_MSG(sc_matches(C, &ref, SPX_FP64, what) && none_locked(ctx, A) && none_locked(ctx, C), "%s", what);
     sc_ref_free(&ref);
     spx_csr_destroy(&C);
     spx_spgemm_plan_destroy(&plan);
+}
+
+/* New values of A and B on hetero panels, every range page-locked: the next run into the
+ * same C uses them (B re-uploaded), nothing left page-locked. */
+static void test_update_values(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=3000,k=6", &A));
+    if (!A) return;
+    char msg[OC_MSG_LEN];
+    const size_t min = oc_min_budget(ctx, A, A, 0, SPX_FP64, 1, msg, sizeof msg);
+    const spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO, .pin_min_bytes = 1};
+    check_updated(ctx, A, &o, "hetero panels after update_values");
     spx_csr_destroy(&A);
 }
 
@@ -311,7 +320,7 @@ static void test_switches(spx_ctx *ctx)
         if (exact) integer_values(A);
         for (int pi = 0; pi < variants; pi++) {
             const spx_precision p = precisions[pi];
-            const size_t min = oc_min_budget(ctx, A, A, 0, p, msg, sizeof msg);
+            const size_t min = oc_min_budget(ctx, A, A, 0, p, 1, msg, sizeof msg);
             CHECK_OK(ctx, oc_cpu_product(ctx, A, A, 0, p, &R));
             if (!min || !R) break;
             const size_t budget = min + (size_t)R->nnz * (sizeof(int32_t) + spx_precision_bytes(p)) / 40;
@@ -410,7 +419,7 @@ static void test_pin_failures(void)
     CHECK(spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA, .device_alloc = &da}) == SPX_OK);
     if (ctx) CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=3000,k=6", &A));
     char msg[OC_MSG_LEN];
-    const size_t min = A ? oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg) : 0;
+    const size_t min = A ? oc_min_budget(ctx, A, A, 0, SPX_FP64, 1, msg, sizeof msg) : 0;
     if (min) {
         integer_values(A);
         const spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO, .pin_min_bytes = 1};
@@ -453,14 +462,14 @@ static void test_c_over_budget(spx_ctx *ctx)
 {
     spx_csr *A = NULL, *R = NULL;
     CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=15,ef=16", &A));
-    if (A) CHECK_OK(ctx, oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_OFF, 0, 0, &R, NULL, NULL, 0, NULL));
+    if (A) CHECK_OK(ctx, oc_product(ctx, A, A, 0, SPX_FP64, SPX_PANELS_OFF, 0, 0, 1, &R, NULL, NULL, 0, NULL));
     char msg[OC_MSG_LEN];
-    const size_t min = R ? oc_min_budget(ctx, A, A, 0, SPX_FP64, msg, sizeof msg) : 0;
+    const size_t min = R ? oc_min_budget(ctx, A, A, 0, SPX_FP64, 1, msg, sizeof msg) : 0;
     const size_t c_bytes = R ? (size_t)R->nnz * 12 : 0, budget = min + c_bytes / 40;
     for (int g = 0; min && g < 2; g++) {
         spx_csr *C = NULL;
         spx_spgemm_info info;
-        spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, g ? SPX_PANELS_GPU : SPX_PANELS_HETERO, budget, 0, &C, &info,
+        spx_status s = oc_product(ctx, A, A, 0, SPX_FP64, g ? SPX_PANELS_GPU : SPX_PANELS_HETERO, budget, 0, 1, &C, &info,
                                   NULL, 0, NULL);
         CHECK_MSG(s == SPX_OK && c_bytes > 10 * budget && oc_close(C, R, 1e-12) && info.device_peak_bytes <= budget,
                   "C %zu bytes, budget %zu: %s: %s", c_bytes, budget, spx_status_str(s), spx_ctx_last_error(ctx));
@@ -471,6 +480,39 @@ static void test_c_over_budget(spx_ctx *ctx)
         report_switches(ctx, A, R, g ? SPX_PANELS_GPU : SPX_PANELS_HETERO, budget);
     }
     spx_csr_destroy(&R);
+    spx_csr_destroy(&A);
+}
+
+/* B split by columns on the GPU (a product whose B rows are long, so that blocks beat B
+ * resident): at a budget B resident does not fit (auto splits it) and with 4 blocks asked
+ * for at a budget it would fit, hetero and GPU-only, fp64 and fp32: as check_split (the
+ * reference, the CPU product's structure, the device peak within the budget, the timeline,
+ * nothing left), B reported in blocks; new values reach the blocks. */
+static void test_b_columns(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:uniform:m=3000,k=40", &A));
+    for (int p = 0; A && p < 2; p++) {
+        const size_t resident = oc_min_budget(ctx, A, A, 0, precisions[p], 1, NULL, 0);
+        const size_t least = oc_min_budget(ctx, A, A, 0, precisions[p], 0, NULL, 0);
+        CHECK_MSG(least > 0 && least < resident, "smallest budget %zu, B resident %zu", least, resident);
+        spx_csr *R = NULL;
+        CHECK_OK(ctx, oc_cpu_product(ctx, A, A, 0, precisions[p], &R));
+        sc_ref ref;
+        sc_ref_make(A, A, 0, &ref);
+        const size_t below = (least + resident) / 2;
+        for (int g = 0; R && g < 2; g++) {
+            const spx_spgemm_panels split = g ? SPX_PANELS_GPU : SPX_PANELS_HETERO;
+            check_split(ctx, A, 0, precisions[p], split, below, 0, &ref, R, "uniform 3000 x 40, B split");
+            check_split(ctx, A, 0, precisions[p], split, resident + resident / 2, 4, &ref, R,
+                        "uniform 3000 x 40, B in 4 blocks asked");
+        }
+        sc_ref_free(&ref);
+        spx_csr_destroy(&R);
+        if (p) continue;
+        const spx_spgemm_opts o = {.device_mem_limit = below, .panels = SPX_PANELS_GPU};
+        check_updated(ctx, A, &o, "GPU panels, B in blocks, after update_values");
+    }
     spx_csr_destroy(&A);
 }
 
@@ -489,6 +531,7 @@ int main(void)
     test_auto(ctx);
     test_too_small(ctx);
     test_update_values(ctx);
+    test_b_columns(ctx);
     test_switches(ctx);
     if (!getenv("SPX_GPU_TEST_QUICK")) test_c_over_budget(ctx);
     spx_ctx_destroy(&ctx);

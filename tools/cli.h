@@ -38,6 +38,7 @@ typedef struct cli_opts {
     size_t device_mem_limit;   /* spgemm: --device-mem-limit in bytes; 0: not given */
     const char *panels;        /* spgemm: --panels (auto, off, hetero, gpu, cpu) */
     double gpu_share;          /* spgemm: --gpu-share (0: not given, measured) */
+    int b_col_blocks;          /* spgemm: --b-col-blocks (0: not given, as needed) */
     const char *timeline_path; /* spgemm: --timeline FILE (.svg: a picture, else JSON) */
     int no_verify;             /* spgemm: --no-verify (no CPU oracle: C too large for two copies) */
     const char *rhs_path, *x0_path, *precond, *history_path; /* solve: --rhs, --x0, --precond, --history */

@@ -138,6 +138,9 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
     else if (!strcmp(opt, "--gpu-share")) {
         if (!parse_positive(val, &o->gpu_share) || o->gpu_share > 1)
             return cli_error("--gpu-share needs a share in (0, 1], not '%s'", val);
+    } else if (!strcmp(opt, "--b-col-blocks")) {
+        if (!parse_count(val, 1000000, &o->b_col_blocks))
+            return cli_error("--b-col-blocks needs a count >= 1 (1: B resident), not '%s'", val);
     } else if (!strcmp(opt, "--device-mem-limit")) {
         if (!parse_bytes(val, &o->device_mem_limit))
             return cli_error("--device-mem-limit needs a size such as 2GiB, 64M or none, not '%s'", val);

@@ -315,7 +315,8 @@ int cmd_bench(int argc, char **argv)
     if (op && strcmp(op, "spmv")) return cli_error("--op must be spmv or spgemm, not '%s'", op);
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--methods") || !strcmp(argv[i], "--transpose-b") || !strcmp(argv[i], "--cpu-scaling") ||
-            !strcmp(argv[i], "--device-mem-limit") || !strcmp(argv[i], "--panels") || !strcmp(argv[i], "--gpu-share"))
+            !strcmp(argv[i], "--device-mem-limit") || !strcmp(argv[i], "--panels") || !strcmp(argv[i], "--gpu-share") ||
+            !strcmp(argv[i], "--b-col-blocks"))
             return cli_error("%s is an option of `spx bench --op spgemm`, not of the SpMV bench", argv[i]);
     bench_run br;
     memset(&br, 0, sizeof br);

@@ -501,7 +501,7 @@ int cmd_bench_spgemm(int argc, char **argv)
     if (refuse_spmv_options(argc, argv) ||
         cli_parse(argc, argv, 2,
                   "--op: --suite: --methods: --backend: --precision: --reps: --warmup: --threads: --transpose-b "
-                  "--cpu-scaling --strict --json: --csv: --device-mem-limit: --panels: --gpu-share:",
+                  "--cpu-scaling --strict --json: --csv: --device-mem-limit: --panels: --gpu-share: --b-col-blocks:",
                   &run.o) ||
         cli_check_outputs(&run.o))
         return CLI_ERROR;

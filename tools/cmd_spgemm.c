@@ -31,7 +31,9 @@ static int print_help(void)
            "C = A*B; A*A without SRC_B; A*B^T (A*A^T) with --transpose-b.\n"
            "--device-mem-limit: the device memory the plan may hold; past it the product runs in panels of A's\n"
            "rows (--panels auto), or always with --panels hetero (GPU and CPU), gpu or cpu (docs/spgemm.md);\n"
-           "--gpu-share R fixes the GPU's share instead of measuring it; --timeline writes the panels' times\n"
+           "--gpu-share R fixes the GPU's share instead of measuring it; --b-col-blocks N splits B into about N\n"
+           "blocks of columns for the GPU's panels (1: B resident; by default only when B does not fit);\n"
+           "--timeline writes the panels' times\n"
            "(JSON, or an SVG picture for a .svg name); --no-verify skips the CPU oracle (a second C on the host).\n"
            "\nmethods:\n");
     for (int i = 0; i < spx_spgemm_method_count(); i++) {
@@ -72,8 +74,12 @@ static void print_panels(const spx_spgemm_info *in)
         printf("panels      in-core (device budget %s)\n", lim);
         return;
     }
-    printf("panels      %d of at most %d rows, split %s, device budget %s; GPU %d, CPU %d, %d stolen\n", in->panels,
-           in->panel_rows_max, in->panel_split, lim, in->panels_gpu, in->panels_cpu, in->panels_stolen);
+    char bcols[48];
+    if (in->b_col_blocks > 1) snprintf(bcols, sizeof bcols, "B in %d column blocks", in->b_col_blocks);
+    else snprintf(bcols, sizeof bcols, "B resident");
+    printf("panels      %d of at most %d rows, split %s, device budget %s, %s; GPU %d, CPU %d, %d stolen\n",
+           in->panels, in->panel_rows_max, in->panel_split, lim, bcols, in->panels_gpu, in->panels_cpu,
+           in->panels_stolen);
     printf("sides       K %.3f, GPU share planned %.3f, run %.3f; GPU (%d lanes) transfer %.3f ms, compute %.3f ms, "
            "idle %.3f ms; CPU compute %.3f ms\n",
            in->k_ratio, in->gpu_share, in->gpu_share_run, in->gpu_lanes, in->gpu_transfer_s * 1e3,
@@ -162,7 +168,7 @@ int cmd_spgemm(int argc, char **argv)
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
                   "--method: --algo: --backend: --precision: --threads: --transpose-b --json --strict -o: "
-                  "--device-mem-limit: --panels: --gpu-share: --timeline: --no-verify",
+                  "--device-mem-limit: --panels: --gpu-share: --b-col-blocks: --timeline: --no-verify",
                   &o))
         return CLI_ERROR;
     if (o.n_positional < 1 || o.n_positional > 2)

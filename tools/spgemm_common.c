@@ -50,6 +50,7 @@ int spgemm_panel_opts(const cli_opts *o, spx_spgemm_opts *so)
     static const char *const modes[] = {"auto", "off", "hetero", "gpu", "cpu"};
     so->device_mem_limit = o->device_mem_limit;
     so->gpu_share = o->gpu_share;
+    so->b_col_blocks = o->b_col_blocks;
     so->panels = SPX_PANELS_AUTO;
     for (int i = 0; o->panels && i < (int)(sizeof modes / sizeof modes[0]); i++)
         if (!strcmp(o->panels, modes[i])) {
@@ -68,6 +69,7 @@ static void panels_json(FILE *f, int *first, const spx_spgemm_info *in)
     json_kv_str(f, first, "panel_split", in->panel_split);
     json_kv_int(f, first, "panels", in->panels);
     json_kv_int(f, first, "panel_rows_max", in->panel_rows_max);
+    json_kv_int(f, first, "b_col_blocks", in->b_col_blocks);
     json_kv_num(f, first, "k_ratio", in->k_ratio);
     json_kv_num(f, first, "gpu_share", in->gpu_share);
     json_kv_int(f, first, "panels_gpu", in->panels_gpu);

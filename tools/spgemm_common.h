@@ -25,12 +25,12 @@ spx_status spgemm_oracle(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, spx_p
 /* Checks C against the oracle's R: *rel_error, and why = "yes" or "no: <reason>"; returns
  * whether C is verified. */
 int spgemm_check(const spx_csr *C, const spx_csr *R, spx_precision p, double *rel_error, char *why, size_t len);
-/* The out-of-core options (--device-mem-limit, --panels, --gpu-share) into so; prints the
- * error and returns CLI_ERROR on an unknown --panels mode. */
+/* The out-of-core options (--device-mem-limit, --panels, --gpu-share, --b-col-blocks) into so;
+ * prints the error and returns CLI_ERROR on an unknown --panels mode. */
 int spgemm_panel_opts(const cli_opts *o, spx_spgemm_opts *so);
 /* The options' usage line for the commands' help. */
 #define SPGEMM_PANEL_USAGE                                                                                 \
-    "       [--device-mem-limit SIZE] [--panels auto|off|hetero|gpu|cpu] [--gpu-share R]"
+    "       [--device-mem-limit SIZE] [--panels auto|off|hetero|gpu|cpu] [--gpu-share R] [--b-col-blocks N]"
 /* The plan's figures as JSON members (method, algo, kernel, backend, precision, shapes,
  * nnz, products, compression, plan_s, phases by name, memory held and at peak, the panels). */
 void spgemm_info_json(FILE *f, int *first, const spx_spgemm_info *in);

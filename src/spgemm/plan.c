@@ -23,6 +23,7 @@ struct spx_spgemm_plan {
     double gpu_share;
     size_t pin_min_bytes; /* opts': 0 none */
     int gpu_counts_rows;
+    int b_col_blocks;     /* opts': B's column blocks in panels (0: as needed) */
     size_t dev_limit;  /* opts.device_mem_limit: every call's device allocations stay within it */
     size_t dev_budget; /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none) */
     spx_backend backend;
@@ -162,6 +163,9 @@ static spx_status check_args(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, c
     if (o->panels < SPX_PANELS_AUTO || o->panels > SPX_PANELS_CPU) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: unknown panels mode");
     if (!(o->gpu_share >= 0 && o->gpu_share <= 1))
         return spx_fail(ctx, SPX_ERR_ARG, "spgemm: gpu_share must be in (0, 1], or 0 (measured)");
+    if (o->b_col_blocks < 0)
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: b_col_blocks must be 0 (as needed), 1 (B resident) or more, not %d",
+                        o->b_col_blocks);
     spx_status s = check_operand(ctx, A, "A");
     if (!s && B != A) s = check_operand(ctx, B, "B"); /* A * A and A * A^T: checked once */
     if (s) return s;
@@ -239,7 +243,7 @@ static spx_status build_panels(spx_spgemm_plan *p)
     }
     const spx_ooc_opts oo = {p->panels == SPX_PANELS_AUTO ? SPX_PANELS_HETERO : p->panels, p->dev_budget,
                              p->gpu_share, p->backend == SPX_BACKEND_CUDA ? p->impl : NULL,
-                             p->pin_min_bytes ? p->pin_min_bytes : SIZE_MAX, !p->gpu_counts_rows};
+                             p->pin_min_bytes ? p->pin_min_bytes : SIZE_MAX, !p->gpu_counts_rows, p->b_col_blocks};
     return spx_ooc_create(p->ctx, &p->in, &oo, &p->plan_log, &p->ooc, &p->products, &p->nnz_c);
 }
 
@@ -291,6 +295,7 @@ spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr 
     p->gpu_share = o.gpu_share;
     p->pin_min_bytes = o.pin_min_bytes;
     p->gpu_counts_rows = o.gpu_counts_rows;
+    p->b_col_blocks = o.b_col_blocks;
     p->dev_limit = o.device_mem_limit;
     p->A = A;
     p->B = B;

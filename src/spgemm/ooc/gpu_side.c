@@ -23,27 +23,41 @@ static spx_status upload_b(spx_ctx *ctx, spx_ooc_gpu *g, const spx_csr *B)
     return s;
 }
 
-spx_status spx_ooc_gpu_open(spx_ctx *ctx, const spx_spgemm_impl *impl, const spx_csr *B, spx_precision p,
-                            size_t pin_min, int take_rows, spx_ooc_gpu *g)
+/* Frees B resident. */
+static void drop_b(spx_ctx *ctx, spx_ooc_gpu *g)
+{
+    if (g->has_b) spx_cuda_dev_csr_free(ctx, &g->B);
+    g->has_b = 0;
+}
+
+spx_status spx_ooc_gpu_open(spx_ctx *ctx, const spx_spgemm_impl *impl, const spx_csr *B, const spx_ooc_bcut *bcut,
+                            spx_precision p, size_t pin_min, int take_rows, spx_ooc_gpu *g)
 {
     memset(g, 0, sizeof *g);
     g->impl = impl;
     g->precision = p;
-    g->pin_min = impl->backend == SPX_BACKEND_CUDA ? pin_min : SIZE_MAX;
-    g->take_rows = impl->analyse_rows && take_rows;
-    return upload_b(ctx, g, B);
+    g->bcut = bcut;
+    const int blocks = bcut->blocks > 1;
+    g->pin_min = impl->backend == SPX_BACKEND_CUDA && !blocks ? pin_min : SIZE_MAX;
+    g->take_rows = impl->analyse_rows && take_rows && !blocks;
+    return blocks ? spx_ooc_bparts_make(ctx, B, bcut, &g->parts) : upload_b(ctx, g, B);
 }
 
 spx_status spx_ooc_gpu_reload(spx_ctx *ctx, spx_ooc_gpu *g, const spx_csr *B)
 {
-    spx_ooc_gpu_close(ctx, g);
+    if (g->parts) {
+        spx_ooc_bparts_values(B, g->bcut, g->parts);
+        return SPX_OK;
+    }
+    drop_b(ctx, g);
     return upload_b(ctx, g, B);
 }
 
 void spx_ooc_gpu_close(spx_ctx *ctx, spx_ooc_gpu *g)
 {
-    if (g->has_b) spx_cuda_dev_csr_free(ctx, &g->B);
-    g->has_b = 0;
+    drop_b(ctx, g);
+    if (g->parts) spx_ooc_bparts_free(ctx, g->parts, g->bcut->blocks);
+    g->parts = NULL;
 }
 
 /* The seconds of the log's phases named `name`. */
@@ -114,9 +128,105 @@ static spx_status prepare(spx_ctx *ctx, const spx_ooc_gpu *g, const spx_spgemm_i
     return s;
 }
 
+/* A panel by B's column blocks: what one block's piece needs on the host (the piece's row
+ * pointers, columns and values, and how much of each of C's rows is placed). */
+typedef struct block_scratch {
+    int64_t *prow, *fill;
+    int32_t *pc;
+    double *pv;
+} block_scratch;
+
+/* Frees a block scratch (any of its arrays may be NULL). */
+static void scratch_free(spx_ctx *ctx, block_scratch *w)
+{
+    spx_free(ctx, w->prow);
+    spx_free(ctx, w->fill);
+    spx_free(ctx, w->pc);
+    spx_free(ctx, w->pv);
+}
+
+/* Places block j's piece (w->prow, w->pc, w->pv, columns from the block's first) into Cv's
+ * rows after what earlier blocks placed; SPX_ERR_VERIFY when a row would overflow. */
+static spx_status place_piece(spx_ctx *ctx, const spx_ooc_gpu *g, int j, block_scratch *w, spx_csr *Cv)
+{
+    const int32_t c0 = g->bcut->cut[j];
+    for (int32_t r = 0; r < Cv->m; r++) {
+        const int64_t p0 = w->prow[r], len = w->prow[r + 1] - p0, at = Cv->rowptr[r] + w->fill[r];
+        if (at + len > Cv->rowptr[r + 1])
+            return spx_fail(ctx, SPX_ERR_VERIFY, "spgemm panel: block %d of B's columns gives row %d more entries "
+                            "than the CPU counted (%lld)", j, r, (long long)(Cv->rowptr[r + 1] - Cv->rowptr[r]));
+        for (int64_t q = 0; q < len; q++) Cv->colind[at + q] = w->pc[p0 + q] + c0;
+        memcpy(Cv->val + at, w->pv + p0, (size_t)len * sizeof *Cv->val);
+        w->fill[r] += len;
+    }
+    return SPX_OK;
+}
+
+/* Block j's piece of the panel (Ap times B's block j) into w: the block uploaded (a CUDA impl)
+ * and freed, the impl's analysis, symbolic phase and numeric phase; their log into *log. */
+static spx_status block_piece(spx_ctx *ctx, const spx_ooc_gpu *g, int j, const spx_csr *Ap, int64_t cap,
+                              block_scratch *w, spx_phase_log *log)
+{
+    const spx_csr *Bj = g->parts[j];
+    spx_dev_csr dB;
+    int has = 0;
+    const double t0 = spx_now();
+    spx_status s = SPX_OK;
+    if (g->impl->backend == SPX_BACKEND_CUDA) has = (s = spx_cuda_dev_csr_upload(ctx, Bj, g->precision, &dB)) == SPX_OK;
+    spx_phase_add(log, "upload", spx_now() - t0);
+    spx_spgemm_input in = {Ap, Bj, g->precision, NULL, has ? &dB : NULL};
+    void *state = NULL;
+    int64_t products = 0, nnz = 0;
+    if (!s) s = g->impl->analyse(ctx, &in, log, &state, &products);
+    if (!s) s = g->impl->symbolic(ctx, state, log, &nnz);
+    if (!s && nnz > cap)
+        s = spx_fail(ctx, SPX_ERR_VERIFY, "spgemm panel: block %d of B's columns gives %lld nonzeros, the panel %lld", j,
+                     (long long)nnz, (long long)cap);
+    spx_csr piece = {Ap->m, Bj->n, nnz, w->prow, w->pc, w->pv, {0}, ctx, 0};
+    if (!s) s = g->impl->numeric(ctx, state, log, &piece);
+    if (state) g->impl->destroy(ctx, state);
+    if (has) spx_cuda_dev_csr_free(ctx, &dB);
+    return s;
+}
+
+/* spx_ooc_gpu_panel when B is in column blocks: block by block in column order, each piece
+ * placed after the earlier ones; every row of Cv must come out full. Times as the resident
+ * path's (the placing counted as download). */
+static spx_status panel_by_blocks(spx_ctx *ctx, const spx_ooc_gpu *g, const spx_csr *Ap, spx_csr *Cv,
+                                  spx_ooc_times *t)
+{
+    const double t0 = spx_now();
+    block_scratch w = {spx_malloc_array(ctx, (size_t)Cv->m + 1, sizeof *w.prow),
+                       spx_calloc_array(ctx, (size_t)Cv->m + 1, sizeof *w.fill),
+                       spx_malloc_array(ctx, (size_t)Cv->nnz + 1, sizeof *w.pc),
+                       spx_malloc_array(ctx, (size_t)Cv->nnz + 1, sizeof *w.pv)};
+    spx_status s = w.prow && w.fill && w.pc && w.pv ? SPX_OK : spx_fail_nomem(ctx, "spgemm panel: a block's piece");
+    spx_phase_log log;
+    memset(&log, 0, sizeof log);
+    double place = 0;
+    for (int j = 0; !s && j < g->bcut->blocks; j++) {
+        s = block_piece(ctx, g, j, Ap, Cv->nnz, &w, &log);
+        const double p0 = spx_now();
+        if (!s) s = place_piece(ctx, g, j, &w, Cv);
+        place += spx_now() - p0;
+    }
+    for (int32_t r = 0; !s && r < Cv->m; r++)
+        if (w.fill[r] != Cv->rowptr[r + 1] - Cv->rowptr[r])
+            s = spx_fail(ctx, SPX_ERR_VERIFY, "spgemm panel: B's column blocks give row %d %lld entries, the CPU %lld", r,
+                         (long long)w.fill[r], (long long)(Cv->rowptr[r + 1] - Cv->rowptr[r]));
+    scratch_free(ctx, &w);
+    const double wall = spx_now() - t0;
+    t->pin = 0;
+    t->upload = phase_seconds(&log, "upload");
+    t->download = phase_seconds(&log, "download") + place;
+    t->compute = wall - t->upload - t->download;
+    return s;
+}
+
 spx_status spx_ooc_gpu_panel(spx_ctx *ctx, const spx_ooc_gpu *g, const spx_csr *Ap, const spx_csr *B, spx_csr *Cv,
                              spx_ooc_times *t)
 {
+    if (g->parts) return panel_by_blocks(ctx, g, Ap, Cv, t);
     spx_spgemm_input in = {Ap, B, g->precision, NULL, g->has_b ? &g->B : NULL};
     spx_phase_log log;
     memset(&log, 0, sizeof log);

@@ -26,21 +26,21 @@ static spx_status cpu_plan(spx_ctx *ctx, spx_ooc *o, const spx_spgemm_input *in,
 }
 
 /* What the panel split reads of o. */
-static spx_ooc_split_in split_in(const spx_ooc *o)
+static spx_ooc_split_in split_in(const spx_ooc *o, int b_blocks)
 {
-    return (spx_ooc_split_in){o->A, o->B, o->crow, o->prod, o->precision, o->budget, SPX_OOC_GPU_LANES};
+    return (spx_ooc_split_in){o->A, o->B, o->crow, o->prod, o->precision, o->budget, SPX_OOC_GPU_LANES, b_blocks};
 }
 
 /* A's rows' products counted, the panels sized to the budget, their affinity order, the run's
  * event arrays. */
-static spx_status make_panels(spx_ctx *ctx, spx_ooc *o, spx_phase_log *log)
+static spx_status make_panels(spx_ctx *ctx, spx_ooc *o, int b_blocks, spx_phase_log *log)
 {
     const double t0 = spx_now();
     o->prod = spx_malloc_array(ctx, (size_t)o->A->m + 1, sizeof *o->prod);
     if (!o->prod) return spx_fail_nomem(ctx, "spgemm panels");
     spx_spgemm_row_products(o->A, o->B, o->prod, spx_ctx_threads(ctx));
-    const spx_ooc_split_in si = split_in(o);
-    spx_status s = spx_ooc_split(ctx, &si, &o->panel, &o->n_panels);
+    const spx_ooc_split_in si = split_in(o, b_blocks);
+    spx_status s = spx_ooc_split(ctx, &si, &o->panel, &o->n_panels, &o->bcut);
     const size_t n = (size_t)o->n_panels + 1;
     if (!s) {
         o->order = spx_malloc_array(ctx, n, sizeof *o->order);
@@ -161,16 +161,17 @@ spx_status spx_ooc_create(spx_ctx *ctx, const spx_spgemm_input *in, const spx_oo
     const int threads = spx_ctx_threads(ctx);
     o->cpu_threads = o->split != SPX_PANELS_HETERO ? threads : thread_share(threads, SPX_OOC_HETERO_CPU_THREADS_DIV);
     spx_status s = cpu_plan(ctx, o, in, log, products, nnz_c);
-    if (!s) s = make_panels(ctx, o, log);
+    if (!s) s = make_panels(ctx, o, opts->b_blocks, log);
     if (!s && o->split != SPX_PANELS_CPU) {
         const double t0 = spx_now();
-        const spx_ooc_split_in si = split_in(o);
+        const spx_ooc_split_in si = split_in(o, opts->b_blocks);
         const size_t held0 = ctx->dev.bytes;
-        s = spx_ooc_gpu_open(ctx, opts->gpu_impl, o->B, o->precision, opts->pin_min, opts->take_rows, &o->gpu);
+        s = spx_ooc_gpu_open(ctx, opts->gpu_impl, o->B, &o->bcut, o->precision, opts->pin_min, opts->take_rows,
+                             &o->gpu);
         o->b_held = ctx->dev.bytes - held0;
         if (!s) s = spx_ooc_lanes_open(ctx, opts->gpu_impl->backend == SPX_BACKEND_CUDA, SPX_OOC_GPU_LANES,
                                        thread_share(threads, SPX_OOC_GPU_LANES),
-                                       spx_ooc_lane_budget(&si), o->lane);
+                                       spx_ooc_lane_budget(&si, &o->bcut), o->lane);
         o->n_lanes = s ? 0 : SPX_OOC_GPU_LANES;
         spx_phase_add(log, "upload", spx_now() - t0);
     }
@@ -198,6 +199,7 @@ void spx_ooc_info(const spx_ooc *o, spx_spgemm_info *info)
     snprintf(info->panel_split, sizeof info->panel_split, "%s", split_name[o->split]);
     info->device_mem_limit = o->budget;
     info->panels = o->n_panels;
+    info->b_col_blocks = o->bcut.blocks;
     info->panel_rows_max = o->rows_max;
     info->k_ratio = o->k_ratio;
     info->gpu_share = o->split == SPX_PANELS_HETERO ? o->gpu_share : o->split == SPX_PANELS_GPU ? 1.0 : 0.0;
@@ -232,6 +234,7 @@ void spx_ooc_destroy(spx_ctx *ctx, spx_ooc *o)
     if (o->cpu_state) o->cpu_impl->destroy(ctx, o->cpu_state);
     spx_ooc_lanes_close(o->lane, o->n_lanes);
     spx_ooc_gpu_close(ctx, &o->gpu);
+    spx_ooc_bcut_free(ctx, &o->bcut);
     spx_free(ctx, o->crow);
     spx_free(ctx, o->prod);
     spx_free(ctx, o->panel);

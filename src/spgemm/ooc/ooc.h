@@ -24,6 +24,8 @@ typedef struct spx_ooc_opts {
     size_t pin_min;                  /* GPU panels page-lock their host ranges this long and
                                         longer (SIZE_MAX: none) */
     int take_rows;                   /* GPU panels take C's row pointers from the CPU's symbolic */
+    int b_blocks;                    /* B's column blocks: 0 auto, 1 resident, N about N
+                                        (spx_ooc_split_in) */
 } spx_ooc_opts;
 
 /* Plans the panels of in's product: analysis and symbolic on the CPU (*products, *nnz_c),

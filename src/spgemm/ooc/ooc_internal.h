@@ -28,7 +28,8 @@ struct spx_ooc {
     const spx_spgemm_impl *cpu_impl; /* gustavson: the symbolic phase and the CPU's panels */
     void *cpu_state;
     int cpu_threads;                 /* the CPU side's OpenMP team */
-    spx_ooc_gpu gpu;                 /* B resident; gpu.impl NULL for SPX_PANELS_CPU */
+    spx_ooc_bcut bcut;               /* B's column blocks (blocks 1: B resident) */
+    spx_ooc_gpu gpu;                 /* B resident or its blocks; gpu.impl NULL for SPX_PANELS_CPU */
     spx_ooc_lane lane[SPX_OOC_GPU_LANES]; /* the GPU side's contexts (none for SPX_PANELS_CPU) */
     int n_lanes;
     int64_t *crow;                   /* C's row pointers, m + 1 */
@@ -49,7 +50,7 @@ struct spx_ooc {
     spx_ooc_side_stats gpu_stats, cpu_stats; /* the GPU's summed over its lanes */
     double gpu_busy, gpu_span;       /* the union of the GPU panels' compute intervals; from the
                                         first GPU panel's start to the last one's end */
-    size_t b_held;                   /* device bytes of B resident (the plan's context) */
+    size_t b_held;                   /* device bytes of B resident (the plan's context; 0 in blocks) */
     size_t lanes_peak;               /* the lanes' device peaks in the last run, summed */
 };
 

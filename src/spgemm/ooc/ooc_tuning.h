@@ -23,6 +23,13 @@
  * it; the dense one holds only its split rows' workspace (n / 4 bytes and a list of
  * nnz(A) / 32768 rows, inside SPX_OOC_DEV_FIXED_BYTES): the reserve is an upper bound. */
 #define SPX_OOC_SHARED_ROW_MAX 8192
+/* When B does not fit the budget resident, it is split by columns and each GPU lane keeps
+ * this share of its room (its budget less the fixed workspace) for one block of B, the
+ * blocks made the fewest (halving their nonzeros) that fit it; the rest is the panels'. Every
+ * GPU panel reads all of B, block by block, so larger panels (a smaller share) mean fewer
+ * uploads of B, and smaller blocks more launches per panel. A fixed share keeps the panels'
+ * room growing with the budget. 4: a guess, not measured. */
+#define SPX_OOC_B_BLOCK_SHARE 4
 /* Without a device budget (none set, no device) the panels still split the work: at least
  * this many panels of about equal products, so that the two sides can share and steal (the
  * paper's panels are its 4.2 splitting's; 16 is a guess: a wrong K costs at most a panel). */

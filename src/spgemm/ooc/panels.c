@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spgemm/ooc/bblocks.h"
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
 #include "spmv/format.h"
@@ -61,9 +62,8 @@ static spx_status too_small(spx_ctx *ctx, const spx_ooc_split_in *in, const char
     spx_bytes_str((double)need, nb, sizeof nb);
     spx_bytes_str((double)in->budget, bb, sizeof bb);
     spx_bytes_str((double)held, hb, sizeof hb);
-    return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC,
-                    "spgemm: device budget %s too small for out-of-core panels: %s needs %s beside %s (%s)%s", bb,
-                    what, nb, beside, hb, strncmp(what, "B ", 2) ? "" : "; B split by columns is not done");
+    return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "spgemm: device budget %s too small for out-of-core panels: %s needs %s beside %s (%s)",
+                    bb, what, nb, beside, hb);
 }
 
 /* Whether some row of A*B has more than SPX_OOC_SHARED_ROW_MAX products (prod: m of them). */
@@ -77,7 +77,7 @@ static int has_long_row(const int64_t *prod, int32_t m)
 /* The panels, greedily in row order, into pn (room for m entries); returns their count or -1
  * (error set) when a row does not fit `room` bytes. */
 static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *prod, int64_t cap, size_t room,
-                      size_t fixed, spx_ooc_panel *pn)
+                      size_t fixed, const char *beside, spx_ooc_panel *pn)
 {
     const spx_csr *A = in->A;
     int n = 0;
@@ -92,8 +92,7 @@ static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *p
             if (!fits) {
                 char what[96];
                 snprintf(what, sizeof what, "row %d of A (%lld nonzeros of C)", i, (long long)(in->crow[i + 1] - in->crow[i]));
-                too_small(ctx, in, what, panel_bytes(1, na, nc, in->precision) * (size_t)in->lanes,
-                          "B resident and the GPU lanes' fixed workspace", fixed);
+                too_small(ctx, in, what, panel_bytes(1, na, nc, in->precision) * (size_t)in->lanes, beside, fixed);
                 return -1;
             }
             c.row1 = i + 1, c.nnz_a = na, c.nnz_c = nc, c.products = pr;
@@ -105,46 +104,103 @@ static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *p
     return n;
 }
 
-size_t spx_ooc_lane_budget(const spx_ooc_split_in *in)
+size_t spx_ooc_lane_budget(const spx_ooc_split_in *in, const spx_ooc_bcut *bcut)
 {
-    const size_t b_bytes = spx_ooc_dev_csr_bytes(in->B->m, in->B->nnz, in->precision);
     if (in->budget == SPX_BUDGET_NONE) return SPX_BUDGET_NONE;
-    return in->budget > b_bytes ? (in->budget - b_bytes) / (size_t)in->lanes : 0;
+    const size_t resident = bcut->blocks == 1 ? spx_ooc_dev_csr_bytes(in->B->m, in->B->nnz, in->precision) : 0;
+    return in->budget > resident ? (in->budget - resident) / (size_t)in->lanes : 0;
 }
 
-/* The split's bytes: *fixed (B and every lane's fixed workspace) and *room (one panel's, beside
- * its lane's workspace); SPX_ERR_DEVICE_ALLOC when B and the workspace do not fit. */
-static spx_status split_limits(spx_ctx *ctx, const spx_ooc_split_in *in, int long_rows, size_t *fixed, size_t *room)
+/* Panels with B resident: *n of them into pn; SPX_ERR_DEVICE_ALLOC (message set) when B with
+ * the lanes' workspace, or one row's panel beside them, does not fit. */
+static spx_status split_resident(spx_ctx *ctx, const spx_ooc_split_in *in, int long_rows, int64_t cap,
+                                 spx_ooc_panel *pn, int *n)
 {
     const spx_csr *A = in->A, *B = in->B;
-    const size_t b_bytes = spx_ooc_dev_csr_bytes(B->m, B->nnz, in->precision);
-    const size_t ws = fixed_bytes(A, B, long_rows, in->precision), lane = spx_ooc_lane_budget(in);
-    *fixed = b_bytes + ws * (size_t)in->lanes;
-    *room = in->budget == SPX_BUDGET_NONE ? SIZE_MAX : lane > ws ? lane - ws : 0;
-    if (in->budget == SPX_BUDGET_NONE || (b_bytes <= in->budget && lane >= ws)) return SPX_OK;
-    char what[96];
-    snprintf(what, sizeof what, "B (%d x %d, %lld nonzeros) resident", B->m, B->n, (long long)B->nnz);
-    return too_small(ctx, in, what, b_bytes, "the fixed workspace of each GPU lane", ws * (size_t)in->lanes);
+    const spx_ooc_bcut whole = {1, NULL, NULL, spx_ooc_dev_csr_bytes(B->m, B->nnz, in->precision)};
+    const size_t ws = fixed_bytes(A, B, long_rows, in->precision), lane = spx_ooc_lane_budget(in, &whole);
+    const size_t fixed = whole.bytes_max + ws * (size_t)in->lanes;
+    const size_t room = in->budget == SPX_BUDGET_NONE ? SIZE_MAX : lane > ws ? lane - ws : 0;
+    if (in->budget != SPX_BUDGET_NONE && (whole.bytes_max > in->budget || lane < ws)) {
+        char what[96];
+        snprintf(what, sizeof what, "B (%d x %d, %lld nonzeros) resident", B->m, B->n, (long long)B->nnz);
+        return too_small(ctx, in, what, whole.bytes_max, "the fixed workspace of each GPU lane", ws * (size_t)in->lanes);
+    }
+    *n = split_rows(ctx, in, in->prod, cap, room, fixed, "B resident and the GPU lanes' fixed workspace", pn);
+    return *n < 0 ? SPX_ERR_DEVICE_ALLOC : SPX_OK;
 }
 
-spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out)
+/* B's column blocks for a lane's room `room` (beside its fixed workspace): in->b_blocks of
+ * them when asked, else the fewest (halving their nonzeros) whose largest takes at most
+ * 1/SPX_OOC_B_BLOCK_SHARE of the room; *reserve: the lane bytes kept for a block. */
+static spx_status cut_columns(spx_ctx *ctx, const spx_ooc_split_in *in, size_t room, spx_ooc_bcut *bcut,
+                              size_t *reserve)
+{
+    const spx_csr *B = in->B;
+    int64_t *colptr = NULL;
+    spx_status s = spx_ooc_col_prefix(ctx, B, &colptr);
+    const int64_t nnz = B->nnz > 0 ? B->nnz : 1;
+    int64_t per_block = in->b_blocks > 1 ? (nnz + in->b_blocks - 1) / in->b_blocks : (nnz + 1) / 2;
+    while (!s) {
+        s = spx_ooc_bcut_make(ctx, colptr, B->m, B->n, per_block, in->precision, bcut);
+        if (s || in->b_blocks > 1 || bcut->bytes_max <= room / SPX_OOC_B_BLOCK_SHARE || per_block == 1) break;
+        per_block = (per_block + 1) / 2;
+    }
+    spx_free(ctx, colptr);
+    /* asked for: the largest block's bytes; else a fixed share, so that a larger budget
+     * never leaves less room for the panels */
+    *reserve = in->b_blocks > 1 ? bcut->bytes_max : room / SPX_OOC_B_BLOCK_SHARE;
+    return s;
+}
+
+/* Panels with B split by columns, one block on each lane at a time: *n of them into pn, B's
+ * blocks into *bcut; SPX_ERR_DEVICE_ALLOC (message set) when a block, or one row's panel
+ * beside it, does not fit. */
+static spx_status split_columns(spx_ctx *ctx, const spx_ooc_split_in *in, int long_rows, int64_t cap,
+                                spx_ooc_panel *pn, int *n, spx_ooc_bcut *bcut)
+{
+    const spx_csr *A = in->A, *B = in->B;
+    const spx_ooc_bcut none = {2, NULL, NULL, 0};
+    const size_t ws = fixed_bytes(A, B, long_rows, in->precision), lane = spx_ooc_lane_budget(in, &none);
+    const size_t room = lane > ws ? lane - ws : 0;
+    size_t reserve = 0;
+    spx_status s = cut_columns(ctx, in, room, bcut, &reserve);
+    if (s) return s;
+    if (bcut->bytes_max > reserve || reserve >= room) { /* need: the lanes' room its largest block asks for */
+        char what[128];
+        snprintf(what, sizeof what, "a block of B's columns (B %d x %d, %lld nonzeros, in %d blocks)", B->m, B->n,
+                 (long long)B->nnz, bcut->blocks);
+        const size_t need = in->b_blocks > 1 ? bcut->bytes_max + 1 : bcut->bytes_max * SPX_OOC_B_BLOCK_SHARE;
+        return too_small(ctx, in, what, need * (size_t)in->lanes, "the fixed workspace of each GPU lane",
+                         ws * (size_t)in->lanes);
+    }
+    *n = split_rows(ctx, in, in->prod, cap, room - reserve, (ws + reserve) * (size_t)in->lanes,
+                    "a block of B's columns and the GPU lanes' fixed workspace", pn);
+    return *n < 0 ? SPX_ERR_DEVICE_ALLOC : SPX_OK;
+}
+
+spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out,
+                         spx_ooc_bcut *bcut)
 {
     const spx_csr *A = in->A;
     const int64_t *prod = in->prod;
+    spx_ooc_bcut_free(ctx, bcut);
     spx_ooc_panel *pn = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *pn);
     spx_status s = pn ? SPX_OK : spx_fail_nomem(ctx, "spgemm panels");
     int n = 0;
     if (!s) {
         int64_t total = 0;
         for (int32_t i = 0; i < A->m; i++) total += prod[i];
-        const int64_t cap = (total + SPX_OOC_MIN_PANELS - 1) / SPX_OOC_MIN_PANELS;
+        const int64_t cap = total > 0 ? (total + SPX_OOC_MIN_PANELS - 1) / SPX_OOC_MIN_PANELS : 1;
         const int long_rows = has_long_row(prod, A->m);
-        size_t fixed = 0, room = 0;
-        s = split_limits(ctx, in, long_rows, &fixed, &room);
-        if (!s) n = split_rows(ctx, in, prod, cap > 0 ? cap : 1, room, fixed, pn);
-        if (n < 0) s = SPX_ERR_DEVICE_ALLOC;
+        const int columns = in->b_blocks > 1 && in->B->n > 1;
+        s = columns ? split_columns(ctx, in, long_rows, cap, pn, &n, bcut)
+                    : split_resident(ctx, in, long_rows, cap, pn, &n);
+        if (s == SPX_ERR_DEVICE_ALLOC && !columns && in->b_blocks == 0 && in->B->n > 1) /* B in blocks instead */
+            s = split_columns(ctx, in, long_rows, cap, pn, &n, bcut);
     }
     if (s) {
+        spx_ooc_bcut_free(ctx, bcut);
         spx_free(ctx, pn);
         return s;
     }

@@ -5,6 +5,7 @@
 #define SPX_SPGEMM_OOC_PANELS_H
 
 #include "core/ctx.h"
+#include "spgemm/ooc/bblocks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,9 @@ typedef struct spx_ooc_split_in {
     spx_precision precision;
     size_t budget;
     int lanes;
+    int b_blocks; /* B's column blocks: 0 B resident when it fits, else split (the fewest
+                     blocks taking at most a share of a lane's room); 1 resident; N >= 2
+                     about N blocks of equal nonzeros */
 } spx_ooc_split_in;
 
 /* Device bytes of a CSR of `rows` rows and nnz entries as the GPU holds it (int32 row
@@ -37,13 +41,16 @@ size_t spx_ooc_c_bytes(int64_t nnz_c, spx_precision p);
 /* Device bytes of the in-core spx product of A and B with nnz_c entries in C (an upper
  * bound of its peak); long_rows: some row of C may exceed SPX_OOC_SHARED_ROW_MAX. */
 size_t spx_ooc_incore_bytes(const spx_csr *A, const spx_csr *B, int64_t nnz_c, int long_rows, spx_precision p);
-/* The device bytes of one lane: its share of the budget beside B (SPX_BUDGET_NONE: none). */
-size_t spx_ooc_lane_budget(const spx_ooc_split_in *in);
+/* The device bytes of one lane: its share of the budget beside B when B is resident
+ * (bcut->blocks 1), else of the whole budget (SPX_BUDGET_NONE: none). */
+size_t spx_ooc_lane_budget(const spx_ooc_split_in *in, const spx_ooc_bcut *bcut);
 /* Splits A's rows into panels in row order, each fitting a lane's budget with the fixed
- * workspace, and none over 1/SPX_OOC_MIN_PANELS of the products (unless one row is):
- * *out (n_out entries, the caller frees it with spx_free). SPX_ERR_DEVICE_ALLOC naming the sizes
- * when B alone, or one row's panel beside it, does not fit the budget. */
-spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out);
+ * workspace and B resident, or (in->b_blocks) beside one block of B's columns, and none over
+ * 1/SPX_OOC_MIN_PANELS of the products (unless one row is): *out (n_out entries, the caller
+ * frees it with spx_free), B's blocks into *bcut (blocks 1: resident). SPX_ERR_DEVICE_ALLOC
+ * naming the sizes when B (or its smallest block) or one row's panel beside it does not fit. */
+spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel **out, int *n_out,
+                         spx_ooc_bcut *bcut);
 /* order[0..n): the panels by affinity, highest (sparsest: the GPU's) first, ties by row. */
 spx_status spx_ooc_order(spx_ctx *ctx, const spx_ooc_panel *panels, int n, int *order);
 /* out[0..r1 - r0] = ptr[r0..r1] less ptr[r0]: row pointers of rows [r0, r1) from 0. */
