@@ -74,26 +74,166 @@ static int has_long_row(const int64_t *prod, int32_t m)
     return 0;
 }
 
+/* With B in column blocks a GPU panel holds one block's piece of C at a time: its device C is
+ * the largest block's piece, bounded per row i and block j by min(products of row i in block
+ * j, row i's length in C, block j's width) (exact counts would need a symbolic pass per
+ * block). The bound's state while the panels grow. */
+typedef struct piece_bound {
+    const spx_csr *A;
+    const int32_t *cut;
+    int64_t *brow;                /* B->m + 1: B row k's blocks are pairs [brow[k], brow[k + 1]) */
+    int32_t *bblk;                /* a block B row k reaches */
+    int64_t *bcnt;                /* its entries in that block */
+    int64_t *rowp, *sums;         /* per block: the current row's products, the panel's bound */
+    int32_t *row_blk, *panel_blk; /* blocks the current row and the panel reach */
+    int n_row, n_panel;
+    int64_t max;                  /* the largest of sums */
+} piece_bound;
+
+static void bound_free(spx_ctx *ctx, piece_bound *pb)
+{
+    spx_free(ctx, pb->brow);
+    spx_free(ctx, pb->bblk);
+    spx_free(ctx, pb->bcnt);
+    spx_free(ctx, pb->rowp);
+    spx_free(ctx, pb->sums);
+    spx_free(ctx, pb->row_blk);
+    spx_free(ctx, pb->panel_blk);
+}
+
+/* The blocks each row of B reaches, with its entries in each (counted, then listed). */
+static void bound_list_b(const spx_csr *B, const int32_t *cut, piece_bound *pb, int fill)
+{
+    for (int32_t k = 0; k < B->m; k++) {
+        int64_t at = pb->brow[k];
+        int j = -1;
+        for (int64_t q = B->rowptr[k]; q < B->rowptr[k + 1]; q++) {
+            if (j < 0 || B->colind[q] >= cut[j + 1]) { /* a new block */
+                if (j < 0) j = 0;
+                while (B->colind[q] >= cut[j + 1]) j++;
+                if (fill) pb->bblk[at] = j, pb->bcnt[at] = 0;
+                at++;
+            }
+            if (fill) pb->bcnt[at - 1]++;
+        }
+        if (!fill) pb->brow[k + 1] = at - pb->brow[k];
+    }
+    if (!fill)
+        for (int32_t k = 0; k < B->m; k++) pb->brow[k + 1] += pb->brow[k];
+}
+
+/* The bound's state for B's blocks bcut. */
+static spx_status bound_make(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_ooc_bcut *bcut,
+                             piece_bound *pb)
+{
+    memset(pb, 0, sizeof *pb);
+    pb->A = A, pb->cut = bcut->cut;
+    const size_t q = (size_t)bcut->blocks;
+    pb->brow = spx_calloc_array(ctx, (size_t)B->m + 1, sizeof *pb->brow);
+    if (pb->brow) bound_list_b(B, bcut->cut, pb, 0);
+    const size_t pairs = pb->brow ? (size_t)pb->brow[B->m] + 1 : 1;
+    pb->bblk = spx_malloc_array(ctx, pairs, sizeof *pb->bblk);
+    pb->bcnt = spx_malloc_array(ctx, pairs, sizeof *pb->bcnt);
+    pb->rowp = spx_calloc_array(ctx, q, sizeof *pb->rowp);
+    pb->sums = spx_calloc_array(ctx, q, sizeof *pb->sums);
+    pb->row_blk = spx_malloc_array(ctx, q, sizeof *pb->row_blk);
+    pb->panel_blk = spx_malloc_array(ctx, q, sizeof *pb->panel_blk);
+    if (!pb->brow || !pb->bblk || !pb->bcnt || !pb->rowp || !pb->sums || !pb->row_blk || !pb->panel_blk) {
+        bound_free(ctx, pb);
+        return spx_fail_nomem(ctx, "spgemm panels: B's blocks per row");
+    }
+    bound_list_b(B, bcut->cut, pb, 1);
+    return SPX_OK;
+}
+
+/* Row i's products per block (into rowp, the blocks into row_blk). */
+static void bound_row(piece_bound *pb, int32_t i)
+{
+    const spx_csr *A = pb->A;
+    pb->n_row = 0;
+    for (int64_t qa = A->rowptr[i]; qa < A->rowptr[i + 1]; qa++) {
+        const int32_t k = A->colind[qa];
+        for (int64_t t = pb->brow[k]; t < pb->brow[k + 1]; t++) {
+            const int32_t j = pb->bblk[t];
+            if (!pb->rowp[j]) pb->row_blk[pb->n_row++] = j;
+            pb->rowp[j] += pb->bcnt[t];
+        }
+    }
+}
+
+/* Row i's bound in block j, given its length in C. */
+static int64_t bound_of(const piece_bound *pb, int32_t j, int64_t row_c)
+{
+    const int64_t w = pb->cut[j + 1] - pb->cut[j], p = pb->rowp[j];
+    return p < row_c ? (p < w ? p : w) : (row_c < w ? row_c : w);
+}
+
+/* The panel's device C entries with the current row added (row_c: its length in C); the
+ * row is added when `take`, else only forgotten. */
+static int64_t bound_add(piece_bound *pb, int64_t row_c, int take)
+{
+    int64_t max = pb->max;
+    for (int r = 0; r < pb->n_row; r++) {
+        const int32_t j = pb->row_blk[r];
+        const int64_t v = pb->sums[j] + bound_of(pb, j, row_c);
+        if (v > max) max = v;
+        if (take) {
+            if (!pb->sums[j]) pb->panel_blk[pb->n_panel++] = j;
+            pb->sums[j] = v;
+        }
+    }
+    if (take) pb->max = max;
+    return max;
+}
+
+/* Forgets the current row (its products per block). */
+static void bound_row_done(piece_bound *pb)
+{
+    for (int r = 0; r < pb->n_row; r++) pb->rowp[pb->row_blk[r]] = 0;
+    pb->n_row = 0;
+}
+
+/* A new panel: no block's piece yet. */
+static void bound_panel(piece_bound *pb)
+{
+    for (int r = 0; r < pb->n_panel; r++) pb->sums[pb->panel_blk[r]] = 0;
+    pb->n_panel = 0;
+    pb->max = 0;
+}
+
 /* The panels, greedily in row order, into pn (room for m entries); returns their count or -1
- * (error set) when a row does not fit `room` bytes. */
+ * (error set) when a row does not fit `room` bytes. A panel's device C is all of its rows' C
+ * (pb NULL: B resident) or its largest block's piece, by pb's bound. */
 static int split_rows(spx_ctx *ctx, const spx_ooc_split_in *in, const int64_t *prod, int64_t cap, size_t room,
-                      size_t fixed, const char *beside, spx_ooc_panel *pn)
+                      size_t fixed, const char *beside, piece_bound *pb, spx_ooc_panel *pn)
 {
     const spx_csr *A = in->A;
     int n = 0;
     for (int32_t r0 = 0; r0 < A->m;) {
         spx_ooc_panel c = {r0, r0, 0, 0, 0, 0.0};
+        if (pb) bound_panel(pb);
         while (c.row1 < A->m) {
             const int32_t i = c.row1;
+            const int64_t row_c = in->crow[i + 1] - in->crow[i];
             const int64_t na = c.nnz_a + (A->rowptr[i + 1] - A->rowptr[i]), nc = in->crow[i + 1] - in->crow[c.row0];
             const int64_t pr = c.products + prod[i];
-            const int fits = panel_bytes(i + 1 - c.row0, na, nc, in->precision) <= room;
-            if (c.row1 > c.row0 && (!fits || pr > cap)) break;
+            if (pb) bound_row(pb, i);
+            const int64_t dev_c = pb ? bound_add(pb, row_c, 0) : nc;
+            const int fits = panel_bytes(i + 1 - c.row0, na, dev_c, in->precision) <= room;
+            if (c.row1 > c.row0 && (!fits || pr > cap)) {
+                if (pb) bound_row_done(pb);
+                break;
+            }
             if (!fits) {
                 char what[96];
-                snprintf(what, sizeof what, "row %d of A (%lld nonzeros of C)", i, (long long)(in->crow[i + 1] - in->crow[i]));
-                too_small(ctx, in, what, panel_bytes(1, na, nc, in->precision) * (size_t)in->lanes, beside, fixed);
+                snprintf(what, sizeof what, "row %d of A (%lld nonzeros of C)", i, (long long)row_c);
+                too_small(ctx, in, what, panel_bytes(1, na, dev_c, in->precision) * (size_t)in->lanes, beside, fixed);
+                if (pb) bound_row_done(pb);
                 return -1;
+            }
+            if (pb) {
+                bound_add(pb, row_c, 1);
+                bound_row_done(pb);
             }
             c.row1 = i + 1, c.nnz_a = na, c.nnz_c = nc, c.products = pr;
         }
@@ -126,7 +266,7 @@ static spx_status split_resident(spx_ctx *ctx, const spx_ooc_split_in *in, int l
         snprintf(what, sizeof what, "B (%d x %d, %lld nonzeros) resident", B->m, B->n, (long long)B->nnz);
         return too_small(ctx, in, what, whole.bytes_max, "the fixed workspace of each GPU lane", ws * (size_t)in->lanes);
     }
-    *n = split_rows(ctx, in, in->prod, cap, room, fixed, "B resident and the GPU lanes' fixed workspace", pn);
+    *n = split_rows(ctx, in, in->prod, cap, room, fixed, "B resident and the GPU lanes' fixed workspace", NULL, pn);
     return *n < 0 ? SPX_ERR_DEVICE_ALLOC : SPX_OK;
 }
 
@@ -174,8 +314,11 @@ static spx_status split_columns(spx_ctx *ctx, const spx_ooc_split_in *in, int lo
         return too_small(ctx, in, what, need * (size_t)in->lanes, "the fixed workspace of each GPU lane",
                          ws * (size_t)in->lanes);
     }
+    piece_bound pb;
+    if ((s = bound_make(ctx, A, B, bcut, &pb))) return s;
     *n = split_rows(ctx, in, in->prod, cap, room - reserve, (ws + reserve) * (size_t)in->lanes,
-                    "a block of B's columns and the GPU lanes' fixed workspace", pn);
+                    "a block of B's columns and the GPU lanes' fixed workspace", &pb, pn);
+    bound_free(ctx, &pb);
     return *n < 0 ? SPX_ERR_DEVICE_ALLOC : SPX_OK;
 }
 
