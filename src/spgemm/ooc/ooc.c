@@ -116,7 +116,8 @@ static int split_position(const spx_ooc *o, double share)
     return o->n_panels;
 }
 
-/* HETERO: the GPU's share, given or R = K / (K + 1) from the sample; the split position. */
+/* HETERO: the GPU's share, given or R = K / (K + 1) from the sample; the split position; the
+ * CPU team all the cores but the lanes' when the GPU's share is small. */
 static spx_status plan_share(spx_ctx *ctx, spx_ooc *o, double given, spx_phase_log *log)
 {
     const double t0 = spx_now();
@@ -128,6 +129,8 @@ static spx_status plan_share(spx_ctx *ctx, spx_ooc *o, double given, spx_phase_l
         o->gpu_share = o->k_ratio > 0 ? o->k_ratio / (o->k_ratio + 1.0) : SPX_OOC_DEFAULT_GPU_SHARE;
     }
     if (o->gpu_share <= 0) o->gpu_share = SPX_OOC_DEFAULT_GPU_SHARE;
+    if (o->gpu_share < SPX_OOC_SMALL_GPU_SHARE) /* the GPU's copies will be few: the CPU takes the cores */
+        o->cpu_threads = spx_ctx_threads(ctx) > o->n_lanes ? spx_ctx_threads(ctx) - o->n_lanes : 1;
     o->split_at = split_position(o, o->gpu_share);
     spx_phase_add(log, "sample", spx_now() - t0);
     return s;

@@ -63,5 +63,11 @@
  * R-MAT 16 0.185-0.195 / 0.177-0.184 / 0.152-0.165, R-MAT 18 0.553-0.565 / 0.482-0.490 /
  * 0.477-0.522; GPU-only in the same run 0.149-0.161, 0.156-0.162, 0.385-0.408. */
 #define SPX_OOC_HETERO_CPU_THREADS_DIV 2
+/* ... unless the GPU's planned share R is below this: then the GPU's panels move little over
+ * the host's memory, and the CPU side's team is all the context's threads but one a GPU lane.
+ * With B in column blocks the GPU side is slow (K 0.036 on uniform 20000 x 40 under 6 MiB,
+ * H100, 2026-11-27) and the half team made hetero lose to the CPU alone: 0.121 s against
+ * 0.083 s. 0.25: a guess between those runs and the R = 0.56-0.82 of the runs above. */
+#define SPX_OOC_SMALL_GPU_SHARE 0.25
 
 #endif
