@@ -46,11 +46,14 @@ static spx_status make_panels(spx_ctx *ctx, spx_ooc *o, int b_blocks, spx_phase_
         o->order = spx_malloc_array(ctx, n, sizeof *o->order);
         o->done = spx_malloc_array(ctx, n, sizeof *o->done);
         o->event = spx_calloc_array(ctx, n, sizeof *o->event);
-        s = o->order && o->done && o->event ? spx_ooc_order(ctx, o->panel, o->n_panels, o->order)
-                                            : spx_fail_nomem(ctx, "spgemm panels");
+        o->work = spx_malloc_array(ctx, n, sizeof *o->work);
+        s = o->order && o->done && o->event && o->work ? spx_ooc_order(ctx, o->panel, o->n_panels, o->order)
+                                                       : spx_fail_nomem(ctx, "spgemm panels");
     }
-    for (int i = 0; !s && i < o->n_panels; i++)
+    for (int i = 0; !s && i < o->n_panels; i++) {
         if (o->panel[i].row1 - o->panel[i].row0 > o->rows_max) o->rows_max = o->panel[i].row1 - o->panel[i].row0;
+        o->work[i] = o->panel[i].products;
+    }
     spx_phase_add(log, "split", spx_now() - t0);
     return s;
 }
@@ -73,7 +76,8 @@ static spx_ooc_panel sample_panel(const spx_ooc *o)
 }
 
 /* Times the sample on both sides into scratch: the GPU twice (the first warms it up), the CPU
- * once; K = CPU seconds / GPU seconds (0 when either took no time). */
+ * once; K = CPU seconds / GPU seconds (0 when either took no time), and each side's seconds
+ * per product. */
 static spx_status time_sample(spx_ctx *ctx, spx_ooc *o, const spx_ooc_panel *sp, double *k)
 {
     const int32_t rows = sp->row1 - sp->row0;
@@ -96,6 +100,7 @@ static spx_status time_sample(spx_ctx *ctx, spx_ooc *o, const spx_ooc_panel *sp,
     if (!s) s = o->cpu_impl->numeric_rows(ctx, o->cpu_state, sp->row0, sp->row1, o->cpu_threads, ci, cv);
     t_cpu = spx_now() - t0;
     *k = t_gpu > 0 && t_cpu > 0 ? t_cpu / t_gpu : 0.0;
+    if (*k > 0 && sp->products > 0) o->gpu_cost = t_gpu / (double)sp->products, o->cpu_cost = t_cpu / (double)sp->products;
     spx_free(ctx, arow);
     spx_free(ctx, crow);
     spx_free(ctx, ci);
@@ -129,8 +134,11 @@ static spx_status plan_share(spx_ctx *ctx, spx_ooc *o, double given, spx_phase_l
         o->gpu_share = o->k_ratio > 0 ? o->k_ratio / (o->k_ratio + 1.0) : SPX_OOC_DEFAULT_GPU_SHARE;
     }
     if (o->gpu_share <= 0) o->gpu_share = SPX_OOC_DEFAULT_GPU_SHARE;
-    if (o->gpu_share < SPX_OOC_SMALL_GPU_SHARE) /* the GPU's copies will be few: the CPU takes the cores */
-        o->cpu_threads = spx_ctx_threads(ctx) > o->n_lanes ? spx_ctx_threads(ctx) - o->n_lanes : 1;
+    if (o->gpu_share < SPX_OOC_SMALL_GPU_SHARE) { /* the GPU's copies will be few: the CPU takes the cores */
+        const int team = spx_ctx_threads(ctx) > o->n_lanes ? spx_ctx_threads(ctx) - o->n_lanes : 1;
+        o->cpu_cost *= (double)o->cpu_threads / team; /* as if it scaled with its threads */
+        o->cpu_threads = team;
+    }
     o->split_at = split_position(o, o->gpu_share);
     spx_phase_add(log, "sample", spx_now() - t0);
     return s;
@@ -242,6 +250,7 @@ void spx_ooc_destroy(spx_ctx *ctx, spx_ooc *o)
     spx_free(ctx, o->prod);
     spx_free(ctx, o->panel);
     spx_free(ctx, o->order);
+    spx_free(ctx, o->work);
     spx_free(ctx, o->done);
     spx_free(ctx, o->event);
     spx_free(ctx, o);

@@ -42,6 +42,9 @@ struct spx_ooc {
     int split_at;                    /* order positions [0, split_at) planned for the GPU */
     size_t budget;
     double k_ratio, gpu_share;
+    double gpu_cost, cpu_cost;       /* hetero with K measured: seconds per product of a GPU
+                                        panel and of the CPU side's team (0: not known) */
+    int64_t *work;                   /* by panel: its products (the queue's cost check) */
     char kernel[96];
     /* the last run */
     spx_spgemm_panel_event *event;   /* by panel */

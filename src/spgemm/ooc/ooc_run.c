@@ -188,6 +188,7 @@ static spx_status run_sides(spx_ctx *ctx, spx_ooc *o, spx_csr *C, ooc_side *g, o
     spx_ooc_queue q;
     if (spx_ooc_queue_init(&q, o->order, o->n_panels, planned_split(o), o->done))
         return spx_fail(ctx, SPX_ERR_NOMEM, "spgemm panels: cannot make the queue's lock");
+    if (o->split == SPX_PANELS_HETERO) spx_ooc_queue_costs(&q, o->work, o->gpu_cost, o->cpu_cost);
     const double start = spx_now();
     pthread_t th[SPX_OOC_GPU_LANES];
     int started[SPX_OOC_GPU_LANES] = {0};
