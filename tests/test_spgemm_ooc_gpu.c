@@ -69,7 +69,8 @@ static void check_split(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision p,
     CHECK_MSG(s == SPX_OK && sc_matches(C, ref, p, label) && oc_close(C, R, p == SPX_FP32 ? 1e-5 : 1e-12), "%s: %s: %s",
               label, spx_status_str(s), spx_ctx_last_error(ctx));
     if (!s) {
-        CHECK_MSG(info.panels >= 8 && info.device_peak_bytes <= budget && info.device_peak_bytes > 0 &&
+        CHECK_MSG(info.panels >= 8 && info.device_peak_bytes <= budget &&
+                      (info.device_peak_bytes > 0 || info.panels_gpu == 0) &&
                       info.backend == SPX_BACKEND_CUDA && info.gpu_lanes >= 1 && info.gpu_idle_s >= 0 &&
                       info.panels_gpu + info.panels_cpu == info.panels &&
                       (split != SPX_PANELS_GPU || info.panels_gpu == info.panels) &&
@@ -405,8 +406,8 @@ static void refuse_runs(spx_ctx *ctx, refusing_pool *pool, const spx_csr *A, spx
 }
 
 /* Page-locking every range (pin_min 1) through failures: plans (hetero, K measured: the
- * sample's GPU panels on the plan's context) and runs (the lanes), on a context whose device
- * allocator refuses one request in turn. */
+ * sample's GPU panels on the plan's context) and runs (the lanes, the GPU's share fixed at
+ * 0.5), on a context whose device allocator refuses one request in turn. */
 static void test_pin_failures(void)
 {
     refusing_pool pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -425,6 +426,12 @@ static void test_pin_failures(void)
         const spx_spgemm_opts o = {.device_mem_limit = min + 100000, .panels = SPX_PANELS_HETERO, .pin_min_bytes = 1};
         refuse_plans(ctx, &pool, A, &o, &plan);
         CHECK_MSG(plan != NULL, "no plan with every device request granted");
+        spx_spgemm_plan_destroy(&plan);
+        /* the runs with the GPU's share fixed: with K measured, a GPU lane may take no panel
+         * (the queue's cost check) and then no lane allocation would be refused */
+        spx_spgemm_opts half = o;
+        half.gpu_share = 0.5;
+        CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &half, &plan));
         if (plan) refuse_runs(ctx, &pool, A, plan);
     }
     spx_spgemm_plan_destroy(&plan);
