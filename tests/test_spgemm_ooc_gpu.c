@@ -74,7 +74,9 @@ static void check_split(spx_ctx *ctx, const spx_csr *A, int tr, spx_precision p,
                       info.backend == SPX_BACKEND_CUDA && info.gpu_lanes >= 1 && info.gpu_idle_s >= 0 &&
                       info.panels_gpu + info.panels_cpu == info.panels &&
                       (split != SPX_PANELS_GPU || info.panels_gpu == info.panels) &&
-                      (b_blocks == 1 ? info.b_col_blocks == 1 : info.b_col_blocks > 1),
+                      (b_blocks == 1   ? info.b_col_blocks == 1
+                       : b_blocks == 0 ? info.b_col_blocks > 1
+                                       : info.b_col_blocks >= b_blocks && info.b_col_blocks <= b_blocks + 1),
                   "%s: %d panels (GPU %d, CPU %d), device peak %zu, B in %d blocks", label, info.panels,
                   info.panels_gpu, info.panels_cpu, info.device_peak_bytes, info.b_col_blocks);
         oc_check_timeline(ev, n_ev, &info, A->m, label);

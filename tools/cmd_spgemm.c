@@ -76,7 +76,7 @@ static void print_panels(const spx_spgemm_info *in)
     }
     char bcols[48];
     if (in->b_col_blocks > 1) snprintf(bcols, sizeof bcols, "B in %d column blocks", in->b_col_blocks);
-    else snprintf(bcols, sizeof bcols, "B resident");
+    else snprintf(bcols, sizeof bcols, "B whole");
     printf("panels      %d of at most %d rows, split %s, device budget %s, %s; GPU %d, CPU %d, %d stolen\n",
            in->panels, in->panel_rows_max, in->panel_split, lim, bcols, in->panels_gpu, in->panels_cpu,
            in->panels_stolen);

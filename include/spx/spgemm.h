@@ -48,7 +48,9 @@ typedef struct spx_spgemm_opts {
                                 by columns into the fewest blocks that leave the panels room
                                 (each GPU panel then uploads every block in turn); 1: always
                                 resident (a budget B does not fit is an error); N >= 2: about
-                                N blocks of equal nonzeros */
+                                N blocks of equal nonzeros (a column heavier than a block's
+                                share is a block of its own; B with entries in one column
+                                only stays whole) */
 } spx_spgemm_opts;
 
 /* Phases of plan creation and of the last run, in the order they happened. */
@@ -83,7 +85,7 @@ typedef struct spx_spgemm_info {
     char panel_split[16];     /* panels: "hetero", "gpu" or "cpu" */
     size_t device_mem_limit;  /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none) */
     int panels;               /* row panels of A */
-    int b_col_blocks;         /* B's column blocks on the GPU side (1: B resident) */
+    int b_col_blocks;         /* B's column blocks on the GPU side (1: B whole, resident) */
     int32_t panel_rows_max;   /* rows of the largest panel */
     double k_ratio;           /* hetero: K = CPU time / GPU time per product on the plan's sample */
     double gpu_share;         /* hetero: the planned GPU share R of the products */

@@ -14,13 +14,20 @@ spx_status spx_ooc_col_prefix(spx_ctx *ctx, const spx_csr *B, int64_t **colptr)
     return SPX_OK;
 }
 
-/* The last column end e in (c0, n] with colptr[e] - colptr[c0] <= per_block, at least c0 + 1. */
+/* The end of the block that starts at column c0: the last e with colptr[e] - colptr[c0] <=
+ * per_block, but never a block without entries: its first column with entries is in it
+ * whatever its count (with the empty columns before and after it), and only the last block
+ * may be all empty columns (when B has no entry at all). */
 static int32_t block_end(const int64_t *colptr, int32_t c0, int32_t n, int64_t per_block)
 {
-    int32_t lo = c0 + 1, hi = n;
+    int32_t first = c0; /* the block's first column with entries */
+    while (first < n && colptr[first + 1] == colptr[c0]) first++;
+    if (first == n) return n;
+    const int64_t head = colptr[first + 1] - colptr[c0], most = head > per_block ? head : per_block;
+    int32_t lo = first + 1, hi = n;
     while (lo < hi) { /* the largest e in [lo, hi] within the block's nonzeros */
         const int32_t mid = lo + (hi - lo + 1) / 2;
-        if (colptr[mid] - colptr[c0] <= per_block) lo = mid;
+        if (colptr[mid] - colptr[c0] <= most) lo = mid;
         else hi = mid - 1;
     }
     return lo;
@@ -57,11 +64,12 @@ void spx_ooc_bcut_free(spx_ctx *ctx, spx_ooc_bcut *c)
     c->blocks = 1;
 }
 
-/* Fills the blocks' columns (renumbered) and values from B, their row pointers already set;
- * values only when cols is 0. Within a row of B each block's entries are contiguous. */
-static void fill_parts(const spx_csr *B, const spx_ooc_bcut *c, spx_csr **parts, int cols)
+/* Fills the blocks' columns (renumbered) and values from B on `threads` threads, their row
+ * pointers already set; values only when cols is 0. Within a row of B each block's entries
+ * are contiguous. */
+static void fill_parts(const spx_csr *B, const spx_ooc_bcut *c, spx_csr **parts, int cols, int threads)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (int32_t r = 0; r < B->m; r++) {
         int j = 0;
         int64_t at = parts[0]->rowptr[r];
@@ -77,10 +85,11 @@ static void fill_parts(const spx_csr *B, const spx_ooc_bcut *c, spx_csr **parts,
     }
 }
 
-/* Sets each block's row pointers from B's rows (their entries counted per block). */
-static void count_parts(const spx_csr *B, const spx_ooc_bcut *c, spx_csr **parts)
+/* Sets each block's row pointers from B's rows (their entries counted per block, on `threads`
+ * threads). */
+static void count_parts(const spx_csr *B, const spx_ooc_bcut *c, spx_csr **parts, int threads)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (int32_t r = 0; r < B->m; r++) {
         int j = 0;
         for (int64_t q = B->rowptr[r]; q < B->rowptr[r + 1]; q++) {
@@ -101,13 +110,16 @@ spx_status spx_ooc_bparts_make(spx_ctx *ctx, const spx_csr *B, const spx_ooc_bcu
         spx_ooc_bparts_free(ctx, pt, c->blocks);
         return s;
     }
-    count_parts(B, c, pt);
-    fill_parts(B, c, pt, 1);
+    count_parts(B, c, pt, spx_ctx_threads(ctx));
+    fill_parts(B, c, pt, 1, spx_ctx_threads(ctx));
     *parts = pt;
     return SPX_OK;
 }
 
-void spx_ooc_bparts_values(const spx_csr *B, const spx_ooc_bcut *c, spx_csr **parts) { fill_parts(B, c, parts, 0); }
+void spx_ooc_bparts_values(const spx_csr *B, const spx_ooc_bcut *c, spx_csr **parts, int threads)
+{
+    fill_parts(B, c, parts, 0, threads);
+}
 
 void spx_ooc_bparts_free(spx_ctx *ctx, spx_csr **parts, int blocks)
 {

@@ -46,7 +46,7 @@ spx_status spx_ooc_gpu_open(spx_ctx *ctx, const spx_spgemm_impl *impl, const spx
 spx_status spx_ooc_gpu_reload(spx_ctx *ctx, spx_ooc_gpu *g, const spx_csr *B)
 {
     if (g->parts) {
-        spx_ooc_bparts_values(B, g->bcut, g->parts);
+        spx_ooc_bparts_values(B, g->bcut, g->parts, spx_ctx_threads(ctx));
         return SPX_OK;
     }
     drop_b(ctx, g);

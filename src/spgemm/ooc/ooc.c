@@ -1,6 +1,7 @@
 /* src/spgemm/ooc/ooc.c: the out-of-core plan (ooc.h): the CPU's analysis and symbolic phase
- * (C's row pointers), the panels and their affinity order, B resident on the GPU, K measured
- * on a sample and the GPU's planned share; value updates, the report and the timeline. */
+ * (C's row pointers), the panels and their affinity order, B resident on the GPU (or its
+ * column blocks on the host), K measured on a sample and the GPU's planned share; value
+ * updates, the report and the timeline. */
 #include <stdio.h>
 #include <string.h>
 

@@ -2,9 +2,10 @@
  * sides at once over the two-ended panel queue: one host thread per GPU lane drives the GPU
  * (each panel through the GPU implementation with B resident, on the lane's context and
  * stream, from C's row pointers as the CPU counted them, its host ranges page-locked for the
- * panel: gpu_side.c), the calling thread's OpenMP team computes the CPU's panels (gustavson's
- * row ranges); all write their panels straight into C. The lanes' page-locking time is the
- * run's phase "pin" (summed over the lanes, within "panels"). */
+ * panel; or with B in column blocks, block by block: gpu_side.c), the calling thread's
+ * OpenMP team computes the CPU's panels (gustavson's row ranges); all write their panels
+ * straight into C. The lanes' page-locking time is the run's phase "pin" (summed over the
+ * lanes, within "panels"). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -177,8 +177,8 @@ static int64_t bound_add(piece_bound *pb, int64_t row_c, int take)
         const int32_t j = pb->row_blk[r];
         const int64_t v = pb->sums[j] + bound_of(pb, j, row_c);
         if (v > max) max = v;
-        if (take) {
-            if (!pb->sums[j]) pb->panel_blk[pb->n_panel++] = j;
+        if (take && v > 0) {
+            if (!pb->sums[j]) pb->panel_blk[pb->n_panel++] = j; /* listed once: sums[j] > 0 from now */
             pb->sums[j] = v;
         }
     }
@@ -300,16 +300,15 @@ static spx_status split_columns(spx_ctx *ctx, const spx_ooc_split_in *in, int lo
                                 spx_ooc_panel *pn, int *n, spx_ooc_bcut *bcut)
 {
     const spx_csr *A = in->A, *B = in->B;
-    const spx_ooc_bcut none = {2, NULL, NULL, 0};
-    const size_t ws = fixed_bytes(A, B, long_rows, in->precision), lane = spx_ooc_lane_budget(in, &none);
+    const size_t ws = fixed_bytes(A, B, long_rows, in->precision);
+    const size_t lane = in->budget == SPX_BUDGET_NONE ? SPX_BUDGET_NONE : in->budget / (size_t)in->lanes;
     const size_t room = lane > ws ? lane - ws : 0;
     size_t reserve = 0;
     spx_status s = cut_columns(ctx, in, room, bcut, &reserve);
     if (s) return s;
     if (bcut->bytes_max > reserve || reserve >= room) { /* need: the lanes' room its largest block asks for */
         char what[128];
-        snprintf(what, sizeof what, "a block of B's columns (B %d x %d, %lld nonzeros, in %d blocks)", B->m, B->n,
-                 (long long)B->nnz, bcut->blocks);
+        snprintf(what, sizeof what, "a block of B's columns (B %d x %d, %lld nonzeros)", B->m, B->n, (long long)B->nnz);
         const size_t need = in->b_blocks > 1 ? bcut->bytes_max + 1 : bcut->bytes_max * SPX_OOC_B_BLOCK_SHARE;
         return too_small(ctx, in, what, need * (size_t)in->lanes, "the fixed workspace of each GPU lane",
                          ws * (size_t)in->lanes);
@@ -341,6 +340,7 @@ spx_status spx_ooc_split(spx_ctx *ctx, const spx_ooc_split_in *in, spx_ooc_panel
                     : split_resident(ctx, in, long_rows, cap, pn, &n);
         if (s == SPX_ERR_DEVICE_ALLOC && !columns && in->b_blocks == 0 && in->B->n > 1) /* B in blocks instead */
             s = split_columns(ctx, in, long_rows, cap, pn, &n, bcut);
+        if (!s && bcut->blocks < 2) spx_ooc_bcut_free(ctx, bcut); /* B in one block: resident (its room fits) */
     }
     if (s) {
         spx_ooc_bcut_free(ctx, bcut);
