@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gen/gen_internal.h"
+#include "matrix/sort_pairs.h"
 
 /* Fails with SPX_ERR_OVERFLOW naming the spec when m or n exceeds the int32 range. */
 spx_status spx_gen_check_dims(spx_ctx *ctx, const spx_gen_args *a, int64_t m, int64_t n)
@@ -95,33 +96,13 @@ static int64_t shuffled_count(const void *g, int64_t i)
     return sh->inner->count(sh->inner->g, sh->perm[i]);
 }
 
-/* Sorts col[0..len) ascending with val alongside (Shell sort, gaps 1, 4, 13, ..: the rows are
- * short, a stencil's at most 27). */
-static void sort_pairs(int32_t *col, double *val, int64_t len)
-{
-    int64_t gap = 1;
-    while (gap < len / 3) gap = 3 * gap + 1;
-    for (; gap > 0; gap /= 3)
-        for (int64_t i = gap; i < len; i++) {
-            const int32_t c = col[i];
-            const double v = val[i];
-            int64_t j = i;
-            for (; j >= gap && col[j - gap] > c; j -= gap) {
-                col[j] = col[j - gap];
-                val[j] = val[j - gap];
-            }
-            col[j] = c;
-            val[j] = v;
-        }
-}
-
 static void shuffled_fill(const void *g, int64_t i, int32_t *col, double *val, int32_t *tmp)
 {
     const shuffled_rows *sh = g;
     const int64_t old = sh->perm[i], len = sh->inner->count(sh->inner->g, old);
     sh->inner->fill(sh->inner->g, old, col, val, tmp);
     for (int64_t k = 0; k < len; k++) col[k] = sh->inv[col[k]];
-    sort_pairs(col, val, len);
+    spx_sort_pairs(col, val, len);
 }
 
 spx_status spx_gen_build_rows(spx_ctx *ctx, const spx_gen_args *a, const spx_gen_rows *r, spx_csr **out)

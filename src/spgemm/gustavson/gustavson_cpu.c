@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "matrix/sort_pairs.h"
 #include "spgemm/gustavson/gustavson_tuning.h"
 #include "spgemm/impl.h"
 #include "spgemm/spgemm_internal.h"
@@ -421,48 +422,6 @@ static spx_status gus_update_values(spx_ctx *ctx, void *state, const spx_spgemm_
     return SPX_OK;
 }
 
-/* Sorts keys[0..n) ascending (distinct keys), moving vals (NULL: none) along. */
-static void sort_pairs(int32_t *keys, double *vals, int64_t n)
-{
-    while (n > SPX_GUS_INSERTION_SORT) {
-        const int32_t a = keys[0], b = keys[n / 2], c = keys[n - 1];
-        const int32_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        int64_t lo = 0, hi = n - 1;
-        while (lo <= hi) { /* Hoare partition around the median of three */
-            while (keys[lo] < pivot) lo++;
-            while (keys[hi] > pivot) hi--;
-            if (lo <= hi) {
-                int32_t tk = keys[lo];
-                keys[lo] = keys[hi], keys[hi] = tk;
-                if (vals) {
-                    double tv = vals[lo];
-                    vals[lo] = vals[hi], vals[hi] = tv;
-                }
-                lo++, hi--;
-            }
-        }
-        /* [0, hi] and [lo, n): recurse on the smaller, loop on the larger */
-        if (hi + 1 < n - lo) {
-            sort_pairs(keys, vals, hi + 1);
-            keys += lo, vals = vals ? vals + lo : NULL, n -= lo;
-        } else {
-            sort_pairs(keys + lo, vals ? vals + lo : NULL, n - lo);
-            n = hi + 1;
-        }
-    }
-    for (int64_t x = 1; x < n; x++) {
-        const int32_t k = keys[x];
-        const double v = vals ? vals[x] : 0.0;
-        int64_t y = x;
-        for (; y > 0 && keys[y - 1] > k; y--) {
-            keys[y] = keys[y - 1];
-            if (vals) vals[y] = vals[y - 1];
-        }
-        keys[y] = k;
-        if (vals) vals[y] = v;
-    }
-}
-
 /* C's row i when A's row has one entry: B's row scaled (already sorted). */
 static void fill_single(const gus_state *S, int32_t i, int32_t *oc, double *ov)
 {
@@ -495,7 +454,7 @@ static void fill_hash(const gus_state *S, int32_t i, const gus_ws *w, int64_t sl
             oc[c] = keys[h], ov[c] = hv[h], c++;
             keys[h] = -1;
         }
-    sort_pairs(oc, ov, c);
+    spx_sort_pairs(oc, ov, c);
 }
 
 /* A k-way merge's heap of B-row cursors, ordered by (current column, A position). */

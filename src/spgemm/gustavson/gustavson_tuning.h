@@ -36,7 +36,5 @@
 #define SPX_GUS_MERGE_MAX_K 16
 #endif
 #define SPX_GUS_MERGE_MAX_COMPRESSION 1.5
-/* Runs of at most this many keys are sorted by insertion. */
-#define SPX_GUS_INSERTION_SORT 24
 
 #endif
