@@ -1,7 +1,8 @@
 /* tests/test_spgemm.c: the CPU SpGEMM (Gustavson, the oracle): hand-checked 5x5 products,
  * the edge cases (0x0, empty rows and columns, a dense row, a dense column, rectangular
  * operands, A*A^T, products without nonzeros), generated matrices against an independent
- * dense reference in fp64 and fp32 and on 1..3 threads, value updates without re-analysis,
+ * dense reference in fp64 and fp32 and on 1..3 threads, the row paths only large operands
+ * reach (prefetching, the heap merge), value updates without re-analysis,
  * the argument errors (inner dimensions, unsorted rows, unknown or unbuilt methods), a
  * host-budget refusal of C and allocation-failure injection on plan creation and run; the
  * SpGEMM measurement (spx_bench_spgemm); B^T for A*B^T on 1..3 threads. */
@@ -173,6 +174,55 @@ static void test_generated(spx_ctx *ctx)
             check_all(ctx, A, A, 1, specs[i]);
         }
         spx_csr_destroy(&A);
+    }
+}
+
+static int64_t len_5000(int32_t i, int32_t m, int32_t n) { (void)i; (void)m; (void)n; return 5000; }
+
+/* The kernel's name of the CPU plan of A*B, "" on failure (reported). */
+static void kernel_of(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, char *out, size_t size)
+{
+    spx_spgemm_opts o = {.backend = SPX_BACKEND_CPU};
+    spx_spgemm_plan *plan = NULL;
+    spx_spgemm_info info;
+    out[0] = '\0';
+    CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, B, &o, &plan));
+    if (plan && !spx_spgemm_plan_get_info(plan, &info)) snprintf(out, size, "%s", info.kernel);
+    spx_spgemm_plan_destroy(&plan);
+}
+
+/* The row paths that only large operands reach: a wide A over a tall B, whose rows are far
+ * from A's rows' own places in B, takes the prefetching passes (the kernel says so; near
+ * rows, a 2D stencil, do not); short A rows (16 entries) over long B rows of mostly distinct
+ * columns spread over 5M (wider than SPX_GUS_SPAN_MAX_COLS: the hash kind; 80000 products a
+ * row, past the tree merge's SPX_GUS_MERGE_TREE_MAX_PRODUCTS) take the heap merge. Each against the dense reference, fp64 and fp32, on 1 and 3 threads. */
+static void test_large_row_paths(void)
+{
+    for (int t = 1; t <= 3; t += 2) {
+        spx_ctx *ctx = NULL;
+        spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = t};
+        if (spx_ctx_create(&ctx, &co)) continue;
+        spx_csr *W = tm_make(ctx, 300, 150000, tm_len_const8, 17), *T = tm_make(ctx, 150000, 300, tm_len_const8, 18);
+        spx_csr *S = tm_make(ctx, 4, 16, tm_len_around32, 19), *L = tm_make(ctx, 16, 5000000, len_5000, 20);
+        spx_csr *P = NULL;
+        CHECK(W && T && S && L && !spx_gen(ctx, "gen:poisson2d:n=30", &P));
+        char kernel[64];
+        if (W && T) {
+            kernel_of(ctx, W, T, kernel, sizeof kernel);
+            CHECK_MSG(strstr(kernel, "+prefetch") != NULL, "wide A over tall B: kernel %s", kernel);
+            check_all(ctx, W, T, 0, "wide A over tall B (prefetching)");
+        }
+        if (P) {
+            kernel_of(ctx, P, P, kernel, sizeof kernel);
+            CHECK_MSG(strstr(kernel, "+prefetch") == NULL, "poisson2d: kernel %s", kernel);
+        }
+        if (S && L) check_all(ctx, S, L, 0, "short A rows over long B rows (heap merge)");
+        spx_csr_destroy(&W);
+        spx_csr_destroy(&T);
+        spx_csr_destroy(&S);
+        spx_csr_destroy(&L);
+        spx_csr_destroy(&P);
+        spx_ctx_destroy(&ctx);
     }
 }
 
@@ -444,6 +494,7 @@ int main(void)
     test_bench(ctx);
     spx_ctx_destroy(&ctx);
     test_threads();
+    test_large_row_paths();
     test_transpose_threads();
     test_budget();
     for (int tr = 0; tr < 2; tr++) test_alloc_failures(tr, tr ? SPX_FP32 : SPX_FP64);

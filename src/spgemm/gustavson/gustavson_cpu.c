@@ -4,13 +4,17 @@
  * products and the span of its columns and counts the row's distinct columns, giving C's
  * row pointers exactly; the numeric phase writes each row straight into its slice of C, in
  * column order: from a flag-and-value array over the row's column span (read out by scanning
- * its flags: no sort), or a k-way merge of the B rows for short A rows, or a hash table then
- * sorted.
+ * its flags: no sort), or a merge of the B rows for short A rows (a tree of two-way merges; a
+ * heap of cursors past the tree's scratch), or a hash table then sorted. Where A's columns
+ * reach B rows far from their own rows, both passes prefetch B's rows a few rows ahead.
  * Every allocation goes through the context, made before the parallel regions. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "matrix/sort_pairs.h"
 #include "spgemm/gustavson/gustavson_tuning.h"
@@ -25,6 +29,8 @@ typedef struct gus_chunk {
     int64_t hash_sym, hash_num; /* slots for the symbolic (from bounds) and numeric (exact) */
     int64_t stamps;             /* symbolic: min(n, SPX_GUS_SPAN_MAX_COLS), 0 no row may need it */
     int64_t span;               /* numeric: the widest span of the chunk's span rows, 0 none */
+    int64_t merge;              /* numeric: products of the chunk's largest tree-merge row, 0 none */
+    int64_t far;                /* analysis: A entries whose B row is far from the row's own place */
 } gus_chunk;
 
 typedef struct gus_state {
@@ -32,6 +38,7 @@ typedef struct gus_state {
     int fp32;
     float *a32, *b32; /* fp32: A's and B's values rounded once */
     int chunks;
+    int prefetch;    /* whether the passes prefetch B's rows ahead (A's columns mostly far) */
     int64_t *prod;   /* m + 1: prefix sums of the rows' products */
     uint8_t *kind;   /* m: each row's accumulator (ROW_*), chosen by the symbolic phase */
     int32_t *bounds; /* chunks + 1: chunk t holds rows [bounds[t], bounds[t + 1]) */
@@ -54,10 +61,12 @@ typedef struct gus_ws {
     int32_t *keys;  /* hash keys, -1 empty */
     double *hvals;  /* hash values (numeric) */
     int32_t *stamp; /* span (symbolic): the last row that touched each offset, -1 none */
-    uint8_t *flag;  /* span (numeric): 1 where the row has a column */
+    uint8_t *flag;  /* span (numeric): 0xff where the row has a column */
     uint8_t *block; /* span (numeric): 1 where a block of 64 flags has a 1 */
     double *sval;   /* span (numeric): values, -0.0 unused */
-    int64_t slots, cols; /* the hash table's slots, the span's offsets (for ws_init) */
+    int32_t *mcol[2]; /* tree merge (numeric): two scratch runs' columns ... */
+    double *mval[2];  /* ... and values, `merge` entries each */
+    int64_t slots, cols, merge; /* the hash table's slots, the span's offsets, the merge runs' entries */
 } gus_ws;
 
 /* Smallest power of two >= x (x >= 1). */
@@ -182,6 +191,38 @@ static inline double rnd(int fp32, double x) { return fp32 ? (double)(float)x : 
         }                                                                                      \
     }
 
+/* The first SPX_GUS_PREFETCH_MAX_K entries of A's row i: [*q0, return). */
+static inline int64_t prefetch_span(gus_ops O, int32_t i, int64_t *q0)
+{
+    *q0 = O.arp[i];
+    const int64_t q1 = O.arp[i + 1];
+    return q1 - *q0 > SPX_GUS_PREFETCH_MAX_K ? *q0 + SPX_GUS_PREFETCH_MAX_K : q1;
+}
+
+/* Called before row i of a run of rows ending at `end`: prefetches B's row pointers for row
+ * i + 2D and, through the pointers prefetched a distance ago, the first line of each B row
+ * of row i + D (its columns, and its values when `values`); D = SPX_GUS_PREFETCH_ROWS.
+ * Always inlined: GCC finds a function that only prefetches free of side effects and drops
+ * its calls (gcc 12, -O1 and above). */
+static inline __attribute__((always_inline)) void prefetch_ahead(gus_ops O, int32_t i, int32_t end, int values)
+{
+    const int32_t near = i + SPX_GUS_PREFETCH_ROWS, far = near + SPX_GUS_PREFETCH_ROWS;
+    int64_t q, q1;
+    if (far < end)
+        for (q1 = prefetch_span(O, far, &q); q < q1; q++) __builtin_prefetch(&O.brp[O.acol[q]]);
+    if (near < end)
+        for (q1 = prefetch_span(O, near, &q); q < q1; q++) {
+            const int32_t k = O.acol[q];
+            const int64_t b0 = O.brp[k], b1 = O.brp[k + 1] - 1; /* b1 < b0: an empty row */
+            __builtin_prefetch(&O.bcol[b0]);
+            __builtin_prefetch(&O.bcol[b1 > b0 ? b1 : b0]);
+            if (values) {
+                __builtin_prefetch(O.fp32 ? (const void *)&O.b32[b0] : (const void *)&O.bval[b0]);
+                __builtin_prefetch(O.fp32 ? (const void *)&O.b32[b1 > b0 ? b1 : b0] : (const void *)&O.bval[b1 > b0 ? b1 : b0]);
+            }
+        }
+}
+
 /* Rounds A's and B's values to float copies (fp32 plans). */
 static void round_values(gus_state *S)
 {
@@ -189,7 +230,25 @@ static void round_values(gus_state *S)
     for (int64_t q = 0; q < S->B->nnz; q++) S->b32[q] = (float)S->B->val[q];
 }
 
-/* Per-row products and their prefix, the chunks, and each chunk's symbolic workspace. */
+/* A's entries in rows [r0, r1) whose B row lies over SPX_GUS_PREFETCH_NEAR_ROWS rows from
+ * the row's own place in B (row i of m at B row i * k / m): the rows a pass would wait on. */
+static int64_t far_entries(const gus_state *S, int32_t r0, int32_t r1)
+{
+    const spx_csr *A = S->A;
+    const double scale = A->m ? (double)A->n / A->m : 0.0;
+    int64_t far = 0;
+    for (int32_t i = r0; i < r1; i++) {
+        const double own = (double)i * scale;
+        for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            const double d = (double)A->colind[q] - own;
+            far += d > SPX_GUS_PREFETCH_NEAR_ROWS || d < -SPX_GUS_PREFETCH_NEAR_ROWS;
+        }
+    }
+    return far;
+}
+
+/* Per-row products and their prefix, the chunks, each chunk's symbolic workspace, and whether
+ * to prefetch B's rows. */
 static void count_products(gus_state *S)
 {
     const int32_t m = S->A->m;
@@ -200,7 +259,7 @@ static void count_products(gus_state *S)
     split_rows(S);
 #pragma omp parallel for schedule(static, 1) num_threads(S->chunks)
     for (int t = 0; t < S->chunks; t++) {
-        gus_chunk c = {0, 0, 0, 0};
+        gus_chunk c = {0, 0, 0, 0, 0, far_entries(S, S->bounds[t], S->bounds[t + 1])};
         for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
             if (S->A->rowptr[i + 1] - S->A->rowptr[i] > 1 && S->prod[i + 1] > S->prod[i])
                 c.stamps = stamps; /* a row that may take the span accumulator */
@@ -208,6 +267,9 @@ static void count_products(gus_state *S)
         }
         S->chunk[t] = c;
     }
+    int64_t far = 0;
+    for (int t = 0; t < S->chunks; t++) far += S->chunk[t].far;
+    S->prefetch = far * SPX_GUS_PREFETCH_FAR_SHARE > S->A->nnz;
 }
 
 static void gus_destroy(spx_ctx *ctx, void *state);
@@ -237,7 +299,8 @@ static spx_status gus_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     }
     if (S->fp32) round_values(S);
     count_products(S);
-    snprintf(S->kernel, sizeof S->kernel, "gustavson_cpu_%s", S->fp32 ? "fp32" : "fp64");
+    snprintf(S->kernel, sizeof S->kernel, "gustavson_cpu_%s%s", S->fp32 ? "fp32" : "fp64",
+             S->prefetch ? "+prefetch" : "");
     spx_phase_add(log, "analyse", spx_now() - t0);
     *products = S->prod[in->A->m];
     *state = S;
@@ -254,6 +317,10 @@ static void ws_free(spx_ctx *ctx, gus_ws *ws, int chunks)
         spx_free(ctx, ws[t].flag);
         spx_free(ctx, ws[t].block);
         spx_free(ctx, ws[t].sval);
+        for (int r = 0; r < 2; r++) {
+            spx_free(ctx, ws[t].mcol[r]);
+            spx_free(ctx, ws[t].mval[r]);
+        }
     }
     spx_free(ctx, ws);
 }
@@ -272,6 +339,17 @@ static int span_alloc(spx_ctx *ctx, gus_ws *w, int64_t cols, int numeric)
     return (w->flag = spx_malloc_array(ctx, (size_t)padded, 1)) != NULL &&
            (w->block = spx_malloc_array(ctx, (size_t)padded / 64, 1)) != NULL &&
            (w->sval = spx_malloc_array(ctx, (size_t)cols, sizeof *w->sval)) != NULL;
+}
+
+/* Allocates one chunk's two tree-merge runs of `entries` entries; 0 on an allocation failure. */
+static int merge_alloc(spx_ctx *ctx, gus_ws *w, int64_t entries)
+{
+    w->merge = entries;
+    for (int r = 0; r < 2; r++)
+        if (!(w->mcol[r] = spx_malloc_array(ctx, (size_t)entries, sizeof *w->mcol[r])) ||
+            !(w->mval[r] = spx_malloc_array(ctx, (size_t)entries, sizeof *w->mval[r])))
+            return 0;
+    return 1;
 }
 
 /* Sets a chunk's accumulators to their empty state: hash keys and stamps at -1, flags at 0,
@@ -306,6 +384,7 @@ static spx_status ws_alloc(spx_ctx *ctx, const gus_state *S, int numeric, int co
         }
         const int64_t span = numeric ? c->span : c->stamps;
         if (ok && span) ok = span_alloc(ctx, &ws[t], span, numeric);
+        if (ok && numeric && c->merge) ok = merge_alloc(ctx, &ws[t], c->merge);
     }
     if (!ok) {
         ws_free(ctx, ws, count);
@@ -369,20 +448,39 @@ static int64_t count_row(gus_state *S, int32_t i, const gus_ws *w, int64_t *span
     }
 }
 
+/* Whether hash row i, of length len in C, is filled by a merge of its B rows: a short A row
+ * whose products hold few repeated columns. */
+static int takes_merge(const gus_state *S, int32_t i, int64_t len)
+{
+    return S->A->rowptr[i + 1] - S->A->rowptr[i] <= SPX_GUS_MERGE_MAX_K &&
+           (double)(S->prod[i + 1] - S->prod[i]) < SPX_GUS_MERGE_MAX_COMPRESSION * (double)len;
+}
+
+/* Whether merge row i takes the tree merge (and so the chunk's scratch runs). */
+static int takes_tree(const gus_state *S, int32_t i) { return S->prod[i + 1] - S->prod[i] <= SPX_GUS_MERGE_TREE_MAX_PRODUCTS; }
+
 /* Counts chunk t's rows into crow[i + 1] and sizes its numeric accumulators. */
 static void count_chunk(gus_state *S, int t, const gus_ws *w)
 {
-    int64_t longest = 0, span = 0;
+    int64_t longest = 0, span = 0, merge = 0;
+    const gus_ops O = ops_of(S);
     for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
+        if (S->prefetch) prefetch_ahead(O, i, S->bounds[t + 1], 0);
         const int64_t c = count_row(S, i, w, &span);
         S->crow[i + 1] = c;
-        if (S->kind[i] == ROW_HASH && c > longest) longest = c;
+        if (S->kind[i] != ROW_HASH) continue;
+        if (!takes_merge(S, i, c)) {
+            if (c > longest) longest = c;
+        } else if (takes_tree(S, i) && S->prod[i + 1] - S->prod[i] > merge)
+            merge = S->prod[i + 1] - S->prod[i];
     }
     S->chunk[t].hash_num = longest ? hash_slots(longest) : 0;
     S->chunk[t].span = span;
+    S->chunk[t].merge = merge;
 }
 
-static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *colind, double *val, int64_t base);
+static void fill_rows(const gus_state *S, int32_t r0, int32_t r1, const gus_ws *w, int32_t *colind, double *val,
+                      int64_t base);
 
 /* One pass over the chunks in parallel, with their accumulators: symbolic (C NULL: the row
  * counts) or numeric (C's rows). */
@@ -396,7 +494,7 @@ static spx_status chunk_pass(spx_ctx *ctx, gus_state *S, spx_csr *C)
         ws_init(&ws[t]);
         if (!C) count_chunk(S, t, &ws[t]);
         else
-            for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) fill_row(S, i, &ws[t], C->colind, C->val, 0);
+            fill_rows(S, S->bounds[t], S->bounds[t + 1], &ws[t], C->colind, C->val, 0);
     }
     ws_free(ctx, ws, S->chunks);
     return SPX_OK;
@@ -516,6 +614,73 @@ static void fill_merge(const gus_state *S, int32_t i, int32_t *oc, double *ov)
     }
 }
 
+/* Merges the sorted runs x (nx entries) and y (ny) into o, x's entry first where columns
+ * are equal; returns nx + ny. Each step's choice is a comparison used as an index step, so
+ * columns in no order cost no mispredicted branches. */
+static int64_t merge_two(const int32_t *xc, const double *xv, int64_t nx, const int32_t *yc, const double *yv,
+                         int64_t ny, int32_t *oc, double *ov)
+{
+    int64_t a = 0, b = 0, t = 0;
+    while (a < nx && b < ny) {
+        const int32_t cx = xc[a], cy = yc[b];
+        const int64_t takey = cy < cx;
+        /* selects by masks, not `?:`, which gcc 12 compiles to a branch (mispredicted half
+         * the time on columns in no order: 1.25x slower on uniform 1M x 8, 1 thread) */
+        const uintptr_t m = (uintptr_t)0 - (uintptr_t)takey, px = (uintptr_t)(xv + a);
+        oc[t] = cx ^ ((cx ^ cy) & (int32_t)m);
+        ov[t] = *(const double *)(px ^ ((px ^ (uintptr_t)(yv + b)) & m));
+        t++, b += takey, a += 1 - takey;
+    }
+    for (; a < nx; a++, t++) oc[t] = xc[a], ov[t] = xv[a];
+    for (; b < ny; b++, t++) oc[t] = yc[b], ov[t] = yv[b];
+    return t;
+}
+
+/* C's row i by a tree of two-way merges: its B rows scaled into the first scratch run one
+ * after another, merged pairwise (in A's row order, so equal columns stay in A's order)
+ * between the two runs until one is left, whose equal columns are then summed in order into
+ * C's row: the same sums as fill_hash's and fill_merge's. The row's products fit the runs. */
+static void fill_tree(const gus_state *S, int32_t i, const gus_ws *w, int32_t *oc, double *ov)
+{
+    const gus_ops O = ops_of(S);
+    int64_t start[SPX_GUS_MERGE_MAX_K + 1], t = 0;
+    int runs = 0;
+    for (int64_t qa = O.arp[i]; qa < O.arp[i + 1]; qa++) { /* the scaled B rows, each a sorted run */
+        const int32_t k = O.acol[qa];
+        const double a = a_val(O, qa);
+        if (O.brp[k] == O.brp[k + 1]) continue;
+        start[runs++] = t;
+        for (int64_t qb = O.brp[k]; qb < O.brp[k + 1]; qb++, t++) {
+            w->mcol[0][t] = O.bcol[qb];
+            w->mval[0][t] = rnd(O.fp32, a * b_val(O, qb));
+        }
+    }
+    start[runs] = t;
+    int from = 0;
+    for (; runs > 1; from = 1 - from) { /* one level: runs 2r and 2r + 1 into run r */
+        const int32_t *fc = w->mcol[from];
+        const double *fv = w->mval[from];
+        int next = 0;
+        for (int r = 0; r < runs; r += 2, next++) {
+            const int64_t x0 = start[r], x1 = start[r + 1], y1 = r + 1 < runs ? start[r + 2] : x1;
+            merge_two(fc + x0, fv + x0, x1 - x0, fc + x1, fv + x1, y1 - x1, w->mcol[1 - from] + x0,
+                      w->mval[1 - from] + x0);
+            start[next] = x0;
+        }
+        start[next] = t;
+        runs = next;
+    }
+    const int32_t *mc = w->mcol[from];
+    const double *mv = w->mval[from];
+    int64_t c = -1;
+    for (int64_t q = 0; q < t; q++) {
+        if (c >= 0 && oc[c] == mc[q])
+            ov[c] = rnd(O.fp32, ov[c] + mv[q]);
+        else
+            oc[++c] = mc[q], ov[c] = mv[q];
+    }
+}
+
 /* Eight flag bytes from p as one word, the byte at p lowest. */
 static inline uint64_t load8(const uint8_t *p)
 {
@@ -527,12 +692,18 @@ static inline uint64_t load8(const uint8_t *p)
     return x;
 }
 
-/* The 64 flags (bytes 0 or 1) from p as a mask, bit b for p[b]; the flags reset to 0. */
+/* The 64 flags (bytes 0 or 0xff) from p as a mask, bit b for p[b]; the flags reset to 0. */
 static inline uint64_t take_flags(uint8_t *p)
 {
     uint64_t m = 0;
-    for (int q = 0; q < 8; q++) /* byte b of a word lands on bit 56 + b: no two terms collide */
-        m |= (load8(p + 8 * q) * 0x0102040810204080ull) >> 56 << (8 * q);
+#if defined(__SSE2__) /* a byte's top bit per lane: 4 loads and 4 movemasks (x86-64's baseline) */
+    for (int q = 0; q < 4; q++)
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * q)))
+             << (16 * q);
+#else
+    for (int q = 0; q < 8; q++) /* byte b's low bit lands on bit 56 + b: no two terms collide */
+        m |= ((load8(p + 8 * q) & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56 << (8 * q);
+#endif
     memset(p, 0, 64);
     return m;
 }
@@ -548,7 +719,7 @@ static void fill_span(const gus_state *S, int32_t i, const gus_ws *w, int32_t lo
     FOR_EACH_PRODUCT(O, i, j, pr, {
         const uint32_t o = (uint32_t)(j - lo);
         sv[o] = rnd(O.fp32, sv[o] + pr); /* the first product: -0.0 + pr == pr exactly */
-        flag[o] = 1;
+        flag[o] = 0xff;
         block[o / 64] = 1;
     });
     int64_t c = 0;
@@ -578,8 +749,9 @@ static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *co
     switch (S->kind[i]) {
     case ROW_SINGLE: fill_single(S, i, oc, ov); break;
     case ROW_HASH:
-        if (S->A->rowptr[i + 1] - S->A->rowptr[i] <= SPX_GUS_MERGE_MAX_K &&
-            (double)(S->prod[i + 1] - S->prod[i]) < SPX_GUS_MERGE_MAX_COMPRESSION * (double)len)
+        if (takes_merge(S, i, len) && takes_tree(S, i))
+            fill_tree(S, i, w, oc, ov);
+        else if (takes_merge(S, i, len))
             fill_merge(S, i, oc, ov);
         else
             fill_hash(S, i, w, hash_slots(len), oc, ov);
@@ -593,6 +765,16 @@ static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *co
     }
 }
 
+/* Rows [r0, r1) of C through fill_row, B's rows prefetched ahead when the plan says so. */
+static void fill_rows(const gus_state *S, int32_t r0, int32_t r1, const gus_ws *w, int32_t *colind, double *val,
+                      int64_t base)
+{
+    const gus_ops O = ops_of(S);
+    for (int32_t i = r0; i < r1; i++) {
+        if (S->prefetch) prefetch_ahead(O, i, r1, 1);
+        fill_row(S, i, w, colind, val, base);
+    }
+}
 
 static spx_status gus_numeric(spx_ctx *ctx, void *state, spx_phase_log *log, spx_csr *C)
 {
@@ -612,10 +794,11 @@ static spx_status gus_numeric_rows(spx_ctx *ctx, void *state, int32_t r0, int32_
     gus_state *S = state;
     if (r1 <= r0) return SPX_OK;
     const int parts = threads > 0 ? threads : 1;
-    gus_chunk most = {0, 0, 0, 0};
+    gus_chunk most = {0, 0, 0, 0, 0, 0};
     for (int t = 0; t < S->chunks; t++) {
         if (S->chunk[t].hash_num > most.hash_num) most.hash_num = S->chunk[t].hash_num;
         if (S->chunk[t].span > most.span) most.span = S->chunk[t].span;
+        if (S->chunk[t].merge > most.merge) most.merge = S->chunk[t].merge;
     }
     int32_t *bounds = spx_malloc_array(ctx, (size_t)parts + 1, sizeof *bounds);
     gus_ws *ws = NULL;
@@ -626,7 +809,7 @@ static spx_status gus_numeric_rows(spx_ctx *ctx, void *state, int32_t r0, int32_
 #pragma omp parallel for schedule(static, 1) num_threads(parts)
         for (int t = 0; t < parts; t++) {
             ws_init(&ws[t]);
-            for (int32_t i = bounds[t]; i < bounds[t + 1]; i++) fill_row(S, i, &ws[t], colind, val, base);
+            fill_rows(S, bounds[t], bounds[t + 1], &ws[t], colind, val, base);
         }
         ws_free(ctx, ws, parts);
     }

@@ -36,5 +36,27 @@
 #define SPX_GUS_MERGE_MAX_K 16
 #endif
 #define SPX_GUS_MERGE_MAX_COMPRESSION 1.5
+/* A merge row of at most this many products is merged as a tree of two-way merges through
+ * two scratch runs per thread (sized by the chunk's largest such row); a longer one by a heap
+ * of its B rows' cursors (no scratch). 2^16 products: 1.5 MB of scratch a thread at most.
+ * Measured: bench/NOTES.md, "CPU Gustavson: prefetching B's rows". */
+#define SPX_GUS_MERGE_TREE_MAX_PRODUCTS (1 << 16)
+
+/* Software prefetch of the parts of B a later row will read: while a thread works on row i,
+ * it prefetches B's row pointers for the A entries of row i + 2 * SPX_GUS_PREFETCH_ROWS, and
+ * reads those of row i + SPX_GUS_PREFETCH_ROWS (prefetched a distance before) to prefetch the
+ * first line of each of its B rows' columns (and values in the numeric phase). Where B's
+ * rows are visited in no order (uniform and graph matrices) each is otherwise a cache miss
+ * the row's loop waits on. At most SPX_GUS_PREFETCH_MAX_K entries of a row are prefetched.
+ * Measured: bench/NOTES.md, "CPU Gustavson: prefetching B's rows". */
+#define SPX_GUS_PREFETCH_ROWS 4
+#define SPX_GUS_PREFETCH_MAX_K 32
+/* Prefetching is on when more than 1 / SPX_GUS_PREFETCH_FAR_SHARE of A's entries reach a B
+ * row over SPX_GUS_PREFETCH_NEAR_ROWS rows from their row's own place in B (row i of m at B
+ * row i * k / m). Nearer rows are in cache or streamed by the hardware, and the prefetches
+ * only cost instructions there (stencil27 n=60, 1 thread, numeric 138 ms without, 150 with;
+ * poisson3d n=100 110 against 116: the 2-core CI machine, 2026-11-27). */
+#define SPX_GUS_PREFETCH_NEAR_ROWS 32768.0
+#define SPX_GUS_PREFETCH_FAR_SHARE 4
 
 #endif
