@@ -226,20 +226,33 @@ static void test_large_row_paths(void)
     }
 }
 
-/* The same products on 1, 2 and 3 threads (chunks split by products) give the same C. */
+/* The same products on 1, 2, 3 and 7 threads (chunks split by products, taken by whichever
+ * thread is free and whose accumulators fit them) give the right C: R-MAT, hub rows (a
+ * power-law graph of exponent 1.5), one dense row among short ones, whose chunks need
+ * accumulators of very different sizes. */
 static void test_threads(void)
 {
-    for (int t = 1; t <= 3; t++) {
+    static const int threads[] = {1, 2, 3, 7};
+    static const char *specs[] = {"gen:rmat:scale=10,ef=8", "gen:powerlaw:m=3000,k=6,alpha=1.5"};
+    for (int t = 0; t < 4; t++) {
         spx_ctx *ctx = NULL;
-        spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = t};
+        spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = threads[t]};
         if (spx_ctx_create(&ctx, &co)) continue;
-        spx_csr *A = NULL;
-        if (!spx_gen(ctx, "gen:rmat:scale=10,ef=8", &A)) {
-            char what[64];
-            snprintf(what, sizeof what, "rmat scale 10 on %d threads", t);
-            check_all(ctx, A, A, 0, what);
+        char what[96];
+        for (int g = 0; g < 2; g++) {
+            spx_csr *A = NULL;
+            if (!spx_gen(ctx, specs[g], &A)) {
+                snprintf(what, sizeof what, "%s on %d threads", specs[g], threads[t]);
+                check_all(ctx, A, A, 0, what);
+            }
+            spx_csr_destroy(&A);
         }
-        spx_csr_destroy(&A);
+        spx_csr *D = tm_make(ctx, 100, 4000, tm_len_dense_row, 23);
+        if (D) {
+            snprintf(what, sizeof what, "one dense row on %d threads", threads[t]);
+            check_all(ctx, D, D, 1, what);
+        }
+        spx_csr_destroy(&D);
         spx_ctx_destroy(&ctx);
     }
 }

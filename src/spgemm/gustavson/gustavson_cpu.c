@@ -37,7 +37,8 @@ typedef struct gus_state {
     const spx_csr *A, *B;
     int fp32;
     float *a32, *b32; /* fp32: A's and B's values rounded once */
-    int chunks;
+    int threads;     /* the context's threads */
+    int chunks;      /* threads * SPX_GUS_CHUNKS_PER_THREAD */
     int prefetch;    /* whether the passes prefetch B's rows ahead (A's columns mostly far) */
     int64_t *prod;   /* m + 1: prefix sums of the rows' products */
     uint8_t *kind;   /* m: each row's accumulator (ROW_*), chosen by the symbolic phase */
@@ -253,11 +254,11 @@ static void count_products(gus_state *S)
 {
     const int32_t m = S->A->m;
     const int64_t n = S->B->n, stamps = n < SPX_GUS_SPAN_MAX_COLS ? n : SPX_GUS_SPAN_MAX_COLS;
-    spx_spgemm_row_products(S->A, S->B, S->prod + 1, S->chunks);
+    spx_spgemm_row_products(S->A, S->B, S->prod + 1, S->threads);
     S->prod[0] = 0;
     for (int32_t i = 0; i < m; i++) S->prod[i + 1] += S->prod[i];
     split_rows(S);
-#pragma omp parallel for schedule(static, 1) num_threads(S->chunks)
+#pragma omp parallel for schedule(static) num_threads(S->threads)
     for (int t = 0; t < S->chunks; t++) {
         gus_chunk c = {0, 0, 0, 0, 0, far_entries(S, S->bounds[t], S->bounds[t + 1])};
         for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
@@ -283,7 +284,8 @@ static spx_status gus_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     S->A = in->A;
     S->B = in->B;
     S->fp32 = in->precision == SPX_FP32;
-    S->chunks = spx_ctx_threads(ctx);
+    S->threads = spx_ctx_threads(ctx);
+    S->chunks = S->threads * SPX_GUS_CHUNKS_PER_THREAD;
     S->prod = spx_malloc_array(ctx, (size_t)in->A->m + 1, sizeof *S->prod);
     S->kind = spx_malloc_array(ctx, (size_t)in->A->m + 1, sizeof *S->kind);
     S->crow = spx_calloc_array(ctx, (size_t)in->A->m + 1, sizeof *S->crow);
@@ -482,22 +484,84 @@ static void count_chunk(gus_state *S, int t, const gus_ws *w)
 static void fill_rows(const gus_state *S, int32_t r0, int32_t r1, const gus_ws *w, int32_t *colind, double *val,
                       int64_t base);
 
-/* One pass over the chunks in parallel, with their accumulators: symbolic (C NULL: the row
- * counts) or numeric (C's rows). */
+/* The largest of each workspace size over owner o's chunks (SPX_GUS_CHUNKS_PER_THREAD
+ * consecutive ones from o times that). */
+static gus_chunk owned_needs(const gus_state *S, int o)
+{
+    gus_chunk n = {0, 0, 0, 0, 0, 0};
+    for (int c = o * SPX_GUS_CHUNKS_PER_THREAD; c < (o + 1) * SPX_GUS_CHUNKS_PER_THREAD; c++) {
+        const gus_chunk *k = &S->chunk[c];
+        n.hash_sym = k->hash_sym > n.hash_sym ? k->hash_sym : n.hash_sym;
+        n.hash_num = k->hash_num > n.hash_num ? k->hash_num : n.hash_num;
+        n.stamps = k->stamps > n.stamps ? k->stamps : n.stamps;
+        n.span = k->span > n.span ? k->span : n.span;
+        n.merge = k->merge > n.merge ? k->merge : n.merge;
+    }
+    return n;
+}
+
+/* Whether workspace w is large enough for chunk c's rows in the pass (numeric or symbolic). */
+static int ws_fits(const gus_ws *w, const gus_chunk *c, int numeric)
+{
+    if (numeric) return c->hash_num <= w->slots && c->span <= w->cols && c->merge <= w->merge;
+    return c->hash_sym <= w->slots && c->stamps <= w->cols;
+}
+
+/* Whether this call took chunk c (each chunk is taken once, by whoever asks first). */
+static int take_chunk(int *taken, int c)
+{
+    int was;
+#pragma omp atomic capture
+    {
+        was = taken[c];
+        taken[c] = 1;
+    }
+    return !was;
+}
+
+/* Chunk c's rows through the pass: counted (C NULL) or written into C. */
+static void chunk_rows(gus_state *S, int c, const gus_ws *w, spx_csr *C)
+{
+    if (!C) count_chunk(S, c, w);
+    else
+        fill_rows(S, S->bounds[c], S->bounds[c + 1], w, C->colind, C->val, 0);
+}
+
+/* One pass over the chunks in parallel: symbolic (C NULL: the row counts) or numeric (C's
+ * rows). Each of the context's threads owns SPX_GUS_CHUNKS_PER_THREAD consecutive chunks and
+ * an accumulator sized for them; a thread done with its own takes the chunks not yet taken
+ * whose rows its accumulator fits, last first (rows of very different costs: hub rows of
+ * power-law graphs, or a core that runs slower, leave no thread waiting on one). Which thread
+ * computes a row does not change it. An owner slot is taken like a chunk, so a team smaller
+ * than asked still covers every chunk. */
 static spx_status chunk_pass(spx_ctx *ctx, gus_state *S, spx_csr *C)
 {
+    const int owners = S->threads, numeric = C != NULL;
+    gus_chunk *need = spx_calloc_array(ctx, (size_t)owners, sizeof *need);
+    int *taken = spx_calloc_array(ctx, (size_t)S->chunks + (size_t)owners, sizeof *taken); /* chunks, then owners */
     gus_ws *ws = NULL;
-    spx_status s = ws_alloc(ctx, S, C != NULL, S->chunks, S->chunk, 1, &ws);
-    if (s) return s;
-#pragma omp parallel for schedule(static, 1) num_threads(S->chunks)
-    for (int t = 0; t < S->chunks; t++) {
-        ws_init(&ws[t]);
-        if (!C) count_chunk(S, t, &ws[t]);
-        else
-            fill_rows(S, S->bounds[t], S->bounds[t + 1], &ws[t], C->colind, C->val, 0);
+    spx_status s = need && taken ? SPX_OK : spx_fail_nomem(ctx, "spgemm chunk schedule");
+    for (int o = 0; !s && o < owners; o++) need[o] = owned_needs(S, o);
+    if (!s) s = ws_alloc(ctx, S, numeric, owners, need, 1, &ws);
+    if (!s) {
+#pragma omp parallel num_threads(owners)
+        {
+            int last = -1;
+            for (int o = 0; o < owners; o++) {
+                if (!take_chunk(taken + S->chunks, o)) continue;
+                ws_init(&ws[o]);
+                last = o;
+                for (int c = o * SPX_GUS_CHUNKS_PER_THREAD; c < (o + 1) * SPX_GUS_CHUNKS_PER_THREAD; c++)
+                    if (take_chunk(taken, c)) chunk_rows(S, c, &ws[o], C);
+            }
+            for (int c = S->chunks - 1; last >= 0 && c >= 0; c--)
+                if (ws_fits(&ws[last], &S->chunk[c], numeric) && take_chunk(taken, c)) chunk_rows(S, c, &ws[last], C);
+        }
+        ws_free(ctx, ws, owners);
     }
-    ws_free(ctx, ws, S->chunks);
-    return SPX_OK;
+    spx_free(ctx, need);
+    spx_free(ctx, taken);
+    return s;
 }
 
 static spx_status gus_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, int64_t *nnz_c)

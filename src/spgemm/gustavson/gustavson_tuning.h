@@ -42,6 +42,12 @@
  * Measured: bench/NOTES.md, "CPU Gustavson: prefetching B's rows". */
 #define SPX_GUS_MERGE_TREE_MAX_PRODUCTS (1 << 16)
 
+/* Rows are split into this many chunks of equal work per thread: a thread owns as many
+ * consecutive chunks and takes others' once done with its own, so that rows of unequal
+ * cost per product (a hub row, a wide span) leave no thread idle. Measured: bench/NOTES.md,
+ * "CPU Gustavson: prefetching B's rows". */
+#define SPX_GUS_CHUNKS_PER_THREAD 8
+
 /* Software prefetch of the parts of B a later row will read: while a thread works on row i,
  * it prefetches B's row pointers for the A entries of row i + 2 * SPX_GUS_PREFETCH_ROWS, and
  * reads those of row i + SPX_GUS_PREFETCH_ROWS (prefetched a distance before) to prefetch the
