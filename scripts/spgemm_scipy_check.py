@@ -192,16 +192,26 @@ def scipy_seconds(A, transpose, reps):
 
 
 def spx_rows(spx, src, transpose, reps, tmp):
-    """The all-threads and 1-thread gustavson rows of `spx bench --op spgemm --backend cpu`."""
+    """The all-threads and 1-thread gustavson rows of `spx bench --op spgemm --backend cpu`, run
+    `reps` times (each run one product from nothing): of each kind, the row of median total
+    time (plan + first run), as scipy's time is a median."""
     out = os.path.join(tmp, "bench.json")
     cmd = [spx, "bench", "--op", "spgemm", src, "--backend", "cpu", "--cpu-scaling", "--reps", str(reps),
            "--json", out] + (["--transpose-b"] if transpose else [])
-    run(cmd)
-    with open(out) as f:
-        rows = json.load(f)["results"]
-    every = [r for r in rows if r["name"] == "gustavson"]
-    one = [r for r in rows if r["name"] == "gustavson/1thread"]
-    return (every[0] if every else None), (one[0] if one else None)
+    every, one = [], []
+    for _ in range(reps):
+        run(cmd)
+        with open(out) as f:
+            rows = json.load(f)["results"]
+        every += [r for r in rows if r["name"] == "gustavson" and r.get("total_s")]
+        one += [r for r in rows if r["name"] == "gustavson/1thread" and r.get("total_s")]
+    return median_row(every), median_row(one)
+
+
+def median_row(rows):
+    """The row of median total_s (the upper one of an even count), or None."""
+    rows = sorted(rows, key=lambda r: r["total_s"])
+    return rows[len(rows) // 2] if rows else None
 
 
 def ratio(a, b):
@@ -249,7 +259,8 @@ def timing(args):
             cell(r["x_spx_1thread_vs_scipy_sorted"], "%.2fx"), cell(r["x_spx_all_vs_scipy_sorted"], "%.2fx")))
     print("\nscipy: median of %d calls of A @ %s (single-threaded), and of the same followed by C.sort_indices() "
           "(scipy leaves each row's columns unsorted; spx's C is sorted); spx: plan + first run (one product "
-          "from nothing), numeric = median run refilling C; x = scipy s / spx s" % (args.reps, "A.T" if args.transpose_b else "A"))
+          "from nothing), the median of %d such runs, numeric = its median run refilling C; x = scipy s / spx s"
+          % (args.reps, "A.T" if args.transpose_b else "A", args.reps))
     if args.json:
         write_json_atomic(args.json, {"reps": args.reps, "results": rows})
     return 0
