@@ -27,7 +27,7 @@ enum { ROW_EMPTY, ROW_SINGLE, ROW_HASH, ROW_SPAN };
 /* Per-chunk workspace sizes: hash slots and the span accumulator's width. */
 typedef struct gus_chunk {
     int64_t hash_sym, hash_num; /* slots for the symbolic (from bounds) and numeric (exact) */
-    int64_t stamps;             /* symbolic: min(n, SPX_GUS_SPAN_MAX_COLS), 0 no row may need it */
+    int64_t stamps;             /* symbolic: the widest span a row may take the span accumulator with */
     int64_t span;               /* numeric: the widest span of the chunk's span rows, 0 none */
     int64_t merge;              /* numeric: products of the chunk's largest tree-merge row, 0 none */
     int64_t far;                /* analysis: A entries whose B row is far from the row's own place */
@@ -248,12 +248,24 @@ static int64_t far_entries(const gus_state *S, int32_t r0, int32_t r1)
     return far;
 }
 
+/* The larger of `stamps` and the widest span with which row i (of products p) may take the
+ * span accumulator: span <= SPX_GUS_SPAN_PER_KEY * min(p, span) bounds it by p times that,
+ * and `widest` (n, at most SPX_GUS_SPAN_MAX_COLS) bounds every span; known without reading
+ * B (poisson3d n=100: 49 * 4096 columns instead of n = 10^6, 0.8 MB of stamps a thread). */
+static int64_t max_span_stamps(const gus_state *S, int32_t i, int64_t widest, int64_t stamps)
+{
+    const int64_t p = S->prod[i + 1] - S->prod[i];
+    const int64_t w = p < widest / SPX_GUS_SPAN_PER_KEY + 1 ? p * SPX_GUS_SPAN_PER_KEY : widest;
+    const int64_t span = w < widest ? w : widest;
+    return span > stamps ? span : stamps;
+}
+
 /* Per-row products and their prefix, the chunks, each chunk's symbolic workspace, and whether
  * to prefetch B's rows. */
 static void count_products(gus_state *S)
 {
     const int32_t m = S->A->m;
-    const int64_t n = S->B->n, stamps = n < SPX_GUS_SPAN_MAX_COLS ? n : SPX_GUS_SPAN_MAX_COLS;
+    const int64_t n = S->B->n, widest = n < SPX_GUS_SPAN_MAX_COLS ? n : SPX_GUS_SPAN_MAX_COLS;
     spx_spgemm_row_products(S->A, S->B, S->prod + 1, S->threads);
     S->prod[0] = 0;
     for (int32_t i = 0; i < m; i++) S->prod[i + 1] += S->prod[i];
@@ -263,7 +275,7 @@ static void count_products(gus_state *S)
         gus_chunk c = {0, 0, 0, 0, 0, far_entries(S, S->bounds[t], S->bounds[t + 1])};
         for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
             if (S->A->rowptr[i + 1] - S->A->rowptr[i] > 1 && S->prod[i + 1] > S->prod[i])
-                c.stamps = stamps; /* a row that may take the span accumulator */
+                c.stamps = max_span_stamps(S, i, widest, c.stamps);
             if (may_hash(S, i) && hash_slots(row_bound(S, i)) > c.hash_sym) c.hash_sym = hash_slots(row_bound(S, i));
         }
         S->chunk[t] = c;
