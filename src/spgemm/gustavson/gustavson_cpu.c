@@ -59,8 +59,6 @@ typedef struct gus_state {
     int64_t *split_at;  /* nsplit * threads: part t of split row h at [h * threads + t]: its entries
                            (symbolic), then its offset in the row */
     int64_t split_width; /* the widest part, in columns */
-    int32_t *split_cut;  /* nsplit * (threads + 1): part t of split row h is columns
-                            [cut[h * (threads + 1) + t], cut[... + t + 1]) */
     struct split_rec *split_rec; /* per entry of the split rows' A rows, in order: its B row */
     int64_t *split_rec_at;       /* nsplit + 1: split row h's records from split_rec_at[h] */
     char kernel[64];
@@ -341,61 +339,12 @@ static void count_products(gus_state *S)
     S->prefetch = far * SPX_GUS_PREFETCH_FAR_SHARE > S->A->nnz;
 }
 
-/* Row i's span as row_span gives it, its A entries read in parallel (a heavy row's B rows lie
- * all over B). */
-static int64_t row_span_parallel(const gus_state *S, int32_t i, int32_t *lo)
-{
-    const spx_csr *A = S->A, *B = S->B;
-    int32_t l = INT32_MAX, h = -1;
-#pragma omp parallel for reduction(min : l) reduction(max : h) num_threads(S->threads)
-    for (int64_t qa = A->rowptr[i]; qa < A->rowptr[i + 1]; qa++) {
-        const int32_t k = A->colind[qa];
-        const int64_t b0 = B->rowptr[k], b1 = B->rowptr[k + 1];
-        if (b0 == b1) continue;
-        if (B->colind[b0] < l) l = B->colind[b0];
-        if (B->colind[b1 - 1] > h) h = B->colind[b1 - 1];
-    }
-    *lo = l;
-    return h < 0 ? 0 : (int64_t)h - l + 1;
-}
-
-/* Cuts split row h's span [lo, lo + span) into `threads` column ranges of about equal
- * products (a power-law row's columns crowd where the hubs are): a histogram of
- * SPX_GUS_SPLIT_BUCKETS buckets a thread, to which each B row adds SPX_GUS_SPLIT_SAMPLES of its
- * entries, evenly spaced, each for its share of the row (all of a shorter row's); the cuts
- * fall where the running sum reaches each thread's share. hist: the buckets' scratch. */
-static void cut_parts(gus_state *S, int h, int32_t lo, int64_t span, double *hist)
-{
-    const int nb = S->threads * SPX_GUS_SPLIT_BUCKETS;
-    const int32_t *bcol = S->B->colind;
-    for (int b = 0; b < nb; b++) hist[b] = 0;
-#pragma omp parallel for reduction(+ : hist[:nb]) num_threads(S->threads)
-    for (int64_t e = S->split_rec_at[h]; e < S->split_rec_at[h + 1]; e++) {
-        const split_rec r = S->split_rec[e];
-        const int64_t len = r.b1 - r.b0, samples = len < SPX_GUS_SPLIT_SAMPLES ? len : SPX_GUS_SPLIT_SAMPLES;
-        for (int64_t k = 0; k < samples; k++) {
-            const int32_t j = bcol[r.b0 + (2 * k + 1) * len / (2 * samples)];
-            hist[(int64_t)(j - lo) * nb / span] += (double)len / (double)samples;
-        }
-    }
-    double total = 0, run = 0;
-    for (int b = 0; b < nb; b++) total += hist[b];
-    int32_t *cut = S->split_cut + (int64_t)h * (S->threads + 1);
-    for (int t = 0; t <= S->threads; t++) cut[t] = lo + (int32_t)span; /* shares not reached: empty parts */
-    cut[0] = lo;
-    for (int b = 0, t = 1; b < nb && t < S->threads; b++) {
-        run += hist[b];
-        while (t < S->threads && run >= total * t / S->threads) cut[t++] = lo + (int32_t)((b + 1) * span / nb);
-    }
-    for (int t = 0; t < S->threads; t++)
-        if (cut[t + 1] - cut[t] > S->split_width) S->split_width = cut[t + 1] - cut[t];
-}
-
 /* Whether heavy row i is split: it would take the span accumulator, over a span with at least
- * SPX_GUS_SPLIT_MIN_PART_COLS columns a thread; *lo and *span its first column and span. */
-static int splits(const gus_state *S, int32_t i, int32_t *lo, int64_t *span)
+ * SPX_GUS_SPLIT_MIN_PART_COLS columns a thread; *span its span. */
+static int splits(const gus_state *S, int32_t i, int64_t *span)
 {
-    *span = row_span_parallel(S, i, lo);
+    int32_t lo;
+    *span = row_span(S, i, &lo);
     return choose_kind(S, i, *span) == ROW_SPAN && *span >= (int64_t)S->threads * SPX_GUS_SPLIT_MIN_PART_COLS;
 }
 
@@ -417,42 +366,31 @@ static void fill_records(gus_state *S, int h)
  * ROW_SPLIT and allocates their parts and records. */
 static spx_status find_split_rows(spx_ctx *ctx, gus_state *S)
 {
-    int64_t heavy = 0;
+    int64_t heavy = 0, span;
     for (int c = 0; c < S->chunks; c++) heavy += S->chunk[c].heavy;
     if (!heavy) return SPX_OK;
     const int64_t threshold = split_threshold(S);
-    int32_t *lo = spx_malloc_array(ctx, (size_t)heavy, sizeof *lo);
-    int64_t *span = spx_malloc_array(ctx, (size_t)heavy, sizeof *span);
-    double *hist = spx_malloc_array(ctx, (size_t)S->threads * SPX_GUS_SPLIT_BUCKETS, sizeof *hist);
-    S->split_row = spx_malloc_array(ctx, (size_t)heavy, sizeof *S->split_row);
-    spx_status s = lo && span && hist && S->split_row ? SPX_OK : spx_fail_nomem(ctx, "spgemm split rows");
-    for (int c = 0; !s && c < S->chunks; c++)
+    if (!(S->split_row = spx_malloc_array(ctx, (size_t)heavy, sizeof *S->split_row)))
+        return spx_fail_nomem(ctx, "spgemm split rows");
+    for (int c = 0; c < S->chunks; c++)
         for (int32_t i = S->bounds[c]; S->chunk[c].heavy && i < S->bounds[c + 1]; i++)
-            if (S->prod[i + 1] - S->prod[i] > threshold && splits(S, i, &lo[S->nsplit], &span[S->nsplit])) {
+            if (S->prod[i + 1] - S->prod[i] > threshold && splits(S, i, &span)) {
                 S->kind[i] = ROW_SPLIT;
                 S->split_row[S->nsplit++] = i;
+                const int64_t width = (span + S->threads - 1) / S->threads;
+                if (width > S->split_width) S->split_width = width;
             }
-    if (!s && S->nsplit) {
-        S->split_at = spx_calloc_array(ctx, (size_t)S->nsplit * (size_t)S->threads, sizeof *S->split_at);
-        S->split_cut = spx_malloc_array(ctx, (size_t)S->nsplit * ((size_t)S->threads + 1), sizeof *S->split_cut);
-        S->split_rec_at = spx_malloc_array(ctx, (size_t)S->nsplit + 1, sizeof *S->split_rec_at);
-        if (!S->split_at || !S->split_cut || !S->split_rec_at) s = spx_fail_nomem(ctx, "spgemm split rows");
-    }
-    if (!s && S->nsplit) {
-        S->split_rec_at[0] = 0;
-        for (int h = 0; h < S->nsplit; h++)
-            S->split_rec_at[h + 1] = S->split_rec_at[h] + S->A->rowptr[S->split_row[h] + 1] - S->A->rowptr[S->split_row[h]];
-        if (!(S->split_rec = spx_malloc_array(ctx, (size_t)S->split_rec_at[S->nsplit], sizeof *S->split_rec)))
-            s = spx_fail_nomem(ctx, "spgemm split rows' records");
-    }
-    for (int h = 0; !s && h < S->nsplit; h++) {
-        fill_records(S, h);
-        cut_parts(S, h, lo[h], span[h], hist);
-    }
-    spx_free(ctx, lo);
-    spx_free(ctx, span);
-    spx_free(ctx, hist);
-    return s;
+    if (!S->nsplit) return SPX_OK;
+    S->split_at = spx_calloc_array(ctx, (size_t)S->nsplit * (size_t)S->threads, sizeof *S->split_at);
+    S->split_rec_at = spx_malloc_array(ctx, (size_t)S->nsplit + 1, sizeof *S->split_rec_at);
+    if (!S->split_at || !S->split_rec_at) return spx_fail_nomem(ctx, "spgemm split rows");
+    S->split_rec_at[0] = 0;
+    for (int h = 0; h < S->nsplit; h++)
+        S->split_rec_at[h + 1] = S->split_rec_at[h] + S->A->rowptr[S->split_row[h] + 1] - S->A->rowptr[S->split_row[h]];
+    if (!(S->split_rec = spx_malloc_array(ctx, (size_t)S->split_rec_at[S->nsplit], sizeof *S->split_rec)))
+        return spx_fail_nomem(ctx, "spgemm split rows' records");
+    for (int h = 0; h < S->nsplit; h++) fill_records(S, h);
+    return SPX_OK;
 }
 
 static void gus_destroy(spx_ctx *ctx, void *state);
@@ -1052,12 +990,14 @@ static void fill_span(const gus_state *S, int32_t i, const gus_ws *w, int32_t lo
     span_take(w, lo, span, oc, ov);
 }
 
-/* The columns [*c0, *c1) of split row h's part t (cut_parts). */
+/* The columns [*c0, *c1) of split row h's part t: the t-th of `threads` equal ranges of its
+ * span. */
 static void part_cols(const gus_state *S, int h, int t, int32_t *c0, int32_t *c1)
 {
-    const int32_t *cut = S->split_cut + (int64_t)h * (S->threads + 1);
-    *c0 = cut[t];
-    *c1 = cut[t + 1];
+    int32_t lo;
+    const int64_t span = row_span(S, S->split_row[h], &lo);
+    *c0 = lo + (int32_t)(span * t / S->threads);
+    *c1 = lo + (int32_t)(span * (t + 1) / S->threads);
 }
 
 /* The entries of split row h's part t through the stamps (offsets from the part's first
@@ -1208,7 +1148,6 @@ static void gus_destroy(spx_ctx *ctx, void *state)
     spx_free(ctx, S->split_at);
     spx_free(ctx, S->split_rec);
     spx_free(ctx, S->split_rec_at);
-    spx_free(ctx, S->split_cut);
     spx_free(ctx, S);
 }
 

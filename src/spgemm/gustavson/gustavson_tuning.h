@@ -57,11 +57,6 @@
  * prefetching B's rows". */
 #define SPX_GUS_SPLIT_ROW_SHARE 2
 #define SPX_GUS_SPLIT_MIN_PART_COLS 512
-/* The ranges are cut at equal products, estimated from a histogram of the row's span with
- * SPX_GUS_SPLIT_BUCKETS buckets a thread, to which each B row adds SPX_GUS_SPLIT_SAMPLES of its
- * entries (a guess, not measured: enough to place a hub's long B rows' columns). */
-#define SPX_GUS_SPLIT_BUCKETS 64
-#define SPX_GUS_SPLIT_SAMPLES 8
 
 /* Software prefetch of the parts of B a later row will read: while a thread works on row i,
  * it prefetches B's row pointers for the A entries of row i + 2 * SPX_GUS_PREFETCH_ROWS, and
