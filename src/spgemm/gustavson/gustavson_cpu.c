@@ -34,14 +34,6 @@ typedef struct gus_chunk {
     int64_t heavy;              /* analysis: rows over the split threshold (split_threshold) */
 } gus_chunk;
 
-/* A split row's A entry as each part reads it: its B row's place and first and last columns
- * (read once, so that the parts, each walking all of the row's entries, do not each miss on
- * B's row pointers and ends: a hub row's entries reach B rows all over B). */
-typedef struct split_rec {
-    int64_t b0, b1;      /* B's entries [b0, b1) */
-    int32_t first, last; /* their first and last columns; INT32_MAX and -1 for an empty row */
-} split_rec;
-
 typedef struct gus_state {
     const spx_csr *A, *B;
     int fp32;
@@ -59,8 +51,6 @@ typedef struct gus_state {
     int64_t *split_at;  /* nsplit * threads: part t of split row h at [h * threads + t]: its entries
                            (symbolic), then its offset in the row */
     int64_t split_width; /* the widest part, in columns */
-    struct split_rec *split_rec; /* per entry of the split rows' A rows, in order: its B row */
-    int64_t *split_rec_at;       /* nsplit + 1: split row h's records from split_rec_at[h] */
     char kernel[64];
 } gus_state;
 
@@ -251,17 +241,16 @@ static inline int64_t first_at_least(const int32_t *bcol, int64_t b0, int64_t b1
     return b0;
 }
 
-/* Runs the block for every product of split row h whose column lies in [c0, c1) (O: the
- * operands; j its column, pr its value), A's entries in order: each entry's record says
- * whether its B row has columns there, and a binary search finds the first when the row
- * starts before c0. */
-#define FOR_EACH_PART_PRODUCT(S, O, h, c0, c1, j, pr, ...)                                      \
-    for (int64_t e_ = (S)->split_rec_at[h], q_ = (O).arp[(S)->split_row[h]]; e_ < (S)->split_rec_at[(h) + 1]; e_++, q_++) { \
-        const split_rec r_ = (S)->split_rec[e_];                                               \
-        if (r_.last < (c0) || r_.first >= (c1)) continue;                                      \
-        const double a_ = a_val((O), q_);                                                      \
-        int64_t qb_ = r_.first >= (c0) ? r_.b0 : first_at_least((O).bcol, r_.b0, r_.b1, (c0));  \
-        for (; qb_ < r_.b1 && (O).bcol[qb_] < (c1); qb_++) {                                   \
+/* FOR_EACH_PRODUCT restricted to the columns [c0, c1): each B row entered at its first column
+ * >= c0 (a binary search), left at c1, skipped when its first and last columns show it has
+ * none there. */
+#define FOR_EACH_PRODUCT_IN(O, i, c0, c1, j, pr, ...)                                          \
+    for (int64_t qa_ = (O).arp[i], qa1_ = (O).arp[(i) + 1]; qa_ < qa1_; qa_++) {              \
+        const int32_t k_ = (O).acol[qa_];                                                      \
+        const int64_t qb0_ = (O).brp[k_], qb1_ = (O).brp[k_ + 1];                              \
+        if (qb0_ == qb1_ || (O).bcol[qb1_ - 1] < (c0) || (O).bcol[qb0_] >= (c1)) continue;     \
+        const double a_ = a_val((O), qa_);                                                     \
+        for (int64_t qb_ = first_at_least((O).bcol, qb0_, qb1_, (c0)); qb_ < qb1_ && (O).bcol[qb_] < (c1); qb_++) { \
             const int32_t j = (O).bcol[qb_];                                                   \
             const double pr = rnd((O).fp32, a_ * b_val((O), qb_));                             \
             __VA_ARGS__                                                                        \
@@ -348,22 +337,8 @@ static int splits(const gus_state *S, int32_t i, int64_t *span)
     return choose_kind(S, i, *span) == ROW_SPAN && *span >= (int64_t)S->threads * SPX_GUS_SPLIT_MIN_PART_COLS;
 }
 
-/* Split row h's records, one per entry of its A row (in parallel: B rows all over B). */
-static void fill_records(gus_state *S, int h)
-{
-    const spx_csr *A = S->A, *B = S->B;
-    const int64_t q0 = A->rowptr[S->split_row[h]], e0 = S->split_rec_at[h], k = S->split_rec_at[h + 1] - e0;
-#pragma omp parallel for schedule(static) num_threads(S->threads)
-    for (int64_t e = 0; e < k; e++) {
-        const int32_t r = A->colind[q0 + e];
-        const int64_t b0 = B->rowptr[r], b1 = B->rowptr[r + 1];
-        const split_rec rec = {b0, b1, b0 < b1 ? B->colind[b0] : INT32_MAX, b0 < b1 ? B->colind[b1 - 1] : -1};
-        S->split_rec[e0 + e] = rec;
-    }
-}
-
 /* Finds the rows to split (the heavy rows counted per chunk that splits() takes), marks them
- * ROW_SPLIT and allocates their parts and records. */
+ * ROW_SPLIT and allocates their parts. */
 static spx_status find_split_rows(spx_ctx *ctx, gus_state *S)
 {
     int64_t heavy = 0, span;
@@ -380,16 +355,8 @@ static spx_status find_split_rows(spx_ctx *ctx, gus_state *S)
                 const int64_t width = (span + S->threads - 1) / S->threads;
                 if (width > S->split_width) S->split_width = width;
             }
-    if (!S->nsplit) return SPX_OK;
-    S->split_at = spx_calloc_array(ctx, (size_t)S->nsplit * (size_t)S->threads, sizeof *S->split_at);
-    S->split_rec_at = spx_malloc_array(ctx, (size_t)S->nsplit + 1, sizeof *S->split_rec_at);
-    if (!S->split_at || !S->split_rec_at) return spx_fail_nomem(ctx, "spgemm split rows");
-    S->split_rec_at[0] = 0;
-    for (int h = 0; h < S->nsplit; h++)
-        S->split_rec_at[h + 1] = S->split_rec_at[h] + S->A->rowptr[S->split_row[h] + 1] - S->A->rowptr[S->split_row[h]];
-    if (!(S->split_rec = spx_malloc_array(ctx, (size_t)S->split_rec_at[S->nsplit], sizeof *S->split_rec)))
-        return spx_fail_nomem(ctx, "spgemm split rows' records");
-    for (int h = 0; h < S->nsplit; h++) fill_records(S, h);
+    if (S->nsplit && !(S->split_at = spx_calloc_array(ctx, (size_t)S->nsplit * (size_t)S->threads, sizeof *S->split_at)))
+        return spx_fail_nomem(ctx, "spgemm split rows");
     return SPX_OK;
 }
 
@@ -1006,11 +973,11 @@ static void part_cols(const gus_state *S, int h, int t, int32_t *c0, int32_t *c1
 static int64_t count_part(const gus_state *S, int h, int t, int32_t *stamp)
 {
     const gus_ops O = ops_of(S);
-    const int32_t tag = -2 - (int32_t)((int64_t)h * S->threads + t);
+    const int32_t i = S->split_row[h], tag = -2 - (int32_t)((int64_t)h * S->threads + t);
     int32_t c0, c1;
     part_cols(S, h, t, &c0, &c1);
     int64_t count = 0;
-    FOR_EACH_PART_PRODUCT(S, O, h, c0, c1, j, pr, {
+    FOR_EACH_PRODUCT_IN(O, i, c0, c1, j, pr, {
         (void)pr;
         count += stamp[j - c0] != tag;
         stamp[j - c0] = tag;
@@ -1027,7 +994,7 @@ static void fill_part(const gus_state *S, int h, int t, const gus_ws *w, int32_t
     const gus_ops O = ops_of(S);
     int32_t c0, c1;
     part_cols(S, h, t, &c0, &c1);
-    FOR_EACH_PART_PRODUCT(S, O, h, c0, c1, j, pr, { span_add(sv, flag, block, (uint32_t)(j - c0), pr, O.fp32); });
+    FOR_EACH_PRODUCT_IN(O, S->split_row[h], c0, c1, j, pr, { span_add(sv, flag, block, (uint32_t)(j - c0), pr, O.fp32); });
     span_take(w, c0, c1 - c0, oc, ov);
 }
 
@@ -1146,8 +1113,6 @@ static void gus_destroy(spx_ctx *ctx, void *state)
     spx_free(ctx, S->chunk);
     spx_free(ctx, S->split_row);
     spx_free(ctx, S->split_at);
-    spx_free(ctx, S->split_rec);
-    spx_free(ctx, S->split_rec_at);
     spx_free(ctx, S);
 }
 
