@@ -217,7 +217,6 @@ static void test_large_row_paths(void)
             CHECK_MSG(strstr(kernel, "+prefetch") == NULL, "poisson2d: kernel %s", kernel);
         }
         if (S && L) check_all(ctx, S, L, 0, "short A rows over long B rows (heap merge)");
-
         spx_csr_destroy(&W);
         spx_csr_destroy(&T);
         spx_csr_destroy(&S);
@@ -225,27 +224,6 @@ static void test_large_row_paths(void)
         spx_csr_destroy(&P);
         spx_ctx_destroy(&ctx);
     }
-}
-
-/* Rows split among the threads: a power-law graph's hub rows (each over 1/14 of the products)
- * on 7 threads, in parts of their columns; the kernel says so; against the reference, A*A
- * and A*A^T, fp64 and fp32. */
-static void test_split_rows(void)
-{
-    spx_ctx *ctx = NULL;
-    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = 7};
-    if (spx_ctx_create(&ctx, &co)) return;
-    spx_csr *H = NULL;
-    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=5000,k=6,alpha=1.5", &H));
-    if (H) {
-        char kernel[64];
-        kernel_of(ctx, H, H, kernel, sizeof kernel);
-        CHECK_MSG(strstr(kernel, "+split") != NULL, "hub rows on 7 threads: kernel %s", kernel);
-        check_all(ctx, H, H, 0, "hub rows split among 7 threads");
-        check_all(ctx, H, H, 1, "hub rows split among 7 threads, A*A^T");
-    }
-    spx_csr_destroy(&H);
-    spx_ctx_destroy(&ctx);
 }
 
 /* The same products on 1, 2, 3 and 7 threads (chunks split by products, taken by whichever
@@ -530,7 +508,6 @@ int main(void)
     spx_ctx_destroy(&ctx);
     test_threads();
     test_large_row_paths();
-    test_split_rows();
     test_transpose_threads();
     test_budget();
     for (int tr = 0; tr < 2; tr++) test_alloc_failures(tr, tr ? SPX_FP32 : SPX_FP64);

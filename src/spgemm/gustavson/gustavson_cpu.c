@@ -22,7 +22,7 @@
 #include "spgemm/spgemm_internal.h"
 
 /* How a row of C is accumulated. */
-enum { ROW_EMPTY, ROW_SINGLE, ROW_HASH, ROW_SPAN, ROW_SPLIT };
+enum { ROW_EMPTY, ROW_SINGLE, ROW_HASH, ROW_SPAN };
 
 /* Per-chunk workspace sizes: hash slots and the span accumulator's width. */
 typedef struct gus_chunk {
@@ -31,7 +31,6 @@ typedef struct gus_chunk {
     int64_t span;               /* numeric: the widest span of the chunk's span rows, 0 none */
     int64_t merge;              /* numeric: products of the chunk's largest tree-merge row, 0 none */
     int64_t far;                /* analysis: A entries whose B row is far from the row's own place */
-    int64_t heavy;              /* analysis: rows over the split threshold (split_threshold) */
 } gus_chunk;
 
 typedef struct gus_state {
@@ -46,11 +45,6 @@ typedef struct gus_state {
     int32_t *bounds; /* chunks + 1: chunk t holds rows [bounds[t], bounds[t + 1]) */
     gus_chunk *chunk;
     int64_t *crow;   /* m + 1: C's row pointers (symbolic) */
-    int nsplit;         /* rows split among the threads by column ranges (ROW_SPLIT) */
-    int32_t *split_row; /* nsplit, ascending: those rows */
-    int64_t *split_at;  /* nsplit * threads: part t of split row h at [h * threads + t]: its entries
-                           (symbolic), then its offset in the row */
-    int64_t split_width; /* the widest part, in columns */
     char kernel[64];
 } gus_state;
 
@@ -230,33 +224,6 @@ static inline __attribute__((always_inline)) void prefetch_ahead(gus_ops O, int3
         }
 }
 
-/* The first position in bcol[b0, b1) (sorted) whose column is >= c, b1 if none. */
-static inline int64_t first_at_least(const int32_t *bcol, int64_t b0, int64_t b1, int32_t c)
-{
-    while (b0 < b1) {
-        const int64_t mid = b0 + (b1 - b0) / 2;
-        if (bcol[mid] < c) b0 = mid + 1;
-        else b1 = mid;
-    }
-    return b0;
-}
-
-/* FOR_EACH_PRODUCT restricted to the columns [c0, c1): each B row entered at its first column
- * >= c0 (a binary search), left at c1, skipped when its first and last columns show it has
- * none there. */
-#define FOR_EACH_PRODUCT_IN(O, i, c0, c1, j, pr, ...)                                          \
-    for (int64_t qa_ = (O).arp[i], qa1_ = (O).arp[(i) + 1]; qa_ < qa1_; qa_++) {              \
-        const int32_t k_ = (O).acol[qa_];                                                      \
-        const int64_t qb0_ = (O).brp[k_], qb1_ = (O).brp[k_ + 1];                              \
-        if (qb0_ == qb1_ || (O).bcol[qb1_ - 1] < (c0) || (O).bcol[qb0_] >= (c1)) continue;     \
-        const double a_ = a_val((O), qa_);                                                     \
-        for (int64_t qb_ = first_at_least((O).bcol, qb0_, qb1_, (c0)); qb_ < qb1_ && (O).bcol[qb_] < (c1); qb_++) { \
-            const int32_t j = (O).bcol[qb_];                                                   \
-            const double pr = rnd((O).fp32, a_ * b_val((O), qb_));                             \
-            __VA_ARGS__                                                                        \
-        }                                                                                      \
-    }
-
 /* Rounds A's and B's values to float copies (fp32 plans). */
 static void round_values(gus_state *S)
 {
@@ -293,13 +260,6 @@ static int64_t max_span_stamps(const gus_state *S, int32_t i, int64_t widest, in
     return span > stamps ? span : stamps;
 }
 
-/* Products over which a row is split among the threads: 1 / SPX_GUS_SPLIT_ROW_SHARE of a
- * thread's share of all of them (no row is split on one thread). */
-static int64_t split_threshold(const gus_state *S)
-{
-    return S->threads > 1 ? S->prod[S->A->m] / ((int64_t)S->threads * SPX_GUS_SPLIT_ROW_SHARE) : INT64_MAX;
-}
-
 /* Per-row products and their prefix, the chunks, each chunk's symbolic workspace, and whether
  * to prefetch B's rows. */
 static void count_products(gus_state *S)
@@ -310,13 +270,10 @@ static void count_products(gus_state *S)
     S->prod[0] = 0;
     for (int32_t i = 0; i < m; i++) S->prod[i + 1] += S->prod[i];
     split_rows(S);
-    const int64_t heavy = split_threshold(S);
 #pragma omp parallel for schedule(static) num_threads(S->threads)
     for (int t = 0; t < S->chunks; t++) {
-        gus_chunk c = {0, 0, 0, 0, 0, far_entries(S, S->bounds[t], S->bounds[t + 1]), 0};
+        gus_chunk c = {0, 0, 0, 0, 0, far_entries(S, S->bounds[t], S->bounds[t + 1])};
         for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
-            S->kind[i] = ROW_EMPTY; /* chosen by the symbolic pass; split rows marked after this loop */
-            c.heavy += S->prod[i + 1] - S->prod[i] > heavy;
             if (S->A->rowptr[i + 1] - S->A->rowptr[i] > 1 && S->prod[i + 1] > S->prod[i])
                 c.stamps = max_span_stamps(S, i, widest, c.stamps);
             if (may_hash(S, i) && hash_slots(row_bound(S, i)) > c.hash_sym) c.hash_sym = hash_slots(row_bound(S, i));
@@ -326,38 +283,6 @@ static void count_products(gus_state *S)
     int64_t far = 0;
     for (int t = 0; t < S->chunks; t++) far += S->chunk[t].far;
     S->prefetch = far * SPX_GUS_PREFETCH_FAR_SHARE > S->A->nnz;
-}
-
-/* Whether heavy row i is split: it would take the span accumulator, over a span with at least
- * SPX_GUS_SPLIT_MIN_PART_COLS columns a thread; *span its span. */
-static int splits(const gus_state *S, int32_t i, int64_t *span)
-{
-    int32_t lo;
-    *span = row_span(S, i, &lo);
-    return choose_kind(S, i, *span) == ROW_SPAN && *span >= (int64_t)S->threads * SPX_GUS_SPLIT_MIN_PART_COLS;
-}
-
-/* Finds the rows to split (the heavy rows counted per chunk that splits() takes), marks them
- * ROW_SPLIT and allocates their parts. */
-static spx_status find_split_rows(spx_ctx *ctx, gus_state *S)
-{
-    int64_t heavy = 0, span;
-    for (int c = 0; c < S->chunks; c++) heavy += S->chunk[c].heavy;
-    if (!heavy) return SPX_OK;
-    const int64_t threshold = split_threshold(S);
-    if (!(S->split_row = spx_malloc_array(ctx, (size_t)heavy, sizeof *S->split_row)))
-        return spx_fail_nomem(ctx, "spgemm split rows");
-    for (int c = 0; c < S->chunks; c++)
-        for (int32_t i = S->bounds[c]; S->chunk[c].heavy && i < S->bounds[c + 1]; i++)
-            if (S->prod[i + 1] - S->prod[i] > threshold && splits(S, i, &span)) {
-                S->kind[i] = ROW_SPLIT;
-                S->split_row[S->nsplit++] = i;
-                const int64_t width = (span + S->threads - 1) / S->threads;
-                if (width > S->split_width) S->split_width = width;
-            }
-    if (S->nsplit && !(S->split_at = spx_calloc_array(ctx, (size_t)S->nsplit * (size_t)S->threads, sizeof *S->split_at)))
-        return spx_fail_nomem(ctx, "spgemm split rows");
-    return SPX_OK;
 }
 
 static void gus_destroy(spx_ctx *ctx, void *state);
@@ -388,13 +313,8 @@ static spx_status gus_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     }
     if (S->fp32) round_values(S);
     count_products(S);
-    spx_status s = find_split_rows(ctx, S);
-    if (s) {
-        gus_destroy(ctx, S);
-        return s;
-    }
-    snprintf(S->kernel, sizeof S->kernel, "gustavson_cpu_%s%s%s", S->fp32 ? "fp32" : "fp64",
-             S->prefetch ? "+prefetch" : "", S->nsplit ? "+split" : "");
+    snprintf(S->kernel, sizeof S->kernel, "gustavson_cpu_%s%s", S->fp32 ? "fp32" : "fp64",
+             S->prefetch ? "+prefetch" : "");
     spx_phase_add(log, "analyse", spx_now() - t0);
     *products = S->prod[in->A->m];
     *state = S;
@@ -560,10 +480,6 @@ static void count_chunk(gus_state *S, int t, const gus_ws *w)
     const gus_ops O = ops_of(S);
     for (int32_t i = S->bounds[t]; i < S->bounds[t + 1]; i++) {
         if (S->prefetch) prefetch_ahead(O, i, S->bounds[t + 1], 0);
-        if (S->kind[i] == ROW_SPLIT) { /* counted part by part (count_part) */
-            S->crow[i + 1] = 0;
-            continue;
-        }
         const int64_t c = count_row(S, i, w, &span);
         S->crow[i + 1] = c;
         if (S->kind[i] != ROW_HASH) continue;
@@ -578,13 +494,13 @@ static void count_chunk(gus_state *S, int t, const gus_ws *w)
 }
 
 static void fill_rows(const gus_state *S, int32_t r0, int32_t r1, const gus_ws *w, int32_t *colind, double *val,
-                      int64_t base, int split_too);
+                      int64_t base);
 
 /* The largest of each workspace size over owner o's chunks (SPX_GUS_CHUNKS_PER_THREAD
  * consecutive ones from o times that). */
 static gus_chunk owned_needs(const gus_state *S, int o)
 {
-    gus_chunk n = {0, 0, 0, 0, 0, 0, 0};
+    gus_chunk n = {0, 0, 0, 0, 0, 0};
     for (int c = o * SPX_GUS_CHUNKS_PER_THREAD; c < (o + 1) * SPX_GUS_CHUNKS_PER_THREAD; c++) {
         const gus_chunk *k = &S->chunk[c];
         n.hash_sym = k->hash_sym > n.hash_sym ? k->hash_sym : n.hash_sym;
@@ -593,8 +509,6 @@ static gus_chunk owned_needs(const gus_state *S, int o)
         n.span = k->span > n.span ? k->span : n.span;
         n.merge = k->merge > n.merge ? k->merge : n.merge;
     }
-    if (S->split_width > n.stamps) n.stamps = S->split_width; /* any thread may take a split row's part */
-    if (S->split_width > n.span) n.span = S->split_width;
     return n;
 }
 
@@ -622,47 +536,7 @@ static void chunk_rows(gus_state *S, int c, const gus_ws *w, spx_csr *C)
 {
     if (!C) count_chunk(S, c, w);
     else
-        fill_rows(S, S->bounds[c], S->bounds[c + 1], w, C->colind, C->val, 0, 0);
-}
-
-/* Returns *next and adds one to it, atomically. */
-static int64_t take_next(int64_t *next)
-{
-    int64_t v;
-#pragma omp atomic capture
-    v = (*next)++;
-    return v;
-}
-
-static int64_t count_part(const gus_state *S, int h, int t, int32_t *stamp);
-static void fill_part(const gus_state *S, int h, int t, const gus_ws *w, int32_t *oc, double *ov);
-
-/* Part `part` (h * threads + t: part t of split row h) through the pass: counted into
- * split_at (C NULL) or written at its offset in C's row. */
-static void split_part(gus_state *S, int64_t part, const gus_ws *w, spx_csr *C)
-{
-    const int h = (int)(part / S->threads), t = (int)(part % S->threads);
-    if (!C) {
-        S->split_at[part] = count_part(S, h, t, w->stamp);
-        return;
-    }
-    const int64_t at = S->crow[S->split_row[h]] + S->split_at[part];
-    fill_part(S, h, t, w, C->colind + at, C->val + at);
-}
-
-/* After the symbolic pass: each split row's length into crow[i + 1], its parts' counts turned
- * into their offsets in the row. */
-static void finish_split(gus_state *S)
-{
-    for (int h = 0; h < S->nsplit; h++) {
-        int64_t at = 0, *part = S->split_at + (int64_t)h * S->threads;
-        for (int t = 0; t < S->threads; t++) {
-            const int64_t count = part[t];
-            part[t] = at;
-            at += count;
-        }
-        S->crow[S->split_row[h] + 1] = at;
-    }
+        fill_rows(S, S->bounds[c], S->bounds[c + 1], w, C->colind, C->val, 0);
 }
 
 /* One pass over the chunks in parallel: symbolic (C NULL: the row counts) or numeric (C's
@@ -671,13 +545,10 @@ static void finish_split(gus_state *S)
  * whose rows its accumulator fits, last first (rows of very different costs: hub rows of
  * power-law graphs, or a core that runs slower, leave no thread waiting on one). Which thread
  * computes a row does not change it. An owner slot is taken like a chunk, so a team smaller
- * than asked still covers every chunk. Then the threads take the split rows' parts (a row
- * holding a large share of the products, cut into a column range a thread). */
+ * than asked still covers every chunk. */
 static spx_status chunk_pass(spx_ctx *ctx, gus_state *S, spx_csr *C)
 {
     const int owners = S->threads, numeric = C != NULL;
-    const int64_t parts = (int64_t)S->nsplit * S->threads;
-    int64_t next_part = 0;
     gus_chunk *need = spx_calloc_array(ctx, (size_t)owners, sizeof *need);
     int *taken = spx_calloc_array(ctx, (size_t)S->chunks + (size_t)owners, sizeof *taken); /* chunks, then owners */
     gus_ws *ws = NULL;
@@ -697,7 +568,6 @@ static spx_status chunk_pass(spx_ctx *ctx, gus_state *S, spx_csr *C)
             }
             for (int c = S->chunks - 1; last >= 0 && c >= 0; c--)
                 if (ws_fits(&ws[last], &S->chunk[c], numeric) && take_chunk(taken, c)) chunk_rows(S, c, &ws[last], C);
-            for (int64_t part; last >= 0 && (part = take_next(&next_part)) < parts;) split_part(S, part, &ws[last], C);
         }
         ws_free(ctx, ws, owners);
     }
@@ -712,7 +582,6 @@ static spx_status gus_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, in
     const double t0 = spx_now();
     spx_status s = chunk_pass(ctx, S, NULL);
     if (s) return s;
-    finish_split(S);
     S->crow[0] = 0;
     for (int32_t i = 0; i < S->A->m; i++) S->crow[i + 1] += S->crow[i];
     *nnz_c = S->crow[S->A->m];
@@ -915,20 +784,20 @@ static inline uint64_t take_flags(uint8_t *p)
     return m;
 }
 
-/* Adds pr at offset o of a span accumulator (values sv, flags, block flags). */
-static inline void span_add(double *sv, uint8_t *flag, uint8_t *block, uint32_t o, double pr, int fp32)
-{
-    sv[o] = rnd(fp32, sv[o] + pr); /* the first product: -0.0 + pr == pr exactly */
-    flag[o] = 0xff;
-    block[o / 64] = 1;
-}
-
-/* Reads span accumulator w (offsets [0, span) for columns from lo) out into oc/ov in column
- * order and leaves it empty. */
-static void span_take(const gus_ws *w, int32_t lo, int64_t span, int32_t *oc, double *ov)
+/* C's row i (columns in [lo, lo + span)) through the span accumulator, read out in column
+ * order: the block flags eight at a time, then each flagged block's flags as a mask. */
+static void fill_span(const gus_state *S, int32_t i, const gus_ws *w, int32_t lo, int64_t span, int32_t *oc,
+                      double *ov)
 {
     uint8_t *flag = w->flag, *block = w->block;
     double *sv = w->sval;
+    const gus_ops O = ops_of(S);
+    FOR_EACH_PRODUCT(O, i, j, pr, {
+        const uint32_t o = (uint32_t)(j - lo);
+        sv[o] = rnd(O.fp32, sv[o] + pr); /* the first product: -0.0 + pr == pr exactly */
+        flag[o] = 0xff;
+        block[o / 64] = 1;
+    });
     int64_t c = 0;
     for (int64_t g = 0; g * 64 < span; g += 8) { /* eight blocks at a time */
         uint64_t x = load8(block + g);
@@ -943,73 +812,6 @@ static void span_take(const gus_ws *w, int32_t lo, int64_t span, int32_t *oc, do
             }
         }
     }
-}
-
-/* C's row i (columns in [lo, lo + span)) through the span accumulator, read out in column
- * order: the block flags eight at a time, then each flagged block's flags as a mask. */
-static void fill_span(const gus_state *S, int32_t i, const gus_ws *w, int32_t lo, int64_t span, int32_t *oc,
-                      double *ov)
-{
-    uint8_t *flag = w->flag, *block = w->block;
-    double *sv = w->sval;
-    const gus_ops O = ops_of(S);
-    FOR_EACH_PRODUCT(O, i, j, pr, { span_add(sv, flag, block, (uint32_t)(j - lo), pr, O.fp32); });
-    span_take(w, lo, span, oc, ov);
-}
-
-/* The columns [*c0, *c1) of split row h's part t: the t-th of `threads` equal ranges of its
- * span. */
-static void part_cols(const gus_state *S, int h, int t, int32_t *c0, int32_t *c1)
-{
-    int32_t lo;
-    const int64_t span = row_span(S, S->split_row[h], &lo);
-    *c0 = lo + (int32_t)(span * t / S->threads);
-    *c1 = lo + (int32_t)(span * (t + 1) / S->threads);
-}
-
-/* The entries of split row h's part t through the stamps (offsets from the part's first
- * column), tagged -2 - (h * threads + t): no row's tag (>= 0), nor another part's that the
- * same thread counted before. */
-static int64_t count_part(const gus_state *S, int h, int t, int32_t *stamp)
-{
-    const gus_ops O = ops_of(S);
-    const int32_t i = S->split_row[h], tag = -2 - (int32_t)((int64_t)h * S->threads + t);
-    int32_t c0, c1;
-    part_cols(S, h, t, &c0, &c1);
-    int64_t count = 0;
-    FOR_EACH_PRODUCT_IN(O, i, c0, c1, j, pr, {
-        (void)pr;
-        count += stamp[j - c0] != tag;
-        stamp[j - c0] = tag;
-    });
-    return count;
-}
-
-/* Split row h's part t into oc/ov (its place in C's row) through the span accumulator: the
- * row's products in A's order, as fill_span adds them, only those of the part's columns. */
-static void fill_part(const gus_state *S, int h, int t, const gus_ws *w, int32_t *oc, double *ov)
-{
-    uint8_t *flag = w->flag, *block = w->block;
-    double *sv = w->sval;
-    const gus_ops O = ops_of(S);
-    int32_t c0, c1;
-    part_cols(S, h, t, &c0, &c1);
-    FOR_EACH_PRODUCT_IN(O, S->split_row[h], c0, c1, j, pr, { span_add(sv, flag, block, (uint32_t)(j - c0), pr, O.fp32); });
-    span_take(w, c0, c1 - c0, oc, ov);
-}
-
-/* Split row i, all its parts one after another, into oc/ov (one thread's rows: the panels'
- * gus_numeric_rows). */
-static void fill_split_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *oc, double *ov)
-{
-    int lo = 0, hi = S->nsplit - 1;
-    while (lo < hi) { /* h: i's place in split_row (ascending) */
-        const int mid = lo + (hi - lo) / 2;
-        if (S->split_row[mid] < i) lo = mid + 1;
-        else hi = mid;
-    }
-    const int64_t *at = S->split_at + (int64_t)lo * S->threads;
-    for (int t = 0; t < S->threads; t++) fill_part(S, lo, t, w, oc + at[t], ov + at[t]);
 }
 
 /* Writes C's row i into its slice of colind and val, which hold C's entries from entry `base`
@@ -1035,20 +837,18 @@ static void fill_row(const gus_state *S, int32_t i, const gus_ws *w, int32_t *co
         fill_span(S, i, w, lo, span, oc, ov);
         break;
     }
-    case ROW_SPLIT: fill_split_row(S, i, w, oc, ov); break;
     default: break;
     }
 }
 
-/* Rows [r0, r1) of C through fill_row, B's rows prefetched ahead when the plan says so; split
- * rows too when split_too (else the pass's threads write their parts). */
+/* Rows [r0, r1) of C through fill_row, B's rows prefetched ahead when the plan says so. */
 static void fill_rows(const gus_state *S, int32_t r0, int32_t r1, const gus_ws *w, int32_t *colind, double *val,
-                      int64_t base, int split_too)
+                      int64_t base)
 {
     const gus_ops O = ops_of(S);
     for (int32_t i = r0; i < r1; i++) {
         if (S->prefetch) prefetch_ahead(O, i, r1, 1);
-        if (split_too || S->kind[i] != ROW_SPLIT) fill_row(S, i, w, colind, val, base);
+        fill_row(S, i, w, colind, val, base);
     }
 }
 
@@ -1070,13 +870,12 @@ static spx_status gus_numeric_rows(spx_ctx *ctx, void *state, int32_t r0, int32_
     gus_state *S = state;
     if (r1 <= r0) return SPX_OK;
     const int parts = threads > 0 ? threads : 1;
-    gus_chunk most = {0, 0, 0, 0, 0, 0, 0};
+    gus_chunk most = {0, 0, 0, 0, 0, 0};
     for (int t = 0; t < S->chunks; t++) {
         if (S->chunk[t].hash_num > most.hash_num) most.hash_num = S->chunk[t].hash_num;
         if (S->chunk[t].span > most.span) most.span = S->chunk[t].span;
         if (S->chunk[t].merge > most.merge) most.merge = S->chunk[t].merge;
     }
-    if (S->split_width > most.span) most.span = S->split_width;
     int32_t *bounds = spx_malloc_array(ctx, (size_t)parts + 1, sizeof *bounds);
     gus_ws *ws = NULL;
     spx_status s = bounds ? ws_alloc(ctx, S, 1, parts, &most, 0, &ws) : spx_fail_nomem(ctx, "spgemm row-range split");
@@ -1086,7 +885,7 @@ static spx_status gus_numeric_rows(spx_ctx *ctx, void *state, int32_t r0, int32_
 #pragma omp parallel for schedule(static, 1) num_threads(parts)
         for (int t = 0; t < parts; t++) {
             ws_init(&ws[t]);
-            fill_rows(S, bounds[t], bounds[t + 1], &ws[t], colind, val, base, 1);
+            fill_rows(S, bounds[t], bounds[t + 1], &ws[t], colind, val, base);
         }
         ws_free(ctx, ws, parts);
     }
@@ -1111,8 +910,6 @@ static void gus_destroy(spx_ctx *ctx, void *state)
     spx_free(ctx, S->crow);
     spx_free(ctx, S->bounds);
     spx_free(ctx, S->chunk);
-    spx_free(ctx, S->split_row);
-    spx_free(ctx, S->split_at);
     spx_free(ctx, S);
 }
 

@@ -48,16 +48,6 @@
  * "CPU Gustavson: prefetching B's rows". */
 #define SPX_GUS_CHUNKS_PER_THREAD 8
 
-/* A row over 1 / SPX_GUS_SPLIT_ROW_SHARE of a thread's share of the products (with two threads
- * or more) that takes the span accumulator is split among the threads: each computes a
- * range of its columns, walking each B row from its first column in the range (a binary
- * search). A row is otherwise one thread's, and a power-law graph's hub row holds up to 13 %
- * of its products (gen:powerlaw alpha 1.5: 16 threads ran at most 5.1x one). Each range has
- * at least SPX_GUS_SPLIT_MIN_PART_COLS columns. Measured: bench/NOTES.md, "CPU Gustavson:
- * prefetching B's rows". */
-#define SPX_GUS_SPLIT_ROW_SHARE 2
-#define SPX_GUS_SPLIT_MIN_PART_COLS 512
-
 /* Software prefetch of the parts of B a later row will read: while a thread works on row i,
  * it prefetches B's row pointers for the A entries of row i + 2 * SPX_GUS_PREFETCH_ROWS, and
  * reads those of row i + SPX_GUS_PREFETCH_ROWS (prefetched a distance before) to prefetch the
