@@ -95,7 +95,8 @@ static void test_edge_cases(spx_ctx *ctx)
     }
 }
 
-/* 1 to 3 threads: the same bits. */
+/* 1 to 3 threads: the same bits; and 7 threads on hub rows (the in-core product's chunks
+ * taken by whichever thread is free, the panels' row ranges split by work). */
 static void test_threads(void)
 {
     for (int t = 1; t <= 3; t++) {
@@ -110,6 +111,14 @@ static void test_threads(void)
         spx_csr_destroy(&A);
         spx_ctx_destroy(&ctx);
     }
+    spx_ctx *ctx = NULL;
+    spx_ctx_opts co = {.backend = SPX_BACKEND_CPU, .threads = 7};
+    if (spx_ctx_create(&ctx, &co)) return;
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:powerlaw:m=5000,k=6,alpha=1.5", &A));
+    if (A) check_tight(ctx, A, A, 0, SPX_FP64, 2, "hub rows, 7 threads");
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
 }
 
 /* A budget too small: with B resident asked for (b_col_blocks 1), the message names B and the
