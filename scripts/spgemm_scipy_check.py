@@ -203,8 +203,12 @@ def spx_rows(spx, src, transpose, reps, tmp):
         run(cmd)
         with open(out) as f:
             rows = json.load(f)["results"]
-        every += [r for r in rows if r["name"] == "gustavson" and r.get("total_s")]
-        one += [r for r in rows if r["name"] == "gustavson/1thread" and r.get("total_s")]
+        got_every = [r for r in rows if r["name"] == "gustavson" and r.get("total_s")]
+        got_one = [r for r in rows if r["name"] == "gustavson/1thread" and r.get("total_s")]
+        if not got_every or not got_one:
+            print("note: %s: a run without a timed gustavson row (left out of the median)" % src, file=sys.stderr)
+        every += got_every
+        one += got_one
     return median_row(every), median_row(one)
 
 

@@ -1,8 +1,9 @@
 /* tests/test_spgemm.c: the CPU SpGEMM (Gustavson, the oracle): hand-checked 5x5 products,
  * the edge cases (0x0, empty rows and columns, a dense row, a dense column, rectangular
  * operands, A*A^T, products without nonzeros), generated matrices against an independent
- * dense reference in fp64 and fp32 and on 1..3 threads, the row paths only large operands
- * reach (prefetching, the heap merge), value updates without re-analysis,
+ * dense reference in fp64 and fp32 and on 1, 2, 3 and 7 threads, the row paths only large operands
+ * reach (prefetching, the heap merge), the tree merge's sums in A's order bit for bit, chunks of
+ * different accumulator sizes taken by other threads, value updates without re-analysis,
  * the argument errors (inner dimensions, unsorted rows, unknown or unbuilt methods), a
  * host-budget refusal of C and allocation-failure injection on plan creation and run; the
  * SpGEMM measurement (spx_bench_spgemm); B^T for A*B^T on 1..3 threads. */
@@ -224,6 +225,87 @@ static void test_large_row_paths(void)
         spx_csr_destroy(&P);
         spx_ctx_destroy(&ctx);
     }
+}
+
+/* A merge row's equal columns are summed in A's row order, bit for bit: C = A*B with A one row
+ * of 3 entries over B rows of 4 entries spread over 2M columns (the hash kind, products over
+ * 1.2x C's length: the tree merge, its last level merging two runs with the third run copied).
+ * Column 5 gets (1 + 1e16) + -1e16 = 0 in A's order, and 1 in any other. */
+static void test_merge_sum_order(spx_ctx *ctx)
+{
+    static const int64_t arp[] = {0, 3};
+    static const int32_t aci[] = {0, 1, 2};
+    static const double av[] = {1, 1, 1};
+    static const int64_t brp[] = {0, 4, 8, 12};
+    static const int32_t bci[] = {5, 100, 1500000, 1999990, 5, 200, 1600000, 1999991, 5, 300, 1700000, 1999992};
+    static const double bv[] = {1, 2, 3, 4, 1e16, 5, 6, 7, -1e16, 8, 9, 10};
+    static const int64_t crp[] = {0, 10};
+    static const int32_t cci[] = {5, 100, 200, 300, 1500000, 1600000, 1700000, 1999990, 1999991, 1999992};
+    static const double cv[] = {0, 2, 5, 8, 3, 6, 9, 4, 7, 10};
+    spx_csr *A = tm_csr_literal(ctx, 1, 3, arp, aci, av), *B = tm_csr_literal(ctx, 3, 2000000, brp, bci, bv);
+    spx_csr *C = A && B ? product(ctx, A, B, 0, SPX_FP64) : NULL;
+    CHECK_MSG(equals_lit(C, 1, 2000000, crp, cci, cv), "merge row: equal columns not summed in A's row order");
+    spx_csr_destroy(&A);
+    spx_csr_destroy(&B);
+    spx_csr_destroy(&C);
+}
+
+/* k x n with `len` distinct sorted random columns a row (n may be large: no n-wide pass). */
+static spx_csr *wide_rows(spx_ctx *ctx, int32_t k, int32_t n, int len, uint64_t seed)
+{
+    spx_csr *B = NULL;
+    if (spx_csr_alloc(ctx, k, n, (int64_t)k * len, &B)) return NULL;
+    for (int32_t r = 0; r < k; r++) {
+        int32_t *c = B->colind + (int64_t)r * len;
+        for (int got = 0; got < len;) { /* insertion into the sorted prefix, repeats drawn again */
+            int32_t j = (int32_t)(tm_next(&seed) % (uint64_t)n), at = got;
+            while (at > 0 && c[at - 1] > j) at--;
+            if (at > 0 && c[at - 1] == j) continue;
+            memmove(c + at + 1, c + at, (size_t)(got - at) * sizeof *c);
+            c[at] = j, got++;
+        }
+        for (int q = 0; q < len; q++) B->val[(int64_t)r * len + q] = 1.0 + (double)(tm_next(&seed) % 1000) / 997;
+        B->rowptr[r + 1] = (int64_t)(r + 1) * len;
+    }
+    return B;
+}
+
+/* Chunks whose accumulators differ, taken by threads whose own chunks need none: 20000 rows of
+ * one entry (no accumulator), then 300 merge rows (tree scratch) and 100 rows of 20 entries
+ * (hash tables) over B rows spread over 5M columns. On 7 threads the owners of the first
+ * chunks finish first and look for the last ones; C must equal the 1-thread C bit for bit. */
+static void test_uneven_chunks(void)
+{
+    spx_ctx *one = NULL, *seven = NULL;
+    spx_ctx_opts o1 = {.backend = SPX_BACKEND_CPU, .threads = 1}, o7 = {.backend = SPX_BACKEND_CPU, .threads = 7};
+    if (spx_ctx_create(&one, &o1) || spx_ctx_create(&seven, &o7)) {
+        spx_ctx_destroy(&one);
+        return;
+    }
+    const int32_t cheap = 20000, merge = 300, hash = 100, k = 2000;
+    spx_csr *B = wide_rows(one, k, 5000000, 8, 31), *A = NULL, *C1 = NULL, *C7 = NULL;
+    const int64_t nnz = cheap + (int64_t)merge * 12 + (int64_t)hash * 20;
+    uint64_t seed = 32;
+    CHECK(B && !spx_csr_alloc(one, cheap + merge + hash, k, nnz, &A));
+    for (int32_t i = 0; A && i < A->m; i++) {
+        const int len = i < cheap ? 1 : i < cheap + merge ? 12 : 20;
+        int32_t *c = A->colind + A->rowptr[i];
+        const int32_t step = k / len;
+        for (int q = 0; q < len; q++) /* distinct sorted B rows: one in each of len bands */
+            c[q] = q * step + (int32_t)(tm_next(&seed) % (uint64_t)step), A->val[A->rowptr[i] + q] = 0.5 + q;
+        A->rowptr[i + 1] = A->rowptr[i] + len;
+    }
+    if (A) {
+        C1 = product(one, A, B, 0, SPX_FP64);
+        C7 = product(seven, A, B, 0, SPX_FP64);
+        CHECK_MSG(C1 && C7 && spx_csr_equal(C1, C7), "uneven chunks: 7 threads differ from 1");
+    }
+    spx_csr_destroy(&A);
+    spx_csr_destroy(&B);
+    spx_csr_destroy(&C1);
+    spx_csr_destroy(&C7);
+    spx_ctx_destroy(&one);
+    spx_ctx_destroy(&seven);
 }
 
 /* The same products on 1, 2, 3 and 7 threads (chunks split by products, taken by whichever
@@ -499,6 +581,7 @@ int main(void)
     if (spx_ctx_create(&ctx, &co)) return 1;
     test_methods_listed();
     test_hand_checked(ctx);
+    test_merge_sum_order(ctx);
     test_cancellation_and_empty_product(ctx);
     test_edge_cases(ctx);
     test_generated(ctx);
@@ -508,6 +591,7 @@ int main(void)
     spx_ctx_destroy(&ctx);
     test_threads();
     test_large_row_paths();
+    test_uneven_chunks();
     test_transpose_threads();
     test_budget();
     for (int tr = 0; tr < 2; tr++) test_alloc_failures(tr, tr ? SPX_FP32 : SPX_FP64);

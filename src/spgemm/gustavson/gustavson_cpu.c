@@ -1,6 +1,6 @@
 /* src/spgemm/gustavson/gustavson_cpu.c: the CPU SpGEMM and the oracle of every other path:
- * Gustavson row by row with OpenMP. Analysis counts each row's products and splits the rows
- * between threads by products; the symbolic phase picks each row's accumulator from its
+ * Gustavson row by row with OpenMP. Analysis counts each row's products and cuts the rows into
+ * chunks of equal work, 8 a thread, which the threads take (chunk_pass); the symbolic phase picks each row's accumulator from its
  * products and the span of its columns and counts the row's distinct columns, giving C's
  * row pointers exactly; the numeric phase writes each row straight into its slice of C, in
  * column order: from a flag-and-value array over the row's column span (read out by scanning
@@ -24,7 +24,7 @@
 /* How a row of C is accumulated. */
 enum { ROW_EMPTY, ROW_SINGLE, ROW_HASH, ROW_SPAN };
 
-/* Per-chunk workspace sizes: hash slots and the span accumulator's width. */
+/* A chunk's needs (the sizes of the accumulators its rows take) and its analysis counts. */
 typedef struct gus_chunk {
     int64_t hash_sym, hash_num; /* slots for the symbolic (from bounds) and numeric (exact) */
     int64_t stamps;             /* symbolic: the widest span a row may take the span accumulator with */
@@ -48,7 +48,7 @@ typedef struct gus_state {
     char kernel[64];
 } gus_state;
 
-/* One chunk's accumulators for a pass. The span accumulator indexes a row's columns by
+/* One owner's accumulators for a pass (sized for its chunks; see chunk_pass). The span accumulator indexes a row's columns by
  * their offset o = j - lo from the row's smallest column: in the symbolic pass a stamp per
  * offset (the row that last touched it); in the numeric pass a flag byte per offset, a flag
  * byte per block of 64 offsets, and a value per offset. The read-out scans the block flags
@@ -207,12 +207,12 @@ static inline int64_t prefetch_span(gus_ops O, int32_t i, int64_t *q0)
  * its calls (gcc 12, -O1 and above). */
 static inline __attribute__((always_inline)) void prefetch_ahead(gus_ops O, int32_t i, int32_t end, int values)
 {
-    const int32_t near = i + SPX_GUS_PREFETCH_ROWS, far = near + SPX_GUS_PREFETCH_ROWS;
+    const int64_t near = (int64_t)i + SPX_GUS_PREFETCH_ROWS, far = near + SPX_GUS_PREFETCH_ROWS;
     int64_t q, q1;
     if (far < end)
-        for (q1 = prefetch_span(O, far, &q); q < q1; q++) __builtin_prefetch(&O.brp[O.acol[q]]);
+        for (q1 = prefetch_span(O, (int32_t)far, &q); q < q1; q++) __builtin_prefetch(&O.brp[O.acol[q]]);
     if (near < end)
-        for (q1 = prefetch_span(O, near, &q); q < q1; q++) {
+        for (q1 = prefetch_span(O, (int32_t)near, &q); q < q1; q++) {
             const int32_t k = O.acol[q];
             const int64_t b0 = O.brp[k], b1 = O.brp[k + 1] - 1; /* b1 < b0: an empty row */
             __builtin_prefetch(&O.bcol[b0]);
@@ -519,10 +519,14 @@ static int ws_fits(const gus_ws *w, const gus_chunk *c, int numeric)
     return c->hash_sym <= w->slots && c->stamps <= w->cols;
 }
 
-/* Whether this call took chunk c (each chunk is taken once, by whoever asks first). */
+/* Whether this call took chunk c (each chunk is taken once, by whoever asks first); a plain
+ * atomic read first, so that a thread looking for work does not write every chunk's line. */
 static int take_chunk(int *taken, int c)
 {
     int was;
+#pragma omp atomic read
+    was = taken[c];
+    if (was) return 0;
 #pragma omp atomic capture
     {
         was = taken[c];
@@ -702,9 +706,13 @@ static int64_t merge_two(const int32_t *xc, const double *xv, int64_t nx, const 
         const int64_t takey = cy < cx;
         /* selects by masks, not `?:`, which gcc 12 compiles to a branch (mispredicted half
          * the time on columns in no order: 1.25x slower on uniform 1M x 8, 1 thread) */
-        const uintptr_t m = (uintptr_t)0 - (uintptr_t)takey, px = (uintptr_t)(xv + a);
+        const uint64_t m = (uint64_t)0 - (uint64_t)takey;
+        uint64_t vx, vy;
+        memcpy(&vx, xv + a, sizeof vx); /* both in bounds: the values' bits selected like the columns */
+        memcpy(&vy, yv + b, sizeof vy);
+        vx ^= (vx ^ vy) & m;
         oc[t] = cx ^ ((cx ^ cy) & (int32_t)m);
-        ov[t] = *(const double *)(px ^ ((px ^ (uintptr_t)(yv + b)) & m));
+        memcpy(ov + t, &vx, sizeof vx);
         t++, b += takey, a += 1 - takey;
     }
     for (; a < nx; a++, t++) oc[t] = xc[a], ov[t] = xv[a];

@@ -2,8 +2,8 @@
  * hash table's load and the dense-style accumulator for rows touching a sizeable part of
  * their columns follow the row-wise SpGEMM literature (Nagasaka et al., "High-performance
  * sparse matrix-matrix products on Intel KNL and multicore architectures", ICPP 2018
- * workshops); the span rule and the merge bound were measured on the 2-core CI machine (not
- * yet on the GPU machine's 16 cores). */
+ * workshops); the span rule and the merge bound were measured on the 2-core CI machine, the
+ * prefetching, the tree merge and the chunks there and on the GPU machine's 16 cores. */
 #ifndef SPX_SPGEMM_GUSTAVSON_TUNING_H
 #define SPX_SPGEMM_GUSTAVSON_TUNING_H
 
@@ -37,7 +37,8 @@
 #endif
 #define SPX_GUS_MERGE_MAX_COMPRESSION 1.5
 /* A merge row of at most this many products is merged as a tree of two-way merges through
- * two scratch runs per thread (sized by the chunk's largest such row); a longer one by a heap
+ * two scratch runs per thread (sized by the largest such row of the chunks it owns, or of all
+ * chunks for the panels' row ranges); a longer one by a heap
  * of its B rows' cursors (no scratch). 2^16 products: 1.5 MB of scratch a thread at most.
  * Measured: bench/NOTES.md, "CPU Gustavson: prefetching B's rows". */
 #define SPX_GUS_MERGE_TREE_MAX_PRODUCTS (1 << 16)
@@ -51,7 +52,7 @@
 /* Software prefetch of the parts of B a later row will read: while a thread works on row i,
  * it prefetches B's row pointers for the A entries of row i + 2 * SPX_GUS_PREFETCH_ROWS, and
  * reads those of row i + SPX_GUS_PREFETCH_ROWS (prefetched a distance before) to prefetch the
- * first line of each of its B rows' columns (and values in the numeric phase). Where B's
+ * first and last line of each of its B rows' columns (and values in the numeric phase). Where B's
  * rows are visited in no order (uniform and graph matrices) each is otherwise a cache miss
  * the row's loop waits on. At most SPX_GUS_PREFETCH_MAX_K entries of a row are prefetched.
  * Measured: bench/NOTES.md, "CPU Gustavson: prefetching B's rows". */
