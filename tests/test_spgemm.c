@@ -1,9 +1,10 @@
 /* tests/test_spgemm.c: the CPU SpGEMM (Gustavson, the oracle): hand-checked 5x5 products,
  * the edge cases (0x0, empty rows and columns, a dense row, a dense column, rectangular
  * operands, A*A^T, products without nonzeros), generated matrices against an independent
- * dense reference in fp64 and fp32 and on 1, 2, 3 and 7 threads, the row paths only large operands
- * reach (prefetching, the heap merge), the tree merge's sums in A's order bit for bit, chunks of
- * different accumulator sizes taken by other threads, value updates without re-analysis,
+ * dense reference in fp64 and fp32 and on 1, 2, 3 and 7 threads, the row paths only large
+ * operands reach (prefetching, the heap merge), the tree merge's sums in A's order bit for
+ * bit, chunks of different accumulator sizes taken by other threads, value updates without
+ * re-analysis,
  * the argument errors (inner dimensions, unsorted rows, unknown or unbuilt methods), a
  * host-budget refusal of C and allocation-failure injection on plan creation and run; the
  * SpGEMM measurement (spx_bench_spgemm); B^T for A*B^T on 1..3 threads. */
@@ -196,7 +197,8 @@ static void kernel_of(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, char *ou
  * from A's rows' own places in B, takes the prefetching passes (the kernel says so; near
  * rows, a 2D stencil, do not); short A rows (16 entries) over long B rows of mostly distinct
  * columns spread over 5M (wider than SPX_GUS_SPAN_MAX_COLS: the hash kind; 80000 products a
- * row, past the tree merge's SPX_GUS_MERGE_TREE_MAX_PRODUCTS) take the heap merge. Each against the dense reference, fp64 and fp32, on 1 and 3 threads. */
+ * row, past the tree merge's SPX_GUS_MERGE_TREE_MAX_PRODUCTS) take the heap merge. Each
+ * against the dense reference, fp64 and fp32, on 1 and 3 threads. */
 static void test_large_row_paths(void)
 {
     for (int t = 1; t <= 3; t += 2) {

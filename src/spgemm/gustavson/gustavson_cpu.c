@@ -1,7 +1,8 @@
 /* src/spgemm/gustavson/gustavson_cpu.c: the CPU SpGEMM and the oracle of every other path:
  * Gustavson row by row with OpenMP. Analysis counts each row's products and cuts the rows into
- * chunks of equal work, 8 a thread, which the threads take (chunk_pass); the symbolic phase picks each row's accumulator from its
- * products and the span of its columns and counts the row's distinct columns, giving C's
+ * chunks of equal work, 8 a thread, which the threads take (chunk_pass); the symbolic phase
+ * picks each row's accumulator from its products and the span of its columns and counts the
+ * row's distinct columns, giving C's
  * row pointers exactly; the numeric phase writes each row straight into its slice of C, in
  * column order: from a flag-and-value array over the row's column span (read out by scanning
  * its flags: no sort), or a merge of the B rows for short A rows (a tree of two-way merges; a
@@ -48,8 +49,8 @@ typedef struct gus_state {
     char kernel[64];
 } gus_state;
 
-/* One owner's accumulators for a pass (sized for its chunks; see chunk_pass). The span accumulator indexes a row's columns by
- * their offset o = j - lo from the row's smallest column: in the symbolic pass a stamp per
+/* One owner's accumulators for a pass (sized for its chunks; see chunk_pass). The span
+ * accumulator indexes a row's columns by their offset o = j - lo from the row's smallest column: in the symbolic pass a stamp per
  * offset (the row that last touched it); in the numeric pass a flag byte per offset, a flag
  * byte per block of 64 offsets, and a value per offset. The read-out scans the block flags
  * eight at a time and turns each flagged block's 64 flags into one bit mask. Flags are 0
@@ -201,8 +202,8 @@ static inline int64_t prefetch_span(gus_ops O, int32_t i, int64_t *q0)
 }
 
 /* Called before row i of a run of rows ending at `end`: prefetches B's row pointers for row
- * i + 2D and, through the pointers prefetched a distance ago, the first line of each B row
- * of row i + D (its columns, and its values when `values`); D = SPX_GUS_PREFETCH_ROWS.
+ * i + 2D and, through the pointers prefetched a distance ago, the first and last line of each
+ * B row of row i + D (its columns, and its values when `values`); D = SPX_GUS_PREFETCH_ROWS.
  * Always inlined: GCC finds a function that only prefetches free of side effects and drops
  * its calls (gcc 12, -O1 and above). */
 static inline __attribute__((always_inline)) void prefetch_ahead(gus_ops O, int32_t i, int32_t end, int values)
@@ -214,12 +215,12 @@ static inline __attribute__((always_inline)) void prefetch_ahead(gus_ops O, int3
     if (near < end)
         for (q1 = prefetch_span(O, (int32_t)near, &q); q < q1; q++) {
             const int32_t k = O.acol[q];
-            const int64_t b0 = O.brp[k], b1 = O.brp[k + 1] - 1; /* b1 < b0: an empty row */
+            const int64_t b0 = O.brp[k], b1 = O.brp[k + 1] - 1 > b0 ? O.brp[k + 1] - 1 : b0; /* first, last */
             __builtin_prefetch(&O.bcol[b0]);
-            __builtin_prefetch(&O.bcol[b1 > b0 ? b1 : b0]);
+            __builtin_prefetch(&O.bcol[b1]);
             if (values) {
                 __builtin_prefetch(O.fp32 ? (const void *)&O.b32[b0] : (const void *)&O.bval[b0]);
-                __builtin_prefetch(O.fp32 ? (const void *)&O.b32[b1 > b0 ? b1 : b0] : (const void *)&O.bval[b1 > b0 ? b1 : b0]);
+                __builtin_prefetch(O.fp32 ? (const void *)&O.b32[b1] : (const void *)&O.bval[b1]);
             }
         }
 }
@@ -321,7 +322,7 @@ static spx_status gus_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
     return SPX_OK;
 }
 
-/* Frees the chunks' workspaces. */
+/* Frees `chunks` accumulators (ws_alloc's). */
 static void ws_free(spx_ctx *ctx, gus_ws *ws, int chunks)
 {
     for (int t = 0; ws && t < chunks; t++) {
@@ -343,7 +344,7 @@ static void ws_free(spx_ctx *ctx, gus_ws *ws, int chunks)
  * eight-byte scans). */
 static int64_t span_padded(int64_t cols) { return (cols + 511) / 512 * 512; }
 
-/* Allocates one chunk's span accumulator of `cols` offsets (stamps in symbolic; flags,
+/* Allocates one accumulator's span part of `cols` offsets (stamps in symbolic; flags,
  * block flags and values in numeric), left for ws_init to set; 0 on an allocation failure. */
 static int span_alloc(spx_ctx *ctx, gus_ws *w, int64_t cols, int numeric)
 {
@@ -355,7 +356,7 @@ static int span_alloc(spx_ctx *ctx, gus_ws *w, int64_t cols, int numeric)
            (w->sval = spx_malloc_array(ctx, (size_t)cols, sizeof *w->sval)) != NULL;
 }
 
-/* Allocates one chunk's two tree-merge runs of `entries` entries; 0 on an allocation failure. */
+/* Allocates one accumulator's two tree-merge runs of `entries` entries; 0 on an allocation failure. */
 static int merge_alloc(spx_ctx *ctx, gus_ws *w, int64_t entries)
 {
     w->merge = entries;
@@ -366,7 +367,7 @@ static int merge_alloc(spx_ctx *ctx, gus_ws *w, int64_t entries)
     return 1;
 }
 
-/* Sets a chunk's accumulators to their empty state: hash keys and stamps at -1, flags at 0,
+/* Sets one accumulator to its empty state: hash keys and stamps at -1, flags at 0,
  * values at -0.0. Called by the thread that uses them, inside the parallel region: done
  * serially, 16 threads' n-wide stamps (64 MB at n = 1M) made the plan scale 2x on 16 cores. */
 static void ws_init(gus_ws *w)
@@ -470,7 +471,7 @@ static int takes_merge(const gus_state *S, int32_t i, int64_t len)
            (double)(S->prod[i + 1] - S->prod[i]) < SPX_GUS_MERGE_MAX_COMPRESSION * (double)len;
 }
 
-/* Whether merge row i takes the tree merge (and so the chunk's scratch runs). */
+/* Whether merge row i takes the tree merge (and so the owner's scratch runs). */
 static int takes_tree(const gus_state *S, int32_t i) { return S->prod[i + 1] - S->prod[i] <= SPX_GUS_MERGE_TREE_MAX_PRODUCTS; }
 
 /* Counts chunk t's rows into crow[i + 1] and sizes its numeric accumulators. */
@@ -496,12 +497,12 @@ static void count_chunk(gus_state *S, int t, const gus_ws *w)
 static void fill_rows(const gus_state *S, int32_t r0, int32_t r1, const gus_ws *w, int32_t *colind, double *val,
                       int64_t base);
 
-/* The largest of each workspace size over owner o's chunks (SPX_GUS_CHUNKS_PER_THREAD
- * consecutive ones from o times that). */
-static gus_chunk owned_needs(const gus_state *S, int o)
+/* The largest of each accumulator size over chunks [c0, c1): what an owner's accumulators
+ * must hold (its SPX_GUS_CHUNKS_PER_THREAD consecutive chunks), or a row range's (all). */
+static gus_chunk chunk_needs(const gus_state *S, int c0, int c1)
 {
     gus_chunk n = {0, 0, 0, 0, 0, 0};
-    for (int c = o * SPX_GUS_CHUNKS_PER_THREAD; c < (o + 1) * SPX_GUS_CHUNKS_PER_THREAD; c++) {
+    for (int c = c0; c < c1; c++) {
         const gus_chunk *k = &S->chunk[c];
         n.hash_sym = k->hash_sym > n.hash_sym ? k->hash_sym : n.hash_sym;
         n.hash_num = k->hash_num > n.hash_num ? k->hash_num : n.hash_num;
@@ -557,7 +558,8 @@ static spx_status chunk_pass(spx_ctx *ctx, gus_state *S, spx_csr *C)
     int *taken = spx_calloc_array(ctx, (size_t)S->chunks + (size_t)owners, sizeof *taken); /* chunks, then owners */
     gus_ws *ws = NULL;
     spx_status s = need && taken ? SPX_OK : spx_fail_nomem(ctx, "spgemm chunk schedule");
-    for (int o = 0; !s && o < owners; o++) need[o] = owned_needs(S, o);
+    for (int o = 0; !s && o < owners; o++)
+        need[o] = chunk_needs(S, o * SPX_GUS_CHUNKS_PER_THREAD, (o + 1) * SPX_GUS_CHUNKS_PER_THREAD);
     if (!s) s = ws_alloc(ctx, S, numeric, owners, need, 1, &ws);
     if (!s) {
 #pragma omp parallel num_threads(owners)
@@ -878,12 +880,7 @@ static spx_status gus_numeric_rows(spx_ctx *ctx, void *state, int32_t r0, int32_
     gus_state *S = state;
     if (r1 <= r0) return SPX_OK;
     const int parts = threads > 0 ? threads : 1;
-    gus_chunk most = {0, 0, 0, 0, 0, 0};
-    for (int t = 0; t < S->chunks; t++) {
-        if (S->chunk[t].hash_num > most.hash_num) most.hash_num = S->chunk[t].hash_num;
-        if (S->chunk[t].span > most.span) most.span = S->chunk[t].span;
-        if (S->chunk[t].merge > most.merge) most.merge = S->chunk[t].merge;
-    }
+    const gus_chunk most = chunk_needs(S, 0, S->chunks);
     int32_t *bounds = spx_malloc_array(ctx, (size_t)parts + 1, sizeof *bounds);
     gus_ws *ws = NULL;
     spx_status s = bounds ? ws_alloc(ctx, S, 1, parts, &most, 0, &ws) : spx_fail_nomem(ctx, "spgemm row-range split");
