@@ -382,12 +382,79 @@ static void test_queue_costs(void)
         int done[4], stolen = 0, gpu = 0, cpu = 0;
         spx_ooc_queue q;
         CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0);
-        spx_ooc_queue_costs(&q, work, gpu_cost[c], 1.0);
+        spx_ooc_queue_costs(&q, work, gpu_cost[c], 1.0, 1);
         while (spx_ooc_queue_take(&q, 1, &stolen) >= 0) gpu++;
         while (spx_ooc_queue_take(&q, 0, &stolen) >= 0) cpu++;
         CHECK_MSG(gpu == gpu_takes[c] && gpu + cpu == 4, "GPU cost %.0f: GPU took %d, CPU %d", gpu_cost[c], gpu, cpu);
         spx_ooc_queue_destroy(&q);
     }
+}
+
+/* The CPU side's cost check, and costs taken from finished panels: a CPU side far slower than
+ * the lanes takes nothing while a lane takes, and the lanes then take all, even where their own
+ * check would have refused; once the lanes have stopped, the CPU side takes all whatever its
+ * cost; a CPU side as fast as the GPU on the sample but measured 100x slower on its first
+ * panel stops there; a lane measured 100x slower stops at its first panel, and a lane leaves
+ * the panels to a CPU measured 1000x faster; a panel far below the mean does not set a side's
+ * cost. */
+static void test_queue_both_sides(void)
+{
+    const int order[4] = {0, 1, 2, 3};
+    const int64_t work[4] = {10, 10, 10, 10};
+    int done[4], stolen = 0, p, gpu = 0, cpu = 0;
+    spx_ooc_queue q;
+
+    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* CPU 100x slower, 2 lanes */
+    spx_ooc_queue_costs(&q, work, 1.0, 100.0, 2);
+    CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0 && q.cpu_gone, "a CPU 100x slower took a panel");
+    while (spx_ooc_queue_take(&q, 1, &stolen) >= 0) gpu++;
+    CHECK_MSG(gpu == 4, "the lanes took %d of 4 after the CPU side stopped", gpu);
+    spx_ooc_queue_destroy(&q);
+
+    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the lane stops first */
+    spx_ooc_queue_costs(&q, work, 1000.0, 1.0, 1);
+    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes == 0, "a lane 1000x slower took a panel");
+    CHECK((p = spx_ooc_queue_take(&q, 0, &stolen)) == 3);
+    spx_ooc_queue_finish(&q, p, 0, 1e6); /* the CPU measured far slower: no lane is left */
+    cpu = 1;
+    while (spx_ooc_queue_take(&q, 0, &stolen) >= 0) cpu++;
+    CHECK_MSG(cpu == 4, "with no lane left the CPU took %d of 4", cpu);
+    spx_ooc_queue_destroy(&q);
+
+    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the CPU measured slow */
+    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 1);
+    CHECK((p = spx_ooc_queue_take(&q, 0, &stolen)) == 3);
+    spx_ooc_queue_finish(&q, p, 0, 1000.0); /* 100 s a product */
+    CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0, "a CPU measured 100x slower took another panel");
+    gpu = 0;
+    while (spx_ooc_queue_take(&q, 1, &stolen) >= 0) gpu++;
+    CHECK_MSG(gpu == 3, "the lane took %d of the 3 left", gpu);
+    spx_ooc_queue_destroy(&q);
+
+    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the lane measured slow */
+    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 1);
+    CHECK((p = spx_ooc_queue_take(&q, 1, &stolen)) == 0);
+    spx_ooc_queue_finish(&q, p, 1, 1000.0);
+    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes == 0, "a lane measured 100x slower took another");
+    cpu = 0;
+    while (spx_ooc_queue_take(&q, 0, &stolen) >= 0) cpu++;
+    CHECK_MSG(cpu == 3, "the CPU took %d of the 3 left", cpu);
+    spx_ooc_queue_destroy(&q);
+
+    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the CPU measured fast */
+    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 1);
+    CHECK((p = spx_ooc_queue_take(&q, 0, &stolen)) == 3);
+    spx_ooc_queue_finish(&q, p, 0, 1e-3);
+    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0, "a lane took a panel from a CPU measured 1000x faster");
+    spx_ooc_queue_destroy(&q);
+
+    const int64_t uneven[4] = {1, 1000, 1000, 1000}; /* a panel of one product: its time is fixed costs */
+    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0);
+    spx_ooc_queue_costs(&q, uneven, 1.0, 1.0, 1);
+    CHECK((p = spx_ooc_queue_take(&q, 1, &stolen)) == 0);
+    spx_ooc_queue_finish(&q, p, 1, 1000.0); /* 1000 s a product, over 1 product only */
+    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) == 1, "a lane's cost was taken from a one-product panel");
+    spx_ooc_queue_destroy(&q);
 }
 
 int main(void)
@@ -406,5 +473,6 @@ int main(void)
     test_hetero_standin();
     test_b_columns();
     test_queue_costs();
+    test_queue_both_sides();
     return check_report();
 }

@@ -95,7 +95,7 @@ static void side_loop(ooc_side *sd)
         record(sd->o, pi, sd->gpu, stolen, t0, t1, &t);
         sd->st.panels++, sd->st.stolen += stolen, sd->st.products += pn->products;
         sd->st.transfer += t.upload + t.download, sd->st.compute += t.compute, sd->st.pin += t.pin;
-        spx_ooc_queue_finish(sd->q, pi);
+        spx_ooc_queue_finish(sd->q, pi, sd->gpu, t1 - t0);
     }
     sd->st.wall = spx_now() - sd->start;
 }
@@ -189,7 +189,7 @@ static spx_status run_sides(spx_ctx *ctx, spx_ooc *o, spx_csr *C, ooc_side *g, o
     spx_ooc_queue q;
     if (spx_ooc_queue_init(&q, o->order, o->n_panels, planned_split(o), o->done))
         return spx_fail(ctx, SPX_ERR_NOMEM, "spgemm panels: cannot make the queue's lock");
-    if (o->split == SPX_PANELS_HETERO) spx_ooc_queue_costs(&q, o->work, o->gpu_cost, o->cpu_cost);
+    if (o->split == SPX_PANELS_HETERO) spx_ooc_queue_costs(&q, o->work, o->gpu_cost, o->cpu_cost, o->n_lanes);
     const double start = spx_now();
     pthread_t th[SPX_OOC_GPU_LANES];
     int started[SPX_OOC_GPU_LANES] = {0};
