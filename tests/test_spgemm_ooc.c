@@ -6,7 +6,11 @@
  * errors; and the two-sided (hetero) schedule with a CPU stand-in for the GPU side (its own
  * thread, gustavson per panel, nothing page-locked), K measured or forced, so CI runs the
  * stealing, with B resident or split by columns (the stand-in's panels block by block); the
- * queue's cost check. */
+ * queue's cost checks on both sides, and every panel taken once under made-up schedules. */
+#define _GNU_SOURCE /* sched_yield */
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "spgemm/ooc/bblocks.h"
@@ -391,12 +395,13 @@ static void test_queue_costs(void)
 }
 
 /* The CPU side's cost check, and costs taken from finished panels: a CPU side far slower than
- * the lanes takes nothing while a lane takes, and the lanes then take all, even where their own
- * check would have refused; once the lanes have stopped, the CPU side takes all whatever its
+ * the lanes takes nothing while a lane takes, and the lanes then take all; once the lanes have
+ * stopped, the CPU side takes all whatever its
  * cost; a CPU side as fast as the GPU on the sample but measured 100x slower on its first
  * panel stops there; a lane measured 100x slower stops at its first panel, and a lane leaves
- * the panels to a CPU measured 1000x faster; a panel far below the mean does not set a side's
- * cost. */
+ * the panels to a CPU measured 1000x faster; the last panel, which the CPU side leaves to two
+ * lanes, is taken by a lane that would have refused it; the CPU side weighs the lanes' count;
+ * a panel far below the mean does not set a side's cost. */
 static void test_queue_both_sides(void)
 {
     const int order[4] = {0, 1, 2, 3};
@@ -406,14 +411,14 @@ static void test_queue_both_sides(void)
 
     CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* CPU 100x slower, 2 lanes */
     spx_ooc_queue_costs(&q, work, 1.0, 100.0, 2);
-    CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0 && q.cpu_gone, "a CPU 100x slower took a panel");
+    CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0 && !q.cpu_taking, "a CPU 100x slower took a panel");
     while (spx_ooc_queue_take(&q, 1, &stolen) >= 0) gpu++;
     CHECK_MSG(gpu == 4, "the lanes took %d of 4 after the CPU side stopped", gpu);
     spx_ooc_queue_destroy(&q);
 
     CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the lane stops first */
     spx_ooc_queue_costs(&q, work, 1000.0, 1.0, 1);
-    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes == 0, "a lane 1000x slower took a panel");
+    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes_taking == 0, "a lane 1000x slower took a panel");
     CHECK((p = spx_ooc_queue_take(&q, 0, &stolen)) == 3);
     spx_ooc_queue_finish(&q, p, 0, 1e6); /* the CPU measured far slower: no lane is left */
     cpu = 1;
@@ -435,7 +440,7 @@ static void test_queue_both_sides(void)
     spx_ooc_queue_costs(&q, work, 1.0, 1.0, 1);
     CHECK((p = spx_ooc_queue_take(&q, 1, &stolen)) == 0);
     spx_ooc_queue_finish(&q, p, 1, 1000.0);
-    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes == 0, "a lane measured 100x slower took another");
+    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes_taking == 0, "a lane measured 100x slower took another");
     cpu = 0;
     while (spx_ooc_queue_take(&q, 0, &stolen) >= 0) cpu++;
     CHECK_MSG(cpu == 3, "the CPU took %d of the 3 left", cpu);
@@ -448,6 +453,20 @@ static void test_queue_both_sides(void)
     CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0, "a lane took a panel from a CPU measured 1000x faster");
     spx_ooc_queue_destroy(&q);
 
+    CHECK(spx_ooc_queue_init(&q, order, 1, 0, done) == 0); /* a tie for the last panel, 2 lanes */
+    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 2);
+    CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0, "the CPU took a panel two lanes end sooner");
+    CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) == 0, "a lane refused the last panel after the CPU side stopped");
+    spx_ooc_queue_destroy(&q);
+
+    for (int lanes = 1; lanes <= 2; lanes++) { /* the lanes' remainder shrinks with their count */
+        CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0);
+        spx_ooc_queue_costs(&q, work, 1.0, 3.0, lanes); /* CPU 30 s for its panel, lanes 40 s / lanes */
+        p = spx_ooc_queue_take(&q, 0, &stolen);
+        CHECK_MSG((p >= 0) == (lanes == 1), "%d lanes: the CPU side %s", lanes, p >= 0 ? "took" : "refused");
+        spx_ooc_queue_destroy(&q);
+    }
+
     const int64_t uneven[4] = {1, 1000, 1000, 1000}; /* a panel of one product: its time is fixed costs */
     CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0);
     spx_ooc_queue_costs(&q, uneven, 1.0, 1.0, 1);
@@ -455,6 +474,65 @@ static void test_queue_both_sides(void)
     spx_ooc_queue_finish(&q, p, 1, 1000.0); /* 1000 s a product, over 1 product only */
     CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) == 1, "a lane's cost was taken from a one-product panel");
     spx_ooc_queue_destroy(&q);
+}
+
+/* A side of the liveness test: takes panels until given -1, each "finished" in a made-up time. */
+typedef struct queue_side {
+    spx_ooc_queue *q;
+    int gpu;
+    uint64_t rng;
+    double scale; /* seconds a product of this side, about */
+} queue_side;
+
+/* The next number of a 64-bit LCG. */
+static uint64_t lcg(uint64_t *x) { return *x = *x * 6364136223846793005ull + 1442695040888963407ull; }
+
+static void *queue_side_loop(void *arg)
+{
+    queue_side *sd = arg;
+    int p, stolen;
+    while ((p = spx_ooc_queue_take(sd->q, sd->gpu, &stolen)) >= 0) {
+        if (lcg(&sd->rng) >> 62 == 0) sched_yield();
+        spx_ooc_queue_finish(sd->q, p, sd->gpu, sd->scale * (0.01 + (double)(lcg(&sd->rng) >> 54) / 10.0));
+    }
+    return NULL;
+}
+
+/* Every panel is taken exactly once whatever the costs, the sides' made-up times, the lanes
+ * (0-2, on threads, one of them sometimes inline before the CPU side, as run_sides falls back)
+ * and panels without products; a fixed seed, nothing timed. */
+static void test_queue_liveness(void)
+{
+    const double costs[5] = {0, 1e-6, 1, 100, 1e6};
+    uint64_t seed = 20261127;
+    int bad = 0;
+    for (int it = 0; it < 2000; it++) {
+        const int n = (int)(lcg(&seed) >> 33) % 12, lanes = (int)(lcg(&seed) >> 33) % 3;
+        const int inline_lane = (int)(lcg(&seed) >> 33) % 3; /* 1 + the lane run inline, 0: none */
+        int order[12], done[12], seen[12] = {0};
+        int64_t work[12];
+        for (int i = 0; i < n; i++) order[i] = i, work[i] = lcg(&seed) >> 62 ? (int64_t)(lcg(&seed) >> 54) + 1 : 0;
+        spx_ooc_queue q;
+        CHECK(spx_ooc_queue_init(&q, order, n, n ? (int)(lcg(&seed) >> 33) % (n + 1) : 0, done) == 0);
+        spx_ooc_queue_costs(&q, work, costs[(lcg(&seed) >> 33) % 5], costs[(lcg(&seed) >> 33) % 5], lanes);
+        queue_side g[2], c = {&q, 0, lcg(&seed), costs[1 + (lcg(&seed) >> 33) % 4]};
+        pthread_t th[2];
+        int started[2] = {0, 0};
+        for (int l = 0; l < lanes; l++) {
+            g[l] = (queue_side){&q, 1, lcg(&seed), costs[1 + (lcg(&seed) >> 33) % 4]};
+            if (inline_lane != l + 1) started[l] = pthread_create(&th[l], NULL, queue_side_loop, &g[l]) == 0;
+            if (!started[l]) queue_side_loop(&g[l]);
+        }
+        queue_side_loop(&c);
+        for (int l = 0; l < lanes; l++)
+            if (started[l]) pthread_join(th[l], NULL);
+        int ok = q.n_done == n;
+        for (int i = 0; i < q.n_done && i < n; i++) seen[done[i]]++;
+        for (int i = 0; i < n; i++) ok &= seen[i] == 1;
+        if (!ok && bad++ < 3) CHECK_MSG(0, "iteration %d: %d panels, %d lanes, %d done", it, n, lanes, q.n_done);
+        spx_ooc_queue_destroy(&q);
+    }
+    CHECK_MSG(bad == 0, "%d of 2000 schedules left or repeated a panel", bad);
 }
 
 int main(void)
@@ -474,5 +552,6 @@ int main(void)
     test_b_columns();
     test_queue_costs();
     test_queue_both_sides();
+    test_queue_liveness();
     return check_report();
 }

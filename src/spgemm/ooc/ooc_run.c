@@ -207,7 +207,10 @@ static spx_status run_sides(spx_ctx *ctx, spx_ooc *o, spx_csr *C, ooc_side *g, o
     }
     o->n_done = q.n_done;
     spx_ooc_queue_destroy(&q);
-    return s ? s : c->status;
+    if (!s) s = c->status;
+    if (!s && o->n_done != o->n_panels) /* the queue's promise, checked: no panel left to no one */
+        s = spx_fail(ctx, SPX_ERR_VERIFY, "spgemm panels: %d of %d panels computed", o->n_done, o->n_panels);
+    return s;
 }
 
 spx_status spx_ooc_run(spx_ctx *ctx, spx_ooc *o, spx_phase_log *log, spx_csr *C)

@@ -13,7 +13,8 @@ int spx_ooc_queue_init(spx_ooc_queue *q, const int *order, int n, int split, int
     q->work = NULL;
     q->left = 0;
     q->gpu_cost = q->cpu_cost = 0;
-    q->lanes = q->cpu_gone = 0;
+    q->lanes_taking = 0;
+    q->cpu_taking = 1;
     q->seen_s[0] = q->seen_s[1] = 0;
     q->seen_work[0] = q->seen_work[1] = q->trust_work = 0;
     return pthread_mutex_init(&q->lock, NULL);
@@ -23,34 +24,36 @@ void spx_ooc_queue_costs(spx_ooc_queue *q, const int64_t *work, double gpu_cost,
 {
     q->work = gpu_cost > 0 && cpu_cost > 0 ? work : NULL;
     q->gpu_cost = gpu_cost, q->cpu_cost = cpu_cost;
-    q->lanes = lanes;
+    q->lanes_taking = lanes;
     q->left = 0;
     for (int at = q->lo; q->work && at < q->hi; at++) q->left += work[q->order[at]];
-    q->trust_work = q->hi > q->lo ? q->left / (2 * (q->hi - q->lo)) : 0;
+    q->trust_work = q->hi > q->lo ? q->left / (2 * (int64_t)(q->hi - q->lo)) : 0;
 }
 
 /* A side's seconds per product (gpu: one lane's): what its finished panels took, once they
  * hold half a mean panel's products, else the sample's (lock held). */
-static double cost(const spx_ooc_queue *q, int gpu)
+static double side_cost(const spx_ooc_queue *q, int gpu)
 {
     const int64_t w = q->seen_work[gpu];
     if (w > 0 && w >= q->trust_work && q->seen_s[gpu] > 0) return q->seen_s[gpu] / (double)w;
     return gpu ? q->gpu_cost : q->cpu_cost;
 }
 
-/* Whether a GPU lane would finish the front panel after the CPU side finished all that is
- * left, while the CPU side still takes (lock held). */
+/* Whether a GPU lane would finish the front panel no sooner than the CPU side finished all
+ * that is left, while the CPU side still takes (lock held). */
 static int gpu_too_slow(const spx_ooc_queue *q)
 {
-    return q->work && !q->cpu_gone && (double)q->work[q->order[q->lo]] * cost(q, 1) >= (double)q->left * cost(q, 0);
+    return q->work && q->cpu_taking &&
+           (double)q->work[q->order[q->lo]] * side_cost(q, 1) >= (double)q->left * side_cost(q, 0);
 }
 
-/* Whether the CPU side would finish the back panel after the GPU lanes finished all that is
- * left, while a lane still takes (lock held). */
+/* Whether the CPU side would finish the back panel later than the lanes still taking finished
+ * all that is left, while one still takes (lock held; a tie takes the panel). */
 static int cpu_too_slow(const spx_ooc_queue *q)
 {
-    return q->work && q->lanes > 0 &&
-           (double)q->work[q->order[q->hi - 1]] * cost(q, 0) > (double)q->left * cost(q, 1) / q->lanes;
+    if (!q->work || q->lanes_taking <= 0) return 0;
+    const double lanes_left = (double)q->left * side_cost(q, 1) / q->lanes_taking;
+    return (double)q->work[q->order[q->hi - 1]] * side_cost(q, 0) > lanes_left;
 }
 
 void spx_ooc_queue_destroy(spx_ooc_queue *q) { pthread_mutex_destroy(&q->lock); }
@@ -65,18 +68,18 @@ int spx_ooc_queue_take(spx_ooc_queue *q, int gpu, int *stolen)
         panel = q->order[at];
         if (q->work) q->left -= q->work[panel];
     }
-    if (panel < 0 && gpu && q->lanes > 0) q->lanes--;
-    if (panel < 0 && !gpu) q->cpu_gone = 1;
+    if (panel < 0 && gpu && q->lanes_taking > 0) q->lanes_taking--;
+    if (panel < 0 && !gpu) q->cpu_taking = 0;
     pthread_mutex_unlock(&q->lock);
     return panel;
 }
 
 void spx_ooc_queue_finish(spx_ooc_queue *q, int panel, int gpu, double seconds)
 {
-    gpu = gpu != 0;
+    const int side = gpu != 0;
     pthread_mutex_lock(&q->lock);
     q->done[q->n_done++] = panel;
-    if (q->work) q->seen_s[gpu] += seconds, q->seen_work[gpu] += q->work[panel];
+    if (q->work) q->seen_s[side] += seconds, q->seen_work[side] += q->work[panel];
     pthread_mutex_unlock(&q->lock);
 }
 
