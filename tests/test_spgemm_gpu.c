@@ -3,7 +3,9 @@
  * cases (the dense and the global fallbacks among them), generated matrices (spx's span
  * tables among them: banded, block-diagonal, stencil27; test_span_tables checks they are
  * taken); spx's dense fallback splitting a long row over blocks, against the CPU product; spx's
- * dense x dense panels (algorithms default, sparse, dense; every method loop takes all three);
+ * dense panels, dense x dense and sparse x dense (algorithms default, sparse, dense; every method
+ * loop takes all three), and their fall-back to A's dense rows alone when the sparse rows'
+ * rows of G do not fit;
  * value updates; and every device allocation failed in turn (an error, nothing left on the
  * device; the dense panels too). Skips (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves
  * cuSPARSE out (for racecheck, as tests/test_gpu.c). */
@@ -181,7 +183,8 @@ static void test_split_rows(spx_ctx *ctx)
             CHECK_OK(ctx, oc_cpu_product(ctx, A, A, tr, precisions[p], &R));
             CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
             if (a && !tr) /* the split rows' add kernel skipping the panels' products */
-                CHECK_MSG(kernel_has(plan, "+dense"), "split rows, algorithm dense, %s: no panels",
+                CHECK_MSG(kernel_has(plan, "+dense") && kernel_has(plan, "+spmm"),
+                          "split rows, algorithm dense, %s: no panels, or no sparse rows among them",
                           spx_precision_str(precisions[p]));
             if (SPX_GPU_HOT_COLS && tr) /* B = A^T: A's long rows are B's dense columns */
                 CHECK_MSG(kernel_has(plan, "+hot"), "split rows, A*A^T, %s: no hot columns",
@@ -199,10 +202,12 @@ static void test_split_rows(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* spx's dense x dense panels (ApSpGEMM's DGEMM panels, by cuBLAS) on DENSE_PANEL_SPEC: A*A, and
+/* spx's dense panels (ApSpGEMM's DGEMM and SpMM panels, by cuBLAS) on DENSE_PANEL_SPEC: A*A, and
  * A*B^T with B = A^T (so that B^T = A has the dense rows: the power-law generator's columns
  * are uniform, A^T has none): algorithm dense takes them, sparse never does, the default as
- * its cost rule says (it does here: asserted, as the suite's figures rely on it); C against
+ * its cost rule says (it does here: asserted, as the suite's figures rely on it), each with
+ * sparse rows of A among the panels' rows ("+spmm": 25 sparse rows reach B's dense rows, 7 with
+ * more than n / 2 products there, the default's fp64 bar, 11 past fp32's n / 4); C against
  * the CPU product (structure exact, values within rounding in relative 2-norm), fp64 and fp32,
  * each plan run twice with new values of A between (the panels gathered again from them). */
 static void test_dense_panels(spx_ctx *ctx)
@@ -227,6 +232,9 @@ static void test_dense_panels(spx_ctx *ctx)
                 CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, B, &o, &plan));
                 CHECK_MSG(kernel_has(plan, "+dense") == (a != 1), "dense panels, algorithm %s, %s%s: taken %d", algos[a],
                           spx_precision_str(precisions[p]), tr ? ", A*(A^T)^T" : "", kernel_has(plan, "+dense"));
+                CHECK_MSG(kernel_has(plan, "+spmm") == (a != 1), "sparse x dense rows, algorithm %s, %s%s: taken %d",
+                          algos[a], spx_precision_str(precisions[p]), tr ? ", A*(A^T)^T" : "",
+                          kernel_has(plan, "+spmm"));
                 for (int run = 0; plan && run < 2; run++) {
                     if (run) {
                         for (int64_t q = 0; q < A->nnz; q++) A->val[q] = 0.25 * (double)(q % 7) - 0.6;
@@ -245,6 +253,28 @@ static void test_dense_panels(spx_ctx *ctx)
                 spx_free(ctx, perm);
                 spx_csr_destroy(&A);
             }
+}
+
+/* Algorithm dense on R-MAT 16 ef 8: its one dense row of B is reached by 3,853 sparse rows of A,
+ * whose rows of G (1.9 GB in fp64) exceed SPX_GPU_PANEL_MAX_BYTES: the panels fall back to A's
+ * dense row alone ("+dense" without "+spmm"); C against the CPU product, fp64. */
+static void test_dense_panels_fallback(spx_ctx *ctx)
+{
+    spx_csr *A = NULL, *C = NULL, *R = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:rmat:scale=16,ef=8", &A));
+    if (!A) return;
+    const spx_spgemm_opts o = {.method = "spx", .algo = "dense", .backend = SPX_BACKEND_CUDA};
+    spx_spgemm_plan *plan = NULL;
+    CHECK_OK(ctx, oc_cpu_product(ctx, A, A, 0, SPX_FP64, &R));
+    CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
+    CHECK_MSG(kernel_has(plan, "+dense") && !kernel_has(plan, "+spmm"), "R-MAT 16, algorithm dense: panels %d, "
+              "sparse rows among them %d", kernel_has(plan, "+dense"), kernel_has(plan, "+spmm"));
+    if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &C));
+    CHECK_MSG(C && R && oc_close(C, R, 1e-12), "R-MAT 16, algorithm dense: C differs");
+    spx_spgemm_plan_destroy(&plan);
+    spx_csr_destroy(&C);
+    spx_csr_destroy(&R);
+    spx_csr_destroy(&A);
 }
 
 /* New values of A and B: the next run of every method uses them. */
@@ -333,6 +363,7 @@ int main(void)
     test_bitmap_rows(ctx);
     test_split_rows(ctx);
     test_dense_panels(ctx);
+    if (!getenv("SPX_GPU_TEST_QUICK")) test_dense_panels_fallback(ctx); /* 123M products: slow under memcheck */
     test_update_values(ctx);
     spx_ctx_destroy(&ctx);
     /* SPX_GPU_TEST_QUICK (under racecheck): the allocation-failure sweep is left out */

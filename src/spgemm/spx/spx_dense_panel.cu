@@ -1,7 +1,7 @@
-/* src/spgemm/spx/spx_dense_panel.cu: the spx GPU SpGEMM's dense x dense panels (ApSpGEMM
- * §4.2, §5.1 "DGEMM"; spx_dense_panel.h says what they are): the survey of A's and B's dense
- * rows, the decision, the lists, the gathers into dense panels, the cuBLAS GEMM and the
- * addition of its result into C. */
+/* src/spgemm/spx/spx_dense_panel.cu: the spx GPU SpGEMM's dense panels (ApSpGEMM §4.2, §5.1
+ * "DGEMM" and "SpMM"; spx_dense_panel.h says what they are): the survey of A's and B's dense
+ * rows and of A's sparse rows reaching B's, the decision, the lists, the gathers into dense
+ * panels, the cuBLAS GEMM and the addition of its result into C. */
 #include <stdint.h>
 #include <string.h>
 
@@ -11,6 +11,9 @@
 /* Threads per block of the panels' kernels; grid-stride blocks per SM. */
 #define PANEL_BLOCK 256
 #define PANEL_BLOCKS_PER_SM 8
+/* The sparse rows' survey: the most steps a group of lanes takes on one row; longer rows are
+ * walked by the whole warp (a guess: a warp's other groups wait while one walks). */
+#define PANEL_GROUP_STEPS 32
 
 /* Row lists are walked by 2D grids: blockIdx.y (grid-stride) picks a listed row, blockIdx.x
  * (grid-stride, with the threads) its entries; a dense row of 800k entries is spread over the
@@ -53,6 +56,87 @@ __global__ void __launch_bounds__(PANEL_BLOCK)
             if (list) list[at] = (int32_t)i;
             if (pos) pos[i] = (int32_t)at;
         }
+}
+
+/* Records row i of A, whose entries in B rows longer than b_min are nnz and stand for prod
+ * products, when prod exceeds min_products: with list, its id at base plus the place *count
+ * hands out; without, counted into s (rows_sparse, sparse_nnz, sparse_products). */
+__device__ __forceinline__ void spx_panel_sparse_take(int64_t i, long long prod, long long nnz, long long min_products,
+                                                      int32_t *__restrict__ list, int64_t base,
+                                                      unsigned long long *__restrict__ count,
+                                                      spx_gpu_panel_survey *__restrict__ s)
+{
+    if (prod <= min_products) return;
+    if (list) {
+        list[base + (int64_t)atomicAdd(count, 1ull)] = (int32_t)i;
+        return;
+    }
+    atomicAdd(&s->rows_sparse, 1ull);
+    atomicAdd(&s->sparse_nnz, (unsigned long long)nnz);
+    atomicAdd(&s->sparse_products, (unsigned long long)prod);
+}
+
+/* The entries of A's row entries [a0, a1) in B rows longer than b_min (*nnz) and the products
+ * they stand for (returned), summed over the lanes of a group of L (a power of two) that walk
+ * them from lane sub; every lane of the warp calls it (the shuffles). */
+__device__ __forceinline__ long long spx_panel_dense_products(const int32_t *__restrict__ aci,
+                                                              const int32_t *__restrict__ brp, int32_t b_min,
+                                                              int32_t a0, int32_t a1, int sub, int L, long long *nnz)
+{
+    long long prod = 0, n = 0;
+    for (int32_t q = a0 + sub; q < a1; q += L) {
+        const int32_t j = aci[q], len = brp[j + 1] - brp[j];
+        if (len > b_min) prod += len, n++;
+    }
+    for (int off = L >> 1; off > 0; off >>= 1) {
+        prod += __shfl_xor_sync(0xffffffffu, prod, off);
+        n += __shfl_xor_sync(0xffffffffu, n, off);
+    }
+    *nnz = n;
+    return prod;
+}
+
+/* A's sparse rows (at most a_min entries) whose products in B rows longer than b_min exceed
+ * min_products, recorded by spx_panel_sparse_take; rows whose products in all of B (prods, the
+ * pre-analysis's; NULL: unknown) do not exceed min_products are not walked. L lanes a row (a power of two up to 32; a
+ * warp takes 32 / L rows at a time, grid-stride); a row of more than PANEL_GROUP_STEPS * L
+ * entries is walked by the whole warp after its group's turn (the power-law matrices' rows
+ * reach 50,000 entries below a_min: 8 lanes a row took 3-5 ms a plan there, H100). */
+__global__ void __launch_bounds__(PANEL_BLOCK)
+    spx_panel_sparse_rows_kernel(int32_t m, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
+                                 const int32_t *__restrict__ brp, int32_t a_min, int32_t b_min,
+                                 const int64_t *__restrict__ prods, long long min_products, int L,
+                                 int32_t *__restrict__ list, int64_t base, unsigned long long *__restrict__ count,
+                                 spx_gpu_panel_survey *__restrict__ s)
+{
+    const int lane = threadIdx.x & 31, sub = lane & (L - 1), per_warp = 32 / L;
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x >> 5);
+    for (int64_t r0 = (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * per_warp; r0 < m;
+         r0 += warps * per_warp) { /* the same in every lane: the shuffles see the whole warp */
+        const int64_t i = r0 + lane / L;
+        const int32_t a0 = i < m ? arp[i] : 0, a1 = i < m ? arp[i + 1] : 0;
+        const bool sparse = i < m && a1 - a0 <= a_min && (!prods || prods[i] > min_products);
+        const bool wide = sparse && a1 - a0 > PANEL_GROUP_STEPS * L;
+        long long nnz = 0;
+        const long long prod = spx_panel_dense_products(aci, brp, b_min, a0, sparse && !wide ? a1 : a0, sub, L, &nnz);
+        if (sub == 0 && sparse && !wide) spx_panel_sparse_take(i, prod, nnz, min_products, list, base, count, s);
+        for (unsigned wides = __ballot_sync(0xffffffffu, wide && sub == 0); wides; wides &= wides - 1) {
+            const int src = __ffs(wides) - 1;
+            const int64_t w = __shfl_sync(0xffffffffu, i, src);
+            const int32_t w0 = __shfl_sync(0xffffffffu, a0, src), w1 = __shfl_sync(0xffffffffu, a1, src);
+            long long wnnz = 0;
+            const long long wprod = spx_panel_dense_products(aci, brp, b_min, w0, w1, lane, 32, &wnnz);
+            if (lane == 0) spx_panel_sparse_take(w, wprod, wnnz, min_products, list, base, count, s);
+        }
+    }
+}
+
+/* pos[list[r]] = r for r < n (pos set to -1 beforehand by the caller). */
+__global__ void __launch_bounds__(PANEL_BLOCK)
+    spx_panel_places_kernel(const int32_t *__restrict__ list, int32_t n, int32_t *__restrict__ pos)
+{
+    for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < n; r += (int64_t)gridDim.x * blockDim.x)
+        pos[list[r]] = (int32_t)r;
 }
 
 /* A_dd (rows_a x rows_b, row-major, zeroed): row r holds A's row rows_a[r] at the places of
@@ -119,7 +203,7 @@ void spx_gpu_panels_none(spx_gpu_panels *P)
 }
 
 /* The list block carved from base (NULL: sized only): the survey's counts, a counter, A's
- * dense rows (room for cap); the bytes. */
+ * panel rows (room for cap); the bytes. */
 static size_t list_layout(spx_gpu_panels *P, int64_t cap, void *base)
 {
     carver c = {(unsigned char *)base, 0};
@@ -129,12 +213,13 @@ static size_t list_layout(spx_gpu_panels *P, int64_t cap, void *base)
     return c.used;
 }
 
-/* The panels' block carved from base (NULL: sized only), for k rows of B, C's n columns and
- * values of vbytes; the bytes. */
-static size_t panel_layout(spx_gpu_panels *P, int32_t k, int32_t n, size_t vbytes, void *base)
+/* The panels' block carved from base (NULL: sized only), for m rows of A, k rows of B, C's n
+ * columns and values of vbytes; the bytes. */
+static size_t panel_layout(spx_gpu_panels *P, int32_t m, int32_t k, int32_t n, size_t vbytes, void *base)
 {
     carver c = {(unsigned char *)base, 0};
     const size_t na = (size_t)P->rows_a, nb = (size_t)P->rows_b;
+    P->d_pos_a = (int32_t *)carve(&c, (size_t)m * sizeof(int32_t));
     P->d_rows_b = (int32_t *)carve(&c, nb * sizeof(int32_t));
     P->d_pos_b = (int32_t *)carve(&c, (size_t)k * sizeof(int32_t));
     P->d_a = carve(&c, na * nb * vbytes);
@@ -152,15 +237,46 @@ static bool panels_pay(const spx_gpu_panels *P, int32_t n, size_t vbytes)
     return (double)P->survey.block_products * SPX_GPU_PANEL_PRODUCT_BYTES > moved;
 }
 
-/* Counts B's dense rows and lists A's (into P->d_rows_a, counted) on the device, then the
- * entries of A's dense rows in B's dense rows (when both exist): P->survey, two downloads. */
-static spx_status survey(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, spx_gpu_panels *P)
+/* The fewest products in B's dense rows for which a sparse row of A pays for its row of G (2 n
+ * values moved, at SPX_GPU_PANEL_PRODUCT_BYTES a product); FORCE: any. */
+static long long sparse_row_min_products(spx_gpu_panel_mode mode, int32_t n, size_t vbytes)
 {
-    int64_t cap = ops->A.nnz / ((int64_t)P->a_min + 1) + 1; /* rows of more than a_min entries */
-    if (cap > m) cap = m;
-    spx_status s = spx_cuda_malloc(ctx, &P->d_list, list_layout(P, cap, NULL));
+    if (mode == SPX_GPU_PANELS_FORCE) return 0;
+    return (long long)(2.0 * (double)n * (double)vbytes / SPX_GPU_PANEL_PRODUCT_BYTES);
+}
+
+/* Lanes a row for the sparse rows' survey: A's mean row length as a power of two, 1 to 32. */
+static int sparse_row_lanes(const spx_spgemm_operands *ops, int32_t m)
+{
+    const int64_t mean = m ? (ops->A.nnz + m - 1) / m : 1;
+    int L = 1;
+    while (L < 32 && L < mean) L <<= 1;
+    return L;
+}
+
+/* Queues A's sparse rows past min_products in B's dense rows (prods: the rows' products in
+ * all of B, or NULL): listed after base (list), or counted into P->d_survey (list NULL). */
+static spx_status sparse_rows(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, const int64_t *prods,
+                              long long min_products, spx_gpu_panels *P, int32_t *list, int64_t base)
+{
+    spx_panel_sparse_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, m, PANEL_BLOCK, PANEL_BLOCKS_PER_SM), PANEL_BLOCK,
+                                   0, spx_cuda_stream(ctx)>>>(m, ops->A.rowptr, ops->A.colind, ops->B.rowptr, P->a_min,
+                                                              P->b_min, prods, min_products, sparse_row_lanes(ops, m),
+                                                              list, base, P->d_counter, P->d_survey);
+    SPX_CUDA_LAUNCHED(ctx, "spx_panel_sparse_rows_kernel");
+    return SPX_OK;
+}
+
+/* Surveys the panel rows on the device: lists A's dense rows and counts them, counts B's dense
+ * rows and A's sparse rows past min_products in B's (with their entries and products there),
+ * then the dense rows' entries in B's dense rows and their products (block_*): P->survey, two
+ * downloads (one when B has no dense row). The sparse rows are listed only when taken. */
+static spx_status survey(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, const int64_t *prods,
+                         long long min_products, spx_gpu_panels *P)
+{
+    spx_status s = spx_cuda_malloc(ctx, &P->d_list, list_layout(P, m, NULL));
     if (s) return s; /* nothing counted: no panels */
-    list_layout(P, cap, P->d_list);
+    list_layout(P, m, P->d_list);
     const cudaStream_t st = spx_cuda_stream(ctx);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_survey, 0, sizeof *P->d_survey, st));
     spx_panel_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, m, PANEL_BLOCK, PANEL_BLOCKS_PER_SM), PANEL_BLOCK, 0,
@@ -169,17 +285,49 @@ static spx_status survey(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m
     spx_panel_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, k, PANEL_BLOCK, PANEL_BLOCKS_PER_SM), PANEL_BLOCK, 0,
                             st>>>(k, ops->B.rowptr, P->b_min, NULL, NULL, &P->d_survey->rows_b);
     SPX_CUDA_LAUNCHED(ctx, "spx_panel_rows_kernel");
+    if ((s = sparse_rows(ctx, ops, m, prods, min_products, P, NULL, 0))) return s;
     if ((s = spx_cuda_d2h(ctx, &P->survey, P->d_survey, sizeof P->survey))) return s;
-    P->rows_a = (int32_t)P->survey.rows_a, P->rows_b = (int32_t)P->survey.rows_b;
-    if (!P->rows_a || !P->rows_b) return SPX_OK;
-    spx_panel_survey_kernel<<<row_grid(ctx, P->rows_a), PANEL_BLOCK, 0, st>>>(
-        P->d_rows_a, P->rows_a, ops->A.rowptr, ops->A.colind, ops->B.rowptr, P->b_min, P->d_survey);
+    P->rows_b = (int32_t)P->survey.rows_b;
+    if (!P->rows_b || !P->survey.rows_a) return SPX_OK;
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_survey, 0, sizeof *P->d_survey, st));
+    spx_panel_survey_kernel<<<row_grid(ctx, (int32_t)P->survey.rows_a), PANEL_BLOCK, 0, st>>>(
+        P->d_rows_a, (int32_t)P->survey.rows_a, ops->A.rowptr, ops->A.colind, ops->B.rowptr, P->b_min, P->d_survey);
     SPX_CUDA_LAUNCHED(ctx, "spx_panel_survey_kernel");
-    return spx_cuda_d2h(ctx, &P->survey, P->d_survey, sizeof P->survey);
+    spx_gpu_panel_survey dense;
+    if ((s = spx_cuda_d2h(ctx, &dense, P->d_survey, sizeof dense))) return s;
+    P->survey.block_nnz = dense.block_nnz, P->survey.block_products = dense.block_products;
+    return SPX_OK;
 }
 
-/* Lists B's dense rows into the block (their places into d_pos_b, -1 elsewhere). */
-static spx_status list_b_rows(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t k, spx_gpu_panels *P)
+/* Whether the panels of P->rows_a rows with the block P->survey describes are taken: the block
+ * has an entry, fits, and (default algorithm) pays; *bytes their block's. */
+static bool panels_taken(spx_gpu_panels *P, int32_t m, int32_t k, int32_t n, size_t vbytes, spx_gpu_panel_mode mode,
+                         size_t room, size_t *bytes)
+{
+    *bytes = panel_layout(P, m, k, n, vbytes, NULL);
+    return P->rows_a && P->rows_b && P->survey.block_nnz && *bytes <= SPX_GPU_PANEL_MAX_BYTES && *bytes <= room &&
+           (mode == SPX_GPU_PANELS_FORCE || panels_pay(P, n, vbytes));
+}
+
+/* Decides the panels' rows: A's dense rows and the surveyed sparse ones when they are taken,
+ * else the dense rows alone when those are; *bytes the block's. */
+static bool choose_rows(spx_gpu_panels *P, int32_t m, int32_t k, int32_t n, size_t vbytes, spx_gpu_panel_mode mode,
+                        size_t room, size_t *bytes)
+{
+    const spx_gpu_panel_survey dense = P->survey;
+    P->rows_sparse = (int32_t)dense.rows_sparse;
+    P->rows_a = (int32_t)(dense.rows_a + dense.rows_sparse);
+    P->survey.block_nnz += dense.sparse_nnz, P->survey.block_products += dense.sparse_products;
+    if (P->rows_sparse && panels_taken(P, m, k, n, vbytes, mode, room, bytes)) return true;
+    P->survey = dense, P->rows_sparse = 0, P->rows_a = (int32_t)dense.rows_a;
+    return panels_taken(P, m, k, n, vbytes, mode, room, bytes);
+}
+
+/* Lists B's dense rows into the block (their places into d_pos_b, -1 elsewhere), the taken
+ * sparse rows of A after its dense ones, and the panel rows' places into d_pos_a (-1
+ * elsewhere). */
+static spx_status list_rows(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, const int64_t *prods,
+                            long long min_products, spx_gpu_panels *P)
 {
     const cudaStream_t st = spx_cuda_stream(ctx);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_counter, 0, sizeof *P->d_counter, st));
@@ -187,27 +335,36 @@ static spx_status list_b_rows(spx_ctx *ctx, const spx_spgemm_operands *ops, int3
     spx_panel_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, k, PANEL_BLOCK, PANEL_BLOCKS_PER_SM), PANEL_BLOCK, 0,
                             st>>>(k, ops->B.rowptr, P->b_min, P->d_rows_b, P->d_pos_b, P->d_counter);
     SPX_CUDA_LAUNCHED(ctx, "spx_panel_rows_kernel");
+    if (P->rows_sparse) {
+        SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_counter, 0, sizeof *P->d_counter, st));
+        spx_status s = sparse_rows(ctx, ops, m, prods, min_products, P, P->d_rows_a, (int64_t)P->survey.rows_a);
+        if (s) return s;
+    }
+    SPX_CUDA_RET(ctx, cudaMemsetAsync(P->d_pos_a, 0xff, (size_t)m * sizeof(int32_t), st)); /* -1 */
+    spx_panel_places_kernel<<<spx_cuda_grid_stride_blocks(ctx, P->rows_a, PANEL_BLOCK, PANEL_BLOCKS_PER_SM),
+                              PANEL_BLOCK, 0, st>>>(P->d_rows_a, P->rows_a, P->d_pos_a);
+    SPX_CUDA_LAUNCHED(ctx, "spx_panel_places_kernel");
     return SPX_OK;
 }
 
-spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, int32_t n,
-                               spx_precision prec, spx_gpu_panel_mode mode, size_t room, spx_gpu_panels *P)
+spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, const int64_t *row_products, int32_t m,
+                               int32_t k, int32_t n, spx_precision prec, spx_gpu_panel_mode mode, size_t room,
+                               spx_gpu_panels *P)
 {
     spx_gpu_panels_none(P);
     if (mode == SPX_GPU_PANELS_OFF || !m || !k || !n) return SPX_OK;
     P->a_min = spx_gpu_dense_min(k), P->b_min = spx_gpu_dense_min(n);
-    spx_status s = survey(ctx, ops, m, k, P);
     const size_t vbytes = spx_precision_bytes(prec);
-    const size_t bytes = s ? 0 : panel_layout(P, k, n, vbytes, NULL);
-    /* taken when the block has an entry, fits, and (default algorithm) pays */
-    const bool take = !s && P->survey.block_nnz && bytes <= SPX_GPU_PANEL_MAX_BYTES && bytes <= room &&
-                      (mode == SPX_GPU_PANELS_FORCE || panels_pay(P, n, vbytes));
+    const long long min_products = sparse_row_min_products(mode, n, vbytes);
+    spx_status s = survey(ctx, ops, m, k, row_products, min_products, P);
+    size_t bytes = 0;
+    const bool take = !s && choose_rows(P, m, k, n, vbytes, mode, room, &bytes);
     bool blas_failed = false;
     if (take) { /* cuBLAS's handle made here, so that a failure turns the panels off */
         if ((s = spx_cuda_blas_open(ctx))) blas_failed = true;
         else if (!(s = spx_cuda_malloc(ctx, &P->d_block, bytes))) {
-            panel_layout(P, k, n, vbytes, P->d_block);
-            s = list_b_rows(ctx, ops, k, P);
+            panel_layout(P, m, k, n, vbytes, P->d_block);
+            s = list_rows(ctx, ops, m, k, row_products, min_products, P);
         }
         P->on = !s;
     }

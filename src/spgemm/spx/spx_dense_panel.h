@@ -1,13 +1,19 @@
-/* src/spgemm/spx/spx_dense_panel.h: ApSpGEMM's dense x dense panels (§4.2, §5.1 "DGEMM") in
- * the spx GPU SpGEMM. A row of A is dense when nnz / k > P, a row of B when nnz / n > P
- * (SPX_GPU_DENSE_ROW_P). The entries of A's dense rows in B's dense rows form a block A_dd
- * (|Ad| x |Bd|, stored dense); G = A_dd * B_d (B's dense rows stored dense, |Bd| x n) is one
- * cuBLAS GEMM, row-major |Ad| x n. The sparse kernels then skip exactly those products (the
- * dense fallback's numeric walk; the marking walk still visits them, for C's structure) and G
- * is added into C's dense rows at their columns. Sparse x dense products (A's sparse rows
- * reaching B's dense rows) stay on the sparse path: a dense Y panel would be (rows reaching
- * them) x n (docs/spgemm.md). Plans that count C's rows (in-core, and the out-of-core panels'
- * GPU side when it counts them, by the cost rule); not those given C's row pointers. */
+/* src/spgemm/spx/spx_dense_panel.h: ApSpGEMM's dense panels (§4.2, §5.1 "DGEMM" and "SpMM")
+ * in the spx GPU SpGEMM. A row of A is dense when nnz / k > P, a row of B when nnz / n > P
+ * (SPX_GPU_DENSE_ROW_P). The panels' rows of A are its dense rows (Ad: dense x dense) and,
+ * beside them, its sparse rows whose products in B's dense rows pay for a row of G (the
+ * sparse x dense panel, Fig. 6: such a row's products stand for more than the 2 n values its
+ * row of G moves, at SPX_GPU_PANEL_PRODUCT_BYTES each; any such products under algorithm
+ * "dense"). Their entries in B's dense rows form a block A_dd (panel rows x |Bd|, stored
+ * dense); G = A_dd * B_d (B's dense rows stored dense, |Bd| x n) is one cuBLAS GEMM, row-major
+ * (panel rows) x n: its tiles hold each piece of a B_d row in shared memory once for all the
+ * rows of the tile, Fig. 6's sharing of a dense column's B row. The sparse kernels then skip
+ * exactly those products (the dense fallback's numeric walk, to which panel rows are binned;
+ * the marking walk still visits them, for C's structure) and G is added into C's panel rows
+ * at their columns. Sparse rows whose Bd products are fewer stay on the sparse path whole: a
+ * row of G is n values whatever the row. Plans that count C's rows (in-core, and the
+ * out-of-core panels' GPU side when it counts them, by the cost rule); not those given C's
+ * row pointers. */
 #ifndef SPX_SPGEMM_SPX_DENSE_PANEL_H
 #define SPX_SPGEMM_SPX_DENSE_PANEL_H
 
@@ -20,7 +26,10 @@ typedef enum spx_gpu_panel_mode { SPX_GPU_PANELS_AUTO, SPX_GPU_PANELS_OFF, SPX_G
 /* What the survey of A and B found (spx_gpu_panels_plan). */
 typedef struct spx_gpu_panel_survey {
     unsigned long long rows_a, rows_b;       /* |Ad|, |Bd| */
-    unsigned long long block_nnz;            /* entries of A_dd */
+    unsigned long long rows_sparse;          /* A's sparse rows past the bar in B's dense rows */
+    unsigned long long sparse_nnz;           /* their entries in B's dense rows */
+    unsigned long long sparse_products;      /* the products those stand for */
+    unsigned long long block_nnz;            /* entries of A_dd: Ad's, and the sparse rows' once taken */
     unsigned long long block_products;       /* the products they stand for (sum of their B rows) */
 } spx_gpu_panel_survey;
 
@@ -28,16 +37,18 @@ typedef struct spx_gpu_panel_survey {
 typedef struct spx_gpu_panels {
     bool on;
     int32_t a_min, b_min;       /* rows of A / B longer than these are dense */
-    int32_t rows_a, rows_b;     /* |Ad|, |Bd| */
+    int32_t rows_a, rows_b;     /* panel rows of A (|Ad| + rows_sparse), |Bd| */
+    int32_t rows_sparse;        /* the sparse ones among them (last in d_rows_a) */
     spx_gpu_panel_survey survey;
-    void *d_list;               /* device block: the survey's counts, a counter, A's dense rows */
+    void *d_list;               /* device block: the survey's counts, a counter, the panel rows */
     spx_gpu_panel_survey *d_survey;
     unsigned long long *d_counter;
-    int32_t *d_rows_a;          /* |Ad|: A's dense rows (G's row r is A's row d_rows_a[r]) */
-    void *d_block;              /* device block: B's dense rows and places, A_dd, B_d, G */
+    int32_t *d_rows_a;          /* rows_a: A's panel rows (G's row r is A's row d_rows_a[r]) */
+    void *d_block;              /* device block: the rows' places, B's dense rows, A_dd, B_d, G */
+    int32_t *d_pos_a;           /* m: an A row's place in d_rows_a, -1 when not a panel row */
     int32_t *d_rows_b;          /* |Bd|: B's dense rows */
     int32_t *d_pos_b;           /* k: a B row's place in d_rows_b, -1 when not dense */
-    void *d_a, *d_b, *d_g;      /* A_dd (|Ad| x |Bd|), B_d (|Bd| x n), G (|Ad| x n), row-major */
+    void *d_a, *d_b, *d_g;      /* A_dd (rows_a x |Bd|), B_d (|Bd| x n), G (rows_a x n), row-major */
 } spx_gpu_panels;
 
 /* The longest row of a matrix of `cols` columns that is not dense (nnz / cols <= P): the one
@@ -50,15 +61,18 @@ static inline int32_t spx_gpu_dense_min(int64_t cols)
 /* No dense panels (thresholds INT32_MAX). */
 void spx_gpu_panels_none(spx_gpu_panels *P);
 
-/* Surveys A's dense rows and B's (on the device; two downloads), decides by mode (AUTO: the
- * bytes the panels move against the products they take off the sparse path; never more than
- * room bytes of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, makes the
- * context's cuBLAS handle, allocates the panels' block and lists the dense rows. P->on says
- * the outcome. The panels are optional: a refused device allocation (or
- * cuBLAS handle) leaves them off and returns SPX_OK. cuBLAS's own workspace is cuBLAS's
- * allocation, outside the context's device accounting. */
-spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, int32_t n,
-                               spx_precision prec, spx_gpu_panel_mode mode, size_t room, spx_gpu_panels *P);
+/* Surveys A's dense rows, B's and A's sparse rows reaching them (on the device; two
+ * downloads; row_products, on the device, each row's products in all of B, or NULL: a sparse
+ * row with no more of them than the bar is not walked), decides by mode (AUTO: the bytes the
+ * panels move against the products they take off the sparse path; never more than room bytes
+ * of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, makes the context's cuBLAS
+ * handle, allocates the panels' block and lists B's dense rows and the panel rows' places.
+ * P->on says the outcome. The panels are optional: a refused device allocation (or cuBLAS
+ * handle) leaves them off and returns SPX_OK. cuBLAS's own workspace is cuBLAS's allocation,
+ * outside the context's device accounting. */
+spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, const int64_t *row_products, int32_t m,
+                               int32_t k, int32_t n, spx_precision prec, spx_gpu_panel_mode mode, size_t room,
+                               spx_gpu_panels *P);
 
 /* Queues G = A_dd * B_d on the context's stream from the operands' current values. */
 spx_status spx_gpu_panels_multiply(spx_ctx *ctx, const spx_gpu_panels *P, const spx_spgemm_operands *ops, int32_t n,

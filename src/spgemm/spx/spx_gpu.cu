@@ -216,8 +216,7 @@ static spx_gpu_bin_rule bin_rule(const gpu_state *S, int numeric)
     r.vbytes = (int)value_bytes(S, numeric);
     r.span_pct = numeric ? SPX_GPU_SPAN_NUM_PCT : SPX_GPU_SPAN_SYM_PCT;
     r.sorted_pct = numeric ? SPX_GPU_SPAN_NUM_SORTED_PCT : SPX_GPU_SPAN_SYM_PCT;
-    r.panel_arp = numeric && S->panels.on ? S->ops.A.rowptr : NULL; /* the panels' rows: the dense kernel */
-    r.panel_min = S->panels.a_min;
+    r.panel_pos = numeric && S->panels.on ? S->panels.d_pos_a : NULL; /* the panels' rows: the dense kernel */
     return r;
 }
 
@@ -483,13 +482,13 @@ static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
 }
 
 /* The kernel's name: the precision, "+span" when span tables took rows in either phase, "+bits"
- * when numeric hash tables were read out by bitmaps, "+dense" with dense panels, "+hot" when
- * the split rows have hot columns. */
+ * when numeric hash tables were read out by bitmaps, "+dense" with dense panels ("+spmm" when
+ * sparse rows of A are among their rows), "+hot" when the split rows have hot columns. */
 static void name_kernel(gpu_state *S)
 {
-    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s%s%s%s%s", S->prec == SPX_FP32 ? "fp32" : "fp64",
+    snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s%s%s%s%s%s", S->prec == SPX_FP32 ? "fp32" : "fp64",
              S->span_rows ? "+span" : "", S->bits_rows ? "+bits" : "", S->panels.on ? "+dense" : "",
-             S->num_hot > 0 ? "+hot" : "");
+             S->panels.on && S->panels.rows_sparse ? "+spmm" : "", S->num_hot > 0 ? "+hot" : "");
 }
 
 /* The split rows' hot columns (SPX_GPU_HOT_COLS), once a plan: B's columns of more than
@@ -588,10 +587,9 @@ static spx_status launch_split_rows(spx_ctx *ctx, const gpu_state *S, const spli
         spx_spgemm_split_columns_kernel<V><<<wgrid, SPX_GPU_ANALYSE_BLOCK, 0, st>>>(w->bits, w->rank, w->words, i,
                                                                                     S->d_crow, cci, cv);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_columns_kernel");
-        const int32_t skip_b = S->h_split[r].y > S->panels.a_min ? S->panels.b_min : INT32_MAX;
         spx_spgemm_split_add_kernel<V><<<chunks, SPX_GPU_DENSE_BLOCK, add_smem, st>>>(
-            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, i, sub, skip_b, hot,
-            w->bits, w->rank, S->d_crow, cv);
+            A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, i, sub,
+            S->panels.d_pos_a, S->panels.b_min, hot, w->bits, w->rank, S->d_crow, cv);
         SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_split_add_kernel");
     }
     return SPX_OK;
@@ -616,7 +614,7 @@ static spx_status launch_dense(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, co
     SPX_CUDA_RET(ctx, cudaMemsetAsync(S->d_ticket, 0, sizeof *S->d_ticket, spx_cuda_stream(ctx)));
     kernel<<<one_wave(S, b->count, SPX_GPU_DENSE_BLOCK, smem), SPX_GPU_DENSE_BLOCK, smem, spx_cuda_stream(ctx)>>>(
         A->rowptr, A->colind, (const V *)A->val, B->rowptr, B->colind, (const V *)B->val, L->d_rows + b->first,
-        b->count, S->n, sub, n_split ? SPX_GPU_SPLIT_A_ENTRIES : INT32_MAX, S->panels.a_min, S->panels.b_min,
+        b->count, S->n, sub, n_split ? SPX_GPU_SPLIT_A_ENTRIES : INT32_MAX, S->panels.d_pos_a, S->panels.b_min,
         S->d_ticket, counts, S->d_crow, cci, cv);
     SPX_CUDA_LAUNCHED(ctx, "spx_spgemm_dense_kernel");
     return n_split ? launch_split_rows<NUMERIC, V>(ctx, S, &w, n_split, counts, cci, cv) : SPX_OK;
@@ -931,8 +929,8 @@ static spx_status plan_panels(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st,
 {
     if (!S->dense_rows || !dense_fits(S, 1)) return SPX_OK;
     const double t0 = spx_now();
-    spx_status s = spx_gpu_panels_plan(ctx, &S->ops, S->m, S->k, S->n, S->prec, S->panel_mode, panel_room(ctx, S),
-                                       &S->panels);
+    spx_status s = spx_gpu_panels_plan(ctx, &S->ops, S->d_prod, S->m, S->k, S->n, S->prec, S->panel_mode,
+                                       panel_room(ctx, S), &S->panels);
     if (!s && S->panels.on) s = length_stats(ctx, S, st);
     spx_phase_add(log, "reorder", spx_now() - t0);
     return s;

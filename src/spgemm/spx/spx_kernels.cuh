@@ -56,8 +56,8 @@ typedef struct spx_gpu_bin_rule {
     int vbytes, span_pct, sorted_pct;
     int bits_per_slot;      /* a hash table's bitmap columns a slot (0: no bitmaps) */
     int64_t fit_bits_slots; /* the largest hash table with its bitmap a row group may have */
-    const int32_t *panel_arp; /* A's row pointers: rows of more than panel_min entries go to the */
-    int32_t panel_min;        /* fallback bin (the dense panels' rows); NULL: none */
+    const int32_t *panel_pos; /* A's rows' places among the dense panels' rows (-1: none): those */
+                              /* go to the fallback bin; NULL: no panels */
 } spx_gpu_bin_rule;
 
 /* The class c of a power-of-two table of `least << c` entries holding `need` (c >= 0). */
@@ -116,7 +116,7 @@ __device__ __forceinline__ int spx_gpu_row_bin(int32_t m, const int64_t *__restr
 {
     *x = i < m ? spx_gpu_work(w, diff, i) : 0;
     if (*x <= 0) return -1;
-    if (rule.panel_arp && rule.panel_arp[i + 1] - rule.panel_arp[i] > rule.panel_min) return SPX_GPU_BINS - 1;
+    if (rule.panel_pos && rule.panel_pos[i] >= 0) return SPX_GPU_BINS - 1;
     const int2 rg = spx_gpu_range(range, i);
     return spx_gpu_bin_of(*x, rg.x, rg.y, rule);
 }
@@ -966,6 +966,13 @@ __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ a
     spx_gpu_dense_walk_range(aci, brp, arp[i], arp[i + 1], sub, skip_b, sh, visit);
 }
 
+/* The B rows whose products row i of A leaves to the dense panels: those longer than b_min
+ * when i is a panel row (panel_pos[i] >= 0), else none (INT32_MAX); NULL: no panels. */
+__device__ __forceinline__ int32_t spx_gpu_panel_skip(const int32_t *__restrict__ panel_pos, int32_t i, int32_t b_min)
+{
+    return panel_pos && panel_pos[i] >= 0 ? b_min : INT32_MAX;
+}
+
 /* The dense fallback: blocks take rows rows[0..nrows) by a ticket (*ticket 0 at launch); a
  * row's columns are marked in a bitmap of n bits in shared memory (words = ceil(n / 64) 64-bit
  * words, dynamic), each of the row's products read once (spx_gpu_dense_walk). SYMBOLIC
@@ -975,16 +982,16 @@ __device__ __forceinline__ void spx_gpu_dense_walk(const int32_t *__restrict__ a
  * the products are read again and each added (global atomicAdd) at its column's place: the
  * rank of its word plus the bits below it. No accumulator beyond shared memory and C itself.
  * Rows of more than split entries of A are skipped: they are split over blocks
- * (spx_spgemm_split_*). The dense panels' rows (more than a_min entries of A) leave out of the
- * sums the products of B rows of more than b_min entries (G has them: spx_dense_panel.h), not
- * of the marking (C's structure); INT32_MAX: no panels. Dynamic shared memory: words * 8
+ * (spx_spgemm_split_*). The dense panels' rows (panel_pos[i] >= 0; NULL: no panels) leave out
+ * of the sums the products of B rows of more than b_min entries (G has them:
+ * spx_dense_panel.h), not of the marking (C's structure). Dynamic shared memory: words * 8
  * (symbolic) or words * 12 (numeric). */
 template <bool NUMERIC, typename V>
 __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_spgemm_dense_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                             const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
                             const int32_t *__restrict__ rows, int32_t nrows, int32_t n, int sub, int32_t split,
-                            int32_t a_min, int32_t b_min, unsigned int *__restrict__ ticket,
+                            const int32_t *__restrict__ panel_pos, int32_t b_min, unsigned int *__restrict__ ticket,
                             int64_t *__restrict__ counts,
                             const int64_t *__restrict__ crow, int32_t *__restrict__ cci, V *__restrict__ cv)
 {
@@ -1032,7 +1039,7 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
         for (int w = threadIdx.x; w < words; w += blockDim.x) /* neighbouring words, neighbouring places */
             spx_gpu_bitmap_write_word(w, bits[w], rank[w], out, len, cci, cv);
         __syncthreads(); /* the row's values are zero before anyone adds */
-        const int32_t skip_b = arp[i + 1] - arp[i] > a_min ? b_min : INT32_MAX;
+        const int32_t skip_b = spx_gpu_panel_skip(panel_pos, i, b_min);
         spx_gpu_dense_walk(arp, aci, brp, i, sub, skip_b, &sh, [&](int32_t qa, int32_t qb) {
             const int at = spx_gpu_bitmap_place(bits, rank, bci[qb]);
             if (at < len) atomicAdd(cv + out + at, av[qa] * bv[qb]);
@@ -1177,7 +1184,8 @@ template <typename V>
 __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     spx_spgemm_split_add_kernel(const int32_t *__restrict__ arp, const int32_t *__restrict__ aci, const V *__restrict__ av,
                                 const int32_t *__restrict__ brp, const int32_t *__restrict__ bci, const V *__restrict__ bv,
-                                int32_t i, int sub, int32_t skip_b, spx_gpu_hot h,
+                                int32_t i, int sub, const int32_t *__restrict__ panel_pos, int32_t b_min,
+                                spx_gpu_hot h,
                                 const unsigned long long *__restrict__ bits, const int32_t *__restrict__ rank,
                                 const int64_t *__restrict__ crow, V *__restrict__ cv)
 {
@@ -1187,7 +1195,7 @@ __global__ void __launch_bounds__(SPX_GPU_DENSE_BLOCK)
     for (int c = threadIdx.x; c < h.n; c += blockDim.x) sum[c] = V(0), seen[c] = 0;
     const int64_t out = crow[i], len = crow[i + 1] - crow[i];
     /* the walk starts and ends with a barrier */
-    spx_gpu_split_walk(arp, aci, brp, i, sub, skip_b, [&](int32_t qa, int32_t qb) {
+    spx_gpu_split_walk(arp, aci, brp, i, sub, spx_gpu_panel_skip(panel_pos, i, b_min), [&](int32_t qa, int32_t qb) {
         const int32_t j = bci[qb];
         const int slot = spx_gpu_hot_slot(h, j);
         const V p = av[qa] * bv[qb];
