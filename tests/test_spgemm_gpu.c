@@ -182,7 +182,8 @@ static void test_split_rows(spx_ctx *ctx)
             spx_spgemm_plan *plan = NULL;
             CHECK_OK(ctx, oc_cpu_product(ctx, A, A, tr, precisions[p], &R));
             CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &o, &plan));
-            if (a && !tr) /* the split rows' add kernel skipping the panels' products */
+            if (a && !tr) /* the split rows' add kernel skipping the panels' products; the panels' sparse
+                             rows (at most a_min = 3000 entries here) are not among the split ones */
                 CHECK_MSG(kernel_has(plan, "+dense") && kernel_has(plan, "+spmm"),
                           "split rows, algorithm dense, %s: no panels, or no sparse rows among them",
                           spx_precision_str(precisions[p]));

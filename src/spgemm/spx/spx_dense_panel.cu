@@ -84,7 +84,7 @@ __device__ __forceinline__ long long spx_panel_dense_products(const int32_t *__r
                                                               int32_t a0, int32_t a1, int sub, int L, long long *nnz)
 {
     long long prod = 0, n = 0;
-    for (int32_t q = a0 + sub; q < a1; q += L) {
+    for (int64_t q = a0 + sub; q < a1; q += L) { /* 64-bit: a0 + 32 may pass 2^31 */
         const int32_t j = aci[q], len = brp[j + 1] - brp[j];
         if (len > b_min) prod += len, n++;
     }
@@ -97,11 +97,12 @@ __device__ __forceinline__ long long spx_panel_dense_products(const int32_t *__r
 }
 
 /* A's sparse rows (at most a_min entries) whose products in B rows longer than b_min exceed
- * min_products, recorded by spx_panel_sparse_take; rows whose products in all of B (prods, the
- * pre-analysis's; NULL: unknown) do not exceed min_products are not walked. L lanes a row (a power of two up to 32; a
- * warp takes 32 / L rows at a time, grid-stride); a row of more than PANEL_GROUP_STEPS * L
- * entries is walked by the whole warp after its group's turn (the power-law matrices' rows
- * reach 50,000 entries below a_min: 8 lanes a row took 3-5 ms a plan there, H100). */
+ * min_products, recorded by spx_panel_sparse_take; rows whose products in all of B (prods,
+ * the pre-analysis's; NULL: every sparse row is walked) do not exceed min_products are not
+ * walked. L lanes a row (a power of two up to 32; a warp takes 32 / L rows at a time,
+ * grid-stride); a row of more than PANEL_GROUP_STEPS * L entries is skipped by its group and
+ * walked by the whole warp (the power-law matrices' rows reach 50,000 entries below a_min: 8
+ * lanes a row took 3-5 ms a plan there, H100). */
 __global__ void __launch_bounds__(PANEL_BLOCK)
     spx_panel_sparse_rows_kernel(int32_t m, const int32_t *__restrict__ arp, const int32_t *__restrict__ aci,
                                  const int32_t *__restrict__ brp, int32_t a_min, int32_t b_min,
@@ -270,7 +271,7 @@ static spx_status sparse_rows(spx_ctx *ctx, const spx_spgemm_operands *ops, int3
 /* Surveys the panel rows on the device: lists A's dense rows and counts them, counts B's dense
  * rows and A's sparse rows past min_products in B's (with their entries and products there),
  * then the dense rows' entries in B's dense rows and their products (block_*): P->survey, two
- * downloads (one when B has no dense row). The sparse rows are listed only when taken. */
+ * downloads (one when B or A has no dense row). The sparse rows are listed only when taken. */
 static spx_status survey(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, const int64_t *prods,
                          long long min_products, spx_gpu_panels *P)
 {
@@ -314,12 +315,12 @@ static bool panels_taken(spx_gpu_panels *P, int32_t m, int32_t k, int32_t n, siz
 static bool choose_rows(spx_gpu_panels *P, int32_t m, int32_t k, int32_t n, size_t vbytes, spx_gpu_panel_mode mode,
                         size_t room, size_t *bytes)
 {
-    const spx_gpu_panel_survey dense = P->survey;
-    P->rows_sparse = (int32_t)dense.rows_sparse;
-    P->rows_a = (int32_t)(dense.rows_a + dense.rows_sparse);
-    P->survey.block_nnz += dense.sparse_nnz, P->survey.block_products += dense.sparse_products;
+    const spx_gpu_panel_survey found = P->survey;
+    P->rows_sparse = (int32_t)found.rows_sparse;
+    P->rows_a = (int32_t)(found.rows_a + found.rows_sparse);
+    P->survey.block_nnz += found.sparse_nnz, P->survey.block_products += found.sparse_products;
     if (P->rows_sparse && panels_taken(P, m, k, n, vbytes, mode, room, bytes)) return true;
-    P->survey = dense, P->rows_sparse = 0, P->rows_a = (int32_t)dense.rows_a;
+    P->survey = found, P->rows_sparse = 0, P->rows_a = (int32_t)found.rows_a; /* block_*: the dense rows' */
     return panels_taken(P, m, k, n, vbytes, mode, room, bytes);
 }
 

@@ -62,8 +62,8 @@ static inline int32_t spx_gpu_dense_min(int64_t cols)
 void spx_gpu_panels_none(spx_gpu_panels *P);
 
 /* Surveys A's dense rows, B's and A's sparse rows reaching them (on the device; two
- * downloads; row_products, on the device, each row's products in all of B, or NULL: a sparse
- * row with no more of them than the bar is not walked), decides by mode (AUTO: the bytes the
+ * downloads; row_products, on the device, each row's products in all of B: a sparse row with
+ * no more of them than the bar is not walked; NULL: every sparse row is), decides by mode (AUTO: the bytes the
  * panels move against the products they take off the sparse path; never more than room bytes
  * of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, makes the context's cuBLAS
  * handle, allocates the panels' block and lists B's dense rows and the panel rows' places.

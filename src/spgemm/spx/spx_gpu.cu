@@ -8,7 +8,7 @@
  * bins' statistics; a phase's bins run on several streams. symbolic: row counts by the
  * shared-memory kernels or a fallback (dense or global), C's row pointers by a device scan
  * (nnz(C) read back with the lengths' statistics; the dense fallback's split rows, when any,
- * listed and read back too), the dense x dense panels decided (spx_dense_panel.h), and the
+ * listed and read back too), the dense panels decided (spx_dense_panel.h), and the
  * rows binned again by their exact length for the numeric phase. numeric: C's arrays (exact
  * size, kept for the next run), the panels' GEMM, the same kernels summing, the rows written
  * sorted, the panels' result added, C (row pointers included) downloaded.
@@ -90,7 +90,7 @@ typedef struct gpu_state {
     int64_t nnz_c, dense_rows, dense_cols; /* the §4.2 counts: kept for the plan's state, not reported yet */
     int64_t products;  /* the pre-analysis's total (0 when C's row pointers were given) */
     spx_gpu_panel_mode panel_mode; /* from the algorithm: default (the cost rule), sparse, dense */
-    spx_gpu_panels panels;         /* the dense x dense panels (spx_dense_panel.h) */
+    spx_gpu_panels panels;         /* the dense panels (spx_dense_panel.h) */
     /* the bins' side streams (the context's, lent) and the plan's fork and join events
      * (SPX_GPU_BIN_STREAMS - 1 each, had by the first phase with several bins; sides 0: none
      * had, or none could be: one stream) */
@@ -922,9 +922,10 @@ static size_t panel_room(spx_ctx *ctx, const gpu_state *S)
     return room > c_bytes ? (room - c_bytes) / 2 : 0;
 }
 
-/* The dense x dense panels decided and listed (phase "reorder": the paper's splitting), when A
- * has rows above P and the dense fallback (which skips their products) takes n columns; when
- * taken, the numeric lengths' statistics *st made again (their rows now bin as the fallback). */
+/* The dense panels decided and listed (phase "reorder": the paper's splitting), when A has rows
+ * above P (only then: a B with dense rows under an A without any is not surveyed) and the
+ * dense fallback (which skips their products) takes n columns; when taken, the numeric
+ * lengths' statistics *st made again (their rows now bin as the fallback). */
 static spx_status plan_panels(spx_ctx *ctx, gpu_state *S, spx_gpu_bin_stats *st, spx_phase_log *log)
 {
     if (!S->dense_rows || !dense_fits(S, 1)) return SPX_OK;
@@ -1054,14 +1055,15 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
 
 static const char *gpu_kernel(const void *state) { return state ? ((const gpu_state *)state)->kernel : "none"; }
 
-/* The algorithms: default (dense x dense panels by the cost rule), sparse (never), dense
- * (whenever A's dense rows reach B's and the panels fit). */
+/* The algorithms: default (dense panels by the cost rule), sparse (never), dense (whenever A's
+ * dense rows reach B's and the panels fit, with every sparse row reaching them when those fit
+ * too). */
 static const char *const spx_gpu_algos[] = {"default", "sparse", "dense", NULL};
 
 static const spx_spgemm_impl spx_gpu_impl = {
     "spx",
     "spx GPU (ApSpGEMM §4-§5.1): GPU pre-analysis and binning by table size, hash in shared memory, dense (bitmap) or "
-    "global fallback, dense x dense panels by cuBLAS",
+    "global fallback, dense panels (dense and sparse rows of A x dense rows of B) by cuBLAS",
     spx_gpu_algos,
     SPX_BACKEND_CUDA,
     0,
