@@ -373,6 +373,14 @@ static void test_bcut(spx_ctx *ctx)
     }
 }
 
+/* Starts q over order[0..n) with the GPU's planned positions [0, split), then sets its costs. */
+static void queue_start(spx_ooc_queue *q, const int *order, int n, int split, int *done, const int64_t *work,
+                        double gpu_cost, double cpu_cost, int lanes)
+{
+    CHECK(spx_ooc_queue_init(q, order, n, split, done) == 0);
+    spx_ooc_queue_costs(q, work, gpu_cost, cpu_cost, lanes);
+}
+
 /* The queue's cost check: a GPU side far slower than the CPU side takes no panel and the CPU
  * side takes them all; with equal costs the GPU side leaves the last panel (the CPU would end
  * it as soon); without costs every take is allowed. */
@@ -385,8 +393,7 @@ static void test_queue_costs(void)
     for (int c = 0; c < 3; c++) {
         int done[4], stolen = 0, gpu = 0, cpu = 0;
         spx_ooc_queue q;
-        CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0);
-        spx_ooc_queue_costs(&q, work, gpu_cost[c], 1.0, 1);
+        queue_start(&q, order, 4, 2, done, work, gpu_cost[c], 1.0, 1);
         while (spx_ooc_queue_take(&q, 1, &stolen) >= 0) gpu++;
         while (spx_ooc_queue_take(&q, 0, &stolen) >= 0) cpu++;
         CHECK_MSG(gpu == gpu_takes[c] && gpu + cpu == 4, "GPU cost %.0f: GPU took %d, CPU %d", gpu_cost[c], gpu, cpu);
@@ -409,15 +416,13 @@ static void test_queue_both_sides(void)
     int done[4], stolen = 0, p, gpu = 0, cpu = 0;
     spx_ooc_queue q;
 
-    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* CPU 100x slower, 2 lanes */
-    spx_ooc_queue_costs(&q, work, 1.0, 100.0, 2);
+    queue_start(&q, order, 4, 2, done, work, 1.0, 100.0, 2); /* CPU 100x slower, 2 lanes */
     CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0 && !q.cpu_taking, "a CPU 100x slower took a panel");
     while (spx_ooc_queue_take(&q, 1, &stolen) >= 0) gpu++;
     CHECK_MSG(gpu == 4, "the lanes took %d of 4 after the CPU side stopped", gpu);
     spx_ooc_queue_destroy(&q);
 
-    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the lane stops first */
-    spx_ooc_queue_costs(&q, work, 1000.0, 1.0, 1);
+    queue_start(&q, order, 4, 2, done, work, 1000.0, 1.0, 1); /* the lane stops first */
     CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes_taking == 0, "a lane 1000x slower took a panel");
     CHECK((p = spx_ooc_queue_take(&q, 0, &stolen)) == 3);
     spx_ooc_queue_finish(&q, p, 0, 1e6); /* the CPU measured far slower: no lane is left */
@@ -426,8 +431,7 @@ static void test_queue_both_sides(void)
     CHECK_MSG(cpu == 4, "with no lane left the CPU took %d of 4", cpu);
     spx_ooc_queue_destroy(&q);
 
-    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the CPU measured slow */
-    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 1);
+    queue_start(&q, order, 4, 2, done, work, 1.0, 1.0, 1); /* the CPU measured slow */
     CHECK((p = spx_ooc_queue_take(&q, 0, &stolen)) == 3);
     spx_ooc_queue_finish(&q, p, 0, 1000.0); /* 100 s a product */
     CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0, "a CPU measured 100x slower took another panel");
@@ -436,8 +440,7 @@ static void test_queue_both_sides(void)
     CHECK_MSG(gpu == 3, "the lane took %d of the 3 left", gpu);
     spx_ooc_queue_destroy(&q);
 
-    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the lane measured slow */
-    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 1);
+    queue_start(&q, order, 4, 2, done, work, 1.0, 1.0, 1); /* the lane measured slow */
     CHECK((p = spx_ooc_queue_take(&q, 1, &stolen)) == 0);
     spx_ooc_queue_finish(&q, p, 1, 1000.0);
     CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0 && q.lanes_taking == 0, "a lane measured 100x slower took another");
@@ -446,30 +449,26 @@ static void test_queue_both_sides(void)
     CHECK_MSG(cpu == 3, "the CPU took %d of the 3 left", cpu);
     spx_ooc_queue_destroy(&q);
 
-    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0); /* the CPU measured fast */
-    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 1);
+    queue_start(&q, order, 4, 2, done, work, 1.0, 1.0, 1); /* the CPU measured fast */
     CHECK((p = spx_ooc_queue_take(&q, 0, &stolen)) == 3);
     spx_ooc_queue_finish(&q, p, 0, 1e-3);
     CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) < 0, "a lane took a panel from a CPU measured 1000x faster");
     spx_ooc_queue_destroy(&q);
 
-    CHECK(spx_ooc_queue_init(&q, order, 1, 0, done) == 0); /* a tie for the last panel, 2 lanes */
-    spx_ooc_queue_costs(&q, work, 1.0, 1.0, 2);
+    queue_start(&q, order, 1, 0, done, work, 1.0, 1.0, 2); /* a tie for the last panel, 2 lanes */
     CHECK_MSG(spx_ooc_queue_take(&q, 0, &stolen) < 0, "the CPU took a panel two lanes end sooner");
     CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) == 0, "a lane refused the last panel after the CPU side stopped");
     spx_ooc_queue_destroy(&q);
 
     for (int lanes = 1; lanes <= 2; lanes++) { /* the lanes' remainder shrinks with their count */
-        CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0);
-        spx_ooc_queue_costs(&q, work, 1.0, 3.0, lanes); /* CPU 30 s for its panel, lanes 40 s / lanes */
+        queue_start(&q, order, 4, 2, done, work, 1.0, 3.0, lanes); /* CPU 30 s for its panel, lanes 40 s / lanes */
         p = spx_ooc_queue_take(&q, 0, &stolen);
         CHECK_MSG((p >= 0) == (lanes == 1), "%d lanes: the CPU side %s", lanes, p >= 0 ? "took" : "refused");
         spx_ooc_queue_destroy(&q);
     }
 
     const int64_t uneven[4] = {1, 1000, 1000, 1000}; /* a panel of one product: its time is fixed costs */
-    CHECK(spx_ooc_queue_init(&q, order, 4, 2, done) == 0);
-    spx_ooc_queue_costs(&q, uneven, 1.0, 1.0, 1);
+    queue_start(&q, order, 4, 2, done, uneven, 1.0, 1.0, 1);
     CHECK((p = spx_ooc_queue_take(&q, 1, &stolen)) == 0);
     spx_ooc_queue_finish(&q, p, 1, 1000.0); /* 1000 s a product, over 1 product only */
     CHECK_MSG(spx_ooc_queue_take(&q, 1, &stolen) == 1, "a lane's cost was taken from a one-product panel");
@@ -513,8 +512,9 @@ static void test_queue_liveness(void)
         int64_t work[12];
         for (int i = 0; i < n; i++) order[i] = i, work[i] = lcg(&seed) >> 62 ? (int64_t)(lcg(&seed) >> 54) + 1 : 0;
         spx_ooc_queue q;
-        CHECK(spx_ooc_queue_init(&q, order, n, n ? (int)(lcg(&seed) >> 33) % (n + 1) : 0, done) == 0);
-        spx_ooc_queue_costs(&q, work, costs[(lcg(&seed) >> 33) % 5], costs[(lcg(&seed) >> 33) % 5], lanes);
+        const int split = n ? (int)(lcg(&seed) >> 33) % (n + 1) : 0;
+        const double gpu_cost = costs[(lcg(&seed) >> 33) % 5], cpu_cost = costs[(lcg(&seed) >> 33) % 5];
+        queue_start(&q, order, n, split, done, work, gpu_cost, cpu_cost, lanes);
         queue_side g[2], c = {&q, 0, lcg(&seed), costs[1 + (lcg(&seed) >> 33) % 4]};
         pthread_t th[2];
         int started[2] = {0, 0};

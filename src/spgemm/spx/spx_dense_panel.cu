@@ -246,24 +246,16 @@ static long long sparse_row_min_products(spx_gpu_panel_mode mode, int32_t n, siz
     return (long long)(2.0 * (double)n * (double)vbytes / SPX_GPU_PANEL_PRODUCT_BYTES);
 }
 
-/* Lanes a row for the sparse rows' survey: A's mean row length as a power of two, 1 to 32. */
-static int sparse_row_lanes(const spx_spgemm_operands *ops, int32_t m)
-{
-    const int64_t mean = m ? (ops->A.nnz + m - 1) / m : 1;
-    int L = 1;
-    while (L < 32 && L < mean) L <<= 1;
-    return L;
-}
-
 /* Queues A's sparse rows past min_products in B's dense rows (prods: the rows' products in
  * all of B, or NULL): listed after base (list), or counted into P->d_survey (list NULL). */
 static spx_status sparse_rows(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, const int64_t *prods,
                               long long min_products, spx_gpu_panels *P, int32_t *list, int64_t base)
 {
+    const int lanes = spx_gpu_row_lanes(ops->A.nnz, m, 1);
     spx_panel_sparse_rows_kernel<<<spx_cuda_grid_stride_blocks(ctx, m, PANEL_BLOCK, PANEL_BLOCKS_PER_SM), PANEL_BLOCK,
                                    0, spx_cuda_stream(ctx)>>>(m, ops->A.rowptr, ops->A.colind, ops->B.rowptr, P->a_min,
-                                                              P->b_min, prods, min_products, sparse_row_lanes(ops, m),
-                                                              list, base, P->d_counter, P->d_survey);
+                                                              P->b_min, prods, min_products, lanes, list, base,
+                                                              P->d_counter, P->d_survey);
     SPX_CUDA_LAUNCHED(ctx, "spx_panel_sparse_rows_kernel");
     return SPX_OK;
 }

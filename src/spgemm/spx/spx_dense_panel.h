@@ -52,10 +52,21 @@ typedef struct spx_gpu_panels {
 } spx_gpu_panels;
 
 /* The longest row of a matrix of `cols` columns that is not dense (nnz / cols <= P): the one
- * rule of the pre-analysis's count, the survey, the binning and the kernels' skips. */
+ * rule of the pre-analysis's count and the survey (whose rows the binning and the kernels'
+ * skips follow, through d_pos_a and b_min). */
 static inline int32_t spx_gpu_dense_min(int64_t cols)
 {
     return (int32_t)(SPX_GPU_DENSE_ROW_P * (double)cols);
+}
+
+/* Lanes a row for a walk of A's rows (the pre-analysis's, the panels' survey): the mean row
+ * length (nnz / m, rounded up) as a power of two, from least up to a warp. */
+static inline int spx_gpu_row_lanes(int64_t nnz, int64_t m, int least)
+{
+    const int64_t mean = m ? (nnz + m - 1) / m : 1;
+    int L = least;
+    while (L < 32 && L < mean) L *= 2;
+    return L;
 }
 
 /* No dense panels (thresholds INT32_MAX). */

@@ -752,10 +752,7 @@ static void free_temp(spx_ctx *ctx, gpu_state *S)
  * within [SPX_GPU_ANALYSE_MIN_LANES, 32]. */
 static int analyse_lanes(const gpu_state *S)
 {
-    const int64_t mean = S->m ? (S->ops.A.nnz + S->m - 1) / S->m : 1;
-    int L = SPX_GPU_ANALYSE_MIN_LANES;
-    while (L < 32 && L < mean) L *= 2;
-    return L;
+    return spx_gpu_row_lanes(S->ops.A.nnz, S->m, SPX_GPU_ANALYSE_MIN_LANES);
 }
 
 /* Queues spx_spgemm_analyse_rows_kernel with L lanes a row. */
