@@ -71,7 +71,6 @@ static inline spx_status fc_spmv(spx_plan *p, spx_precision prec, double a, cons
     return s;
 }
 
-/* Plans A in format/algo on backend and checks round trip and SpMV (b = 0 and b != 0). */
 /* The format's layout statistics are named, finite and within the table. */
 static inline void fc_layout_stats(const spx_plan *p, const char *label)
 {
@@ -83,22 +82,59 @@ static inline void fc_layout_stats(const spx_plan *p, const char *label)
                   label, i, pi.stats[i].key);
 }
 
-static inline void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, const char *algo, spx_backend backend,
-                     spx_precision prec, const char *what)
+/* out[i] = v[perm[i]] for i < len (a copy when perm is NULL): a vector into the plan's order. */
+static inline void fc_to_plan_order(const int32_t *perm, const double *v, double *out, int64_t len)
+{
+    for (int64_t i = 0; i < len; i++) out[i] = v[perm ? perm[i] : i];
+}
+
+/* y = a*A*x + b*y through plan p whose vectors are in the numbering perm (NULL: the caller's),
+ * checked against ref = a*R*x + b*y computed in the caller's order; y (the caller's order) is
+ * the starting y and is left unchanged. */
+static inline void fc_spmv_check(spx_ctx *ctx, spx_plan *p, const spx_csr *R, const int32_t *perm, spx_precision prec,
+                                 double a, const double *x, double b, const double *y, double tol, const char *label)
+{
+    const int64_t m = R->m, n = R->n;
+    double *xp = malloc(sizeof(double) * (size_t)(n + 1)), *yp = malloc(sizeof(double) * (size_t)(m + 1));
+    double *ref = malloc(sizeof(double) * (size_t)(m + 1)), *refp = malloc(sizeof(double) * (size_t)(m + 1));
+    memcpy(ref, y, sizeof(double) * (size_t)m);
+    spx_csr_spmv_ref(R, a, x, b, ref);
+    fc_to_plan_order(perm, x, xp, n);
+    fc_to_plan_order(perm, y, yp, m);
+    fc_to_plan_order(perm, ref, refp, m);
+    spx_status s = fc_spmv(p, prec, a, xp, b, yp, m, n);
+    double e = s ? INFINITY : spx_rel_error(yp, SPX_FP64, refp, m);
+    CHECK_MSG(e <= tol, "%s: b=%g rel error %.3e > %.1e (%s)", label, b, e, tol, s ? spx_ctx_last_error(ctx) : "");
+    free(xp);
+    free(yp);
+    free(ref);
+    free(refp);
+}
+
+/* Plans A in format/algo on backend with vectors in `order` and checks round trip, stats and
+ * SpMV (b = 0 with y NaN, and b != 0), in the plan's numbering when it has one. */
+static inline void fc_check_order(spx_ctx *ctx, const spx_csr *A, const char *format, const char *algo,
+                                  spx_backend backend, spx_precision prec, spx_vector_order order, const char *what)
 {
     char label[256];
-    snprintf(label, sizeof label, "%s [%s/%s %s %s]", what, format, algo ? algo : "auto",
-             backend == SPX_BACKEND_CUDA ? "cuda" : "cpu", prec == SPX_FP32 ? "fp32" : "fp64");
-    spx_plan_opts o = {.format = format, .algo = algo, .backend = backend, .precision = prec};
+    snprintf(label, sizeof label, "%s [%s/%s %s %s%s]", what, format, algo ? algo : "auto",
+             backend == SPX_BACKEND_CUDA ? "cuda" : "cpu", prec == SPX_FP32 ? "fp32" : "fp64",
+             order == SPX_ORDER_PLAN ? " plan order" : "");
+    spx_plan_opts o = {.format = format, .algo = algo, .backend = backend, .precision = prec, .order = order};
     spx_plan *p = NULL;
     spx_status s = spx_plan_create(ctx, A, &o, &p);
     CHECK_MSG(s == SPX_OK, "%s: plan: %s", label, spx_ctx_last_error(ctx));
     if (s) return;
     fc_round_trip(ctx, p, A, prec, label);
     fc_layout_stats(p, label);
+    const int32_t *perm = NULL;
+    spx_plan_info pi;
+    CHECK_OK(ctx, spx_plan_permutation(p, &perm));
+    CHECK_OK(ctx, spx_plan_get_info(p, &pi));
+    CHECK_MSG(pi.plan_order == (perm != NULL) && (!perm || (order == SPX_ORDER_PLAN && A->m == A->n)),
+              "%s: plan_order %d with permutation %p", label, pi.plan_order, (const void *)perm);
     int64_t m = A->m, n = A->n;
     double *x = malloc(sizeof(double) * (size_t)(n + 1)), *y = malloc(sizeof(double) * (size_t)(m + 1));
-    double *ref = malloc(sizeof(double) * (size_t)(m + 1));
     uint64_t seed = 42;
     for (int64_t j = 0; j < n; j++) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -111,20 +147,31 @@ static inline void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, 
     const spx_csr *R = Ar ? Ar : A;
     double tol = fc_tolerance(A, prec);
     for (int64_t i = 0; i < m; i++) y[i] = NAN;
-    spx_csr_spmv_ref(R, 1.0, x, 0.0, ref);
-    s = fc_spmv(p, prec, 1.0, x, 0.0, y, m, n);
-    double e = s ? INFINITY : spx_rel_error(y, SPX_FP64, ref, m);
-    CHECK_MSG(e <= tol, "%s: b=0 rel error %.3e > %.1e (%s)", label, e, tol, s ? spx_ctx_last_error(ctx) : "");
-    for (int64_t i = 0; i < m; i++) ref[i] = y[i] = (double)(float)(0.25 * (double)(i % 7) - 0.5);
-    spx_csr_spmv_ref(R, -1.5, x, 0.5, ref);
-    s = fc_spmv(p, prec, -1.5, x, 0.5, y, m, n);
-    e = s ? INFINITY : spx_rel_error(y, SPX_FP64, ref, m);
-    CHECK_MSG(e <= tol, "%s: b!=0 rel error %.3e > %.1e (%s)", label, e, tol, s ? spx_ctx_last_error(ctx) : "");
+    fc_spmv_check(ctx, p, R, perm, prec, 1.0, x, 0.0, y, tol, label);
+    for (int64_t i = 0; i < m; i++) y[i] = (double)(float)(0.25 * (double)(i % 7) - 0.5);
+    fc_spmv_check(ctx, p, R, perm, prec, -1.5, x, 0.5, y, tol, label);
     spx_csr_destroy(&Ar);
     spx_plan_destroy(&p);
     free(x);
     free(y);
-    free(ref);
+}
+
+/* Whether the registered format of that name can keep vectors in its own order. */
+static inline int fc_has_plan_order(const char *format)
+{
+    for (int f = 0; f < spx_format_count(); f++) {
+        spx_format_desc d;
+        if (!spx_format_describe(f, &d) && !strcmp(d.name, format)) return d.has_plan_order;
+    }
+    return 0;
+}
+
+/* fc_check_order in the caller's order, and in plan order for formats that have one. */
+static inline void fc_check(spx_ctx *ctx, const spx_csr *A, const char *format, const char *algo, spx_backend backend,
+                            spx_precision prec, const char *what)
+{
+    fc_check_order(ctx, A, format, algo, backend, prec, SPX_ORDER_CALLER, what);
+    if (fc_has_plan_order(format)) fc_check_order(ctx, A, format, algo, backend, prec, SPX_ORDER_PLAN, what);
 }
 
 /* Fails each host allocation of one CPU plan creation in turn (n = 1, 2, ... until one

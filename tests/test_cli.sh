@@ -113,6 +113,13 @@ printf '# a suite\ngen:poisson2d:n=20   # comment\n\n' >"$tmp/s.txt"
 expect 0 "$spx" bench --suite "$tmp/s.txt" --backend cpu --reps 2
 grep -q 'gen:poisson2d:n=20' "$tmp/out" && ok || bad "suite matrix not measured"
 expect 2 "$spx" bench gen:poisson2d:n=5 --formats csr/nosuch; one_error_line
+# --order plan: ehyb (grow needs no METIS) verified in its own numbering, csr stays in the caller's
+expect 0 "$spx" bench gen:poisson3d:n=12 --formats csr,ehyb/grow --backend cpu --reps 1 --plan-reps 1 --order plan --json "$tmp/bo.json"
+json_eq "$tmp/bo.json" '[(r["format"], r["order"], r["verified"]) for r in d["results"]] == [("csr", "caller", 1), ("ehyb", "plan", 1)]'
+expect 0 "$spx" info gen:poisson3d:n=12 --format ehyb --algo grow --order plan; grep -q "vector order     the plan's" "$tmp/out" && ok || bad "info --order plan: no vector order line"
+expect 0 "$spx" solve gen:poisson3d:n=12,laplace=1 --format ehyb --algo grow --order plan --precond jacobi --backend cpu --json "$tmp/so.json"
+json_eq "$tmp/so.json" 'd["result"]["order"] == "plan" and d["result"]["max_error"] < 1e-6'
+expect 2 "$spx" bench gen:poisson2d:n=5 --order sideways; one_error_line
 expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/no/dir/b.json" --backend cpu --reps 1
 
 # the SpMV bench refuses a bad --json / --csv before it measures anything, and never writes

@@ -1,7 +1,8 @@
 /* tests/test_ehyb.c: the ehyb format's partition and layout invariants on the CPU, for both
  * partitioners and both precisions: permutations are bijections, parts contiguous, segments
  * and 16-bit offsets in range (raising the part count, never overflowing), in-part entries
- * in ELL and the rest in ER, ELL + ER = A, deterministic METIS; the check refusing broken
+ * in ELL and the rest in ER, ELL + ER = A, deterministic METIS, each layout also in plan
+ * order (one numbering for x and y) where it fits; the check refusing broken
  * layouts; plus plan statistics and phases, and allocation-failure injection. Skipped (77) when METIS is not built.
  * (The CPU SpMV against the reference runs in test_formats_cpu, which iterates the registry.) */
 #include <string.h>
@@ -16,19 +17,34 @@ static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
 /* The H100-sized target a CPU plan uses. */
 static const spx_ehyb_target cpu_target = {SPX_EHYB_CPU_DEFAULT_SMS, SPX_EHYB_CPU_DEFAULT_SMEM};
 
-/* Builds A's layout for target tg; NULL (and a failed check) when it cannot. */
-static spx_ehyb_fmt *build(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
-                           spx_precision prec, const char *label)
+/* Builds A's layouts for target tg from one partition, in the caller's order (*F) and, when
+ * Fp is not NULL, asking for plan order (*Fp); NULL (and a failed check) when it cannot. */
+static void build_both(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
+                       spx_precision prec, const char *label, spx_ehyb_fmt **F, spx_ehyb_fmt **Fp)
 {
     spx_ehyb_parts parts = {0};
     double tg_s = 0, tp_s = 0;
+    *F = NULL;
+    if (Fp) *Fp = NULL;
     spx_status s = spx_ehyb_partition(ctx, A, algo, tg, prec, &parts, &tg_s, &tp_s);
     CHECK_MSG(s == SPX_OK, "%s: partition: %s", label, spx_ctx_last_error(ctx));
-    if (s) return NULL;
-    spx_ehyb_fmt *F = NULL;
-    s = spx_ehyb_fmt_build(ctx, A, &parts, prec, algo, &F);
+    if (s) return;
+    s = spx_ehyb_fmt_build(ctx, A, &parts, prec, algo, 0, F);
     CHECK_MSG(s == SPX_OK, "%s: build: %s", label, spx_ctx_last_error(ctx));
+    if (Fp) {
+        s = spx_ehyb_fmt_build(ctx, A, &parts, prec, algo, 1, Fp);
+        CHECK_MSG(s == SPX_OK, "%s: build in plan order: %s", label, spx_ctx_last_error(ctx));
+    }
     spx_ehyb_parts_free(ctx, &parts);
+}
+
+/* Builds A's layout for target tg in the caller's order; NULL (and a failed check) when it
+ * cannot. */
+static spx_ehyb_fmt *build(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
+                           spx_precision prec, const char *label)
+{
+    spx_ehyb_fmt *F = NULL;
+    build_both(ctx, A, algo, tg, prec, label, &F, NULL);
     return F;
 }
 
@@ -60,20 +76,17 @@ static int er_outside(spx_ctx *ctx, const spx_ehyb_fmt *F)
                 const int32_t q = (int32_t)((k - F->er_ptr[s]) % SPX_EHYB_WARP) / F->lanes;
                 const int32_t r = F->row_start[p] + (s - F->part_slice[p]) * R + q;
                 if (F->er_col[k] < 0) continue;
-                const int32_t c = col_new[F->er_col[k]];
+                const int32_t c = F->plan_order ? F->er_col[k] : col_new[F->er_col[k]];
                 ok = r < F->row_start[p + 1] && (c < F->col_start[p] || c >= F->col_start[p + 1]);
             }
     spx_free(ctx, col_new);
     return ok;
 }
 
-/* All invariants of one layout of A. */
-static void check_layout(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
-                         spx_precision prec, const char *what)
+/* All invariants of layout F of A (label names it); frees F. */
+static void check_one(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_target *tg, spx_precision prec,
+                      const char *label, spx_ehyb_fmt *F)
 {
-    char label[256];
-    snprintf(label, sizeof label, "%s [%s %s]", what, spx_ehyb_algo_names[algo], prec == SPX_FP32 ? "fp32" : "fp64");
-    spx_ehyb_fmt *F = build(ctx, A, algo, tg, prec, label);
     if (!F) return;
     spx_status s = spx_ehyb_fmt_check(ctx, F);
     CHECK_MSG(s == SPX_OK, "%s: %s", label, spx_ctx_last_error(ctx));
@@ -82,6 +95,26 @@ static void check_layout(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, con
     CHECK_MSG(same_as(ctx, F, A, prec), "%s: ELL + ER != A", label);
     CHECK_MSG(er_outside(ctx, F), "%s: an ER entry lies inside its part", label);
     spx_ehyb_fmt_destroy(ctx, F);
+}
+
+/* All invariants of A's layouts in both vector orders; plan order taken exactly where it
+ * fits (a graph split of a square matrix without long rows). */
+static void check_layout(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
+                         spx_precision prec, const char *what)
+{
+    char label[256], plabel[300];
+    snprintf(label, sizeof label, "%s [%s %s]", what, spx_ehyb_algo_names[algo], prec == SPX_FP32 ? "fp32" : "fp64");
+    snprintf(plabel, sizeof plabel, "%s, plan order", label);
+    spx_ehyb_fmt *F = NULL, *Fp = NULL;
+    build_both(ctx, A, algo, tg, prec, label, &F, &Fp);
+    if (F && Fp) {
+        const int fits = F->split == SPX_EHYB_SPLIT_GRAPH && A->m == A->n && F->n_long == 0;
+        CHECK_MSG(!F->plan_order && Fp->plan_order == fits, "%s: plan order %d where it %s", plabel, Fp->plan_order,
+                  fits ? "fits" : "does not fit");
+        CHECK_MSG(spx_ehyb_fmt_bytes(Fp) <= spx_ehyb_fmt_bytes(F), "%s: more bytes than the caller's order", plabel);
+    }
+    check_one(ctx, A, tg, prec, label, F);
+    check_one(ctx, A, tg, prec, plabel, Fp);
 }
 
 /* Both partitioners and precisions on A. */
@@ -161,6 +194,30 @@ static void test_check_refuses(spx_ctx *ctx)
         }
     }
     spx_ehyb_fmt_destroy(ctx, F);
+    spx_csr_destroy(&A);
+}
+
+/* A plan-order layout whose columns are numbered apart from its rows is refused; repaired, it
+ * passes again. */
+static void test_check_refuses_plan_order(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:poisson3d:n=24", &A));
+    spx_ehyb_fmt *F = NULL, *Fp = NULL;
+    if (A) build_both(ctx, A, SPX_EHYB_GROW, &cpu_target, SPX_FP64, "poisson3d n=24", &F, &Fp);
+    CHECK(Fp && Fp->plan_order);
+    if (Fp && Fp->plan_order) {
+        CHECK_OK(ctx, spx_ehyb_fmt_check(ctx, Fp));
+        const int32_t t = Fp->col_perm[0];
+        Fp->col_perm[0] = Fp->col_perm[1];
+        Fp->col_perm[1] = t;
+        CHECK(refused(ctx, Fp));
+        Fp->col_perm[1] = Fp->col_perm[0];
+        Fp->col_perm[0] = t;
+        CHECK_OK(ctx, spx_ehyb_fmt_check(ctx, Fp));
+    }
+    spx_ehyb_fmt_destroy(ctx, F);
+    spx_ehyb_fmt_destroy(ctx, Fp);
     spx_csr_destroy(&A);
 }
 
@@ -283,6 +340,7 @@ int main(void)
     test_edge_cases(ctx);
     test_wide_dense_row(ctx);
     test_check_refuses(ctx);
+    test_check_refuses_plan_order(ctx);
     test_generated(ctx);
     test_16bit_limit(ctx);
     test_deterministic(ctx);

@@ -155,6 +155,10 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         else if (!strcmp(val, "cuda")) o->backend = SPX_BACKEND_CUDA;
         else if (!strcmp(val, "auto")) o->backend = SPX_BACKEND_AUTO;
         else return cli_error("--backend must be cpu, cuda or auto, not '%s'", val);
+    } else if (!strcmp(opt, "--order")) {
+        if (!strcmp(val, "caller")) o->order = SPX_ORDER_CALLER;
+        else if (!strcmp(val, "plan")) o->order = SPX_ORDER_PLAN;
+        else return cli_error("--order must be caller or plan, not '%s'", val);
     } else if (!strcmp(opt, "--precision")) {
         if (!strcmp(val, "fp64")) o->precision = SPX_FP64;
         else if (!strcmp(val, "fp32")) o->precision = SPX_FP32;

@@ -45,6 +45,7 @@ int cmd_formats(int argc, char **argv)
             json_kv_int(stdout, &first, "baseline", d.is_baseline);
             json_kv_int(stdout, &first, "builds_on_device", d.builds_on_device);
             json_kv_int(stdout, &first, "device_to_csr", d.has_device_to_csr);
+            json_kv_int(stdout, &first, "plan_order", d.has_plan_order);
             json_kv_str(stdout, &first, "kernel_prefix", d.kernel_prefix ? d.kernel_prefix : "");
             putchar('}');
         }

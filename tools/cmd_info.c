@@ -103,6 +103,7 @@ static void print_plan_text(const spx_plan_info *pi)
 {
     printf("plan             %s/%s on %s, %s, kernel %s%s\n", pi->format, pi->algo, spx_backend_str(pi->backend),
            spx_precision_str(pi->precision), pi->kernel, pi->built_on_device ? ", built on the device" : "");
+    if (pi->plan_order) printf("vector order     the plan's (x and y renumbered)\n");
     printf("plan time        %.3f ms (", pi->plan_seconds * 1e3);
     for (int i = 0; i < pi->n_phases; i++)
         printf("%s%s %.3f ms", i ? ", " : "", pi->phases[i].name, pi->phases[i].seconds * 1e3);
@@ -128,6 +129,7 @@ static void print_plan_json(const spx_plan_info *pi)
     json_kv_str(stdout, &f, "backend", spx_backend_str(pi->backend));
     json_kv_str(stdout, &f, "precision", spx_precision_str(pi->precision));
     json_kv_int(stdout, &f, "built_on_device", pi->built_on_device);
+    json_kv_str(stdout, &f, "order", pi->plan_order ? "plan" : "caller");
     json_kv_num(stdout, &f, "plan_s", pi->plan_seconds);
     json_kv_num(stdout, &f, "bytes_per_spmv", pi->bytes_per_spmv);
     json_key(stdout, &f, "layout");
@@ -138,7 +140,8 @@ static void print_plan_json(const spx_plan_info *pi)
 /* Builds the plan --format asks for and fills *pi; returns a CLI exit code. */
 static int info_plan(spx_ctx *ctx, const spx_csr *A, const cli_opts *o, spx_plan_info *pi)
 {
-    spx_plan_opts po = {.format = o->format, .algo = o->algo, .backend = o->backend, .precision = o->precision};
+    spx_plan_opts po = {.format = o->format, .algo = o->algo, .backend = o->backend, .precision = o->precision,
+                        .order = o->order};
     spx_plan *p = NULL;
     spx_status s = spx_plan_create(ctx, A, &po, &p);
     if (s) return cli_fail(ctx, "plan", s);
@@ -171,10 +174,10 @@ static int info_select(spx_ctx *ctx, const spx_csr *A, const cli_opts *o)
 int cmd_info(int argc, char **argv)
 {
     cli_opts o = {0};
-    if (cli_parse(argc, argv, 2, "--json --strict --threads: --format: --algo: --backend: --precision: --select --expected-spmvs:", &o))
+    if (cli_parse(argc, argv, 2, "--json --strict --threads: --format: --algo: --backend: --precision: --order: --select --expected-spmvs:", &o))
         return CLI_ERROR;
     if (o.n_positional != 1)
-        return cli_error("usage: spx info SRC [--json] [--strict] [--format F [--algo A] [--backend B] [--precision P]]"
+        return cli_error("usage: spx info SRC [--json] [--strict] [--format F [--algo A] [--backend B] [--precision P] [--order O]]"
                          " [--select [--expected-spmvs N]]");
     if (o.select && o.json) return cli_error("--select prints text: not with --json (yet)");
     spx_ctx *ctx = cli_ctx(&o);

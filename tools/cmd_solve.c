@@ -106,14 +106,32 @@ static spx_status device_vector(spx_ctx *ctx, const spx_plan_info *p, const doub
     return s ? s : spx_vec_set(*out, host);
 }
 
-/* Runs the solver on the plan: b and x0 uploaded, Jacobi built when asked, x back in x_host. */
-static int run_solver(spx_ctx *ctx, const spx_csr *A, spx_plan *plan, const double *b_host, double *x_host, solve_report *rep)
+/* out[i] = v[perm[i]] (into the plan's numbering) or, with back, out[perm[i]] = v[i] (out of
+ * it), i < m. */
+static void permute_vector(const int32_t *perm, const double *v, double *out, int32_t m, int back)
+{
+    for (int32_t i = 0; i < m; i++) {
+        if (back)
+            out[perm[i]] = v[i];
+        else
+            out[i] = v[perm[i]];
+    }
+}
+
+/* Runs the solver on the plan: b and x0 uploaded (in the plan's numbering when it keeps
+ * vectors in its own order; scratch: m doubles), Jacobi built when asked, x back in x_host. */
+static int run_solver(spx_ctx *ctx, const spx_csr *A, spx_plan *plan, const double *b_host, double *x_host,
+                      double *scratch, solve_report *rep)
 {
     spx_vec *b = NULL, *x = NULL, *d = NULL;
     spx_solve_opts so = {.tol = rep->tol, .max_iter = rep->maxit, .callback = record_history, .user = &rep->hist};
     const char *what = "solve";
-    spx_status s = device_vector(ctx, &rep->plan, b_host, &b);
-    if (!s) s = device_vector(ctx, &rep->plan, x_host, &x);
+    const int32_t *perm = NULL;
+    spx_plan_permutation(plan, &perm);
+    if (perm) permute_vector(perm, b_host, scratch, A->m, 0);
+    spx_status s = device_vector(ctx, &rep->plan, perm ? scratch : b_host, &b);
+    if (perm) permute_vector(perm, x_host, scratch, A->m, 0);
+    if (!s) s = device_vector(ctx, &rep->plan, perm ? scratch : x_host, &x);
     if (!s && !strcmp(rep->precond, "jacobi")) {
         const double t0 = spx_wtime();
         what = rep->src;
@@ -127,7 +145,8 @@ static int run_solver(spx_ctx *ctx, const spx_csr *A, spx_plan *plan, const doub
         s = !strcmp(rep->method, "cg") ? spx_solve_cg(plan, b, x, &so, &rep->res)
                                        : spx_solve_bicgstab(plan, b, x, &so, &rep->res);
     }
-    if (!s) s = spx_vec_get(x, x_host);
+    if (!s) s = spx_vec_get(x, perm ? scratch : x_host);
+    if (!s && perm) permute_vector(perm, scratch, x_host, A->m, 1);
     spx_vec_destroy(&b);
     spx_vec_destroy(&x);
     spx_vec_destroy(&d);
@@ -149,11 +168,12 @@ static void check_solution(const spx_csr *A, const double *b, const double *x, d
     }
 }
 
-/* Plans and times one format (the bench protocol: verified, batch times) into *r; 0 on failure. */
+/* Plans and times one format (the bench protocol: verified, batch times; vectors in order, as
+ * the solve had them) into *r; 0 on failure. */
 static int bench_one(spx_ctx *ctx, const spx_bench_case *c, const char *format, const char *algo, spx_precision p,
-                     spx_bench_result *r)
+                     spx_vector_order order, spx_bench_result *r)
 {
-    spx_plan_opts po = {.format = format, .algo = algo, .backend = SPX_BACKEND_CUDA, .precision = p};
+    spx_plan_opts po = {.format = format, .algo = algo, .backend = SPX_BACKEND_CUDA, .precision = p, .order = order};
     spx_bench_opts bo = {.plan_reps = 1};
     if (spx_bench_spmv(ctx, c, &po, &bo, r) != SPX_OK || r->status || !r->verified || !(r->t_batch > 0)) {
         fprintf(stderr, "warning: timing %s/%s for the break-even failed: %s\n", format, algo,
@@ -192,8 +212,9 @@ static void measure_break_even(spx_ctx *ctx, const spx_csr *A, solve_report *rep
     snprintf(be->base, sizeof be->base, "%s/%s", d.name, algo);
     be->na = "n/a (the timing failed)";
     if (spx_bench_case_create(ctx, A, 1, &c) == SPX_OK &&
-        bench_one(ctx, c, rep->plan.format, rep->plan.algo, rep->plan.precision, &rf) &&
-        bench_one(ctx, c, d.name, algo, rep->plan.precision, &rb)) {
+        bench_one(ctx, c, rep->plan.format, rep->plan.algo, rep->plan.precision,
+                  rep->plan.plan_order ? SPX_ORDER_PLAN : SPX_ORDER_CALLER, &rf) &&
+        bench_one(ctx, c, d.name, algo, rep->plan.precision, SPX_ORDER_CALLER, &rb)) {
         be->na = NULL;
         be->plan_fmt = rf.plan.plan_seconds;
         be->plan_base = rb.plan.plan_seconds;
@@ -301,6 +322,7 @@ static void json_members(FILE *f, int *first, const solve_report *rep)
     json_kv_str(f, first, "format", p->format);
     json_kv_str(f, first, "algo", p->algo);
     json_kv_str(f, first, "kernel", p->kernel);
+    json_kv_str(f, first, "order", p->plan_order ? "plan" : "caller");
     json_kv_str(f, first, "backend", spx_backend_str(p->backend));
     json_kv_str(f, first, "precision", spx_precision_str(p->precision));
     json_kv_str(f, first, "status", spx_solve_status_str(r->status));
@@ -385,7 +407,8 @@ static int write_outputs(spx_ctx *ctx, const cli_opts *o, const double *x, const
 static int make_plan(spx_ctx *ctx, const spx_csr *A, const cli_opts *o, spx_plan **plan, solve_report *rep)
 {
     const int auto_fmt = !o->format || !strcmp(o->format, "auto");
-    spx_plan_opts po = {.format = auto_fmt ? NULL : o->format, .algo = o->algo, .backend = o->backend, .precision = o->precision};
+    spx_plan_opts po = {.format = auto_fmt ? NULL : o->format, .algo = o->algo, .backend = o->backend,
+                        .precision = o->precision, .order = o->order};
     spx_status s = spx_plan_create(ctx, A, &po, plan);
     if (!s) s = spx_plan_get_info(*plan, &rep->plan);
     return s ? cli_fail(ctx, "plan", s) : CLI_OK;
@@ -408,7 +431,7 @@ static int solve_source(spx_ctx *ctx, const cli_opts *o, solve_report *rep)
     }
     if (!rc) rc = host_vectors(ctx, A, o, b, x);
     if (!rc) rc = make_plan(ctx, A, o, &plan, rep);
-    if (!rc) rc = run_solver(ctx, A, plan, b, x, rep);
+    if (!rc) rc = run_solver(ctx, A, plan, b, x, y, rep);
     spx_plan_destroy(&plan); /* before the baseline's plans: the device memory back */
     if (!rc) {
         check_solution(A, b, x, y, rep);
@@ -430,6 +453,7 @@ static int print_help(void)
     printf("usage: spx solve SRC [--rhs FILE] [--x0 FILE] [--method cg|bicgstab] [--precond none|jacobi] [--tol T]\n"
            "       [--maxit N] [--format F|auto] [--algo A] [--backend cpu|cuda|auto] [--precision fp64|fp32]\n"
            "       [-o X.mtx] [--json FILE] [--history FILE.json] [--plot FILE.svg] [--threads N] [--strict]\n"
+           "       [--order caller|plan (plan: the iteration in the plan's numbering, e.g. ehyb's)]\n"
            "Solves A x = b (b = A*ones without --rhs, so x = ones) from x0 (0 without --x0) until\n"
            "||r||/||b|| <= T (default %g) or N iterations (default %d). Vectors are Matrix Market arrays\n"
            "(m rows, 1 column). Exit 0 converged, 1 not converged (the report is still printed and\n"
@@ -444,7 +468,7 @@ int cmd_solve(int argc, char **argv)
     if (cli_has_flag(argc, argv, 2, "--distributed")) return cli_dist_solve(argc, argv);
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
-                  "--rhs: --x0: --method: --precond: --tol: --maxit: --format: --algo: --backend: --precision: --threads: "
+                  "--rhs: --x0: --method: --precond: --tol: --maxit: --format: --algo: --backend: --precision: --order: --threads: "
                   "--strict -o: --json: --history: --plot:",
                   &o))
         return CLI_ERROR;

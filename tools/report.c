@@ -130,6 +130,7 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_str(f, &first, "requested_algo", res->requested_algo[0] ? res->requested_algo : r->plan.algo);
     json_kv_str(f, &first, "requested_format", res->requested_format[0] ? res->requested_format : r->plan.format);
     json_kv_str(f, &first, "kernel", r->plan.kernel);
+    json_kv_str(f, &first, "order", r->plan.plan_order ? "plan" : "caller");
     json_kv_str(f, &first, "backend", spx_backend_str(r->plan.backend));
     json_kv_str(f, &first, "precision", spx_precision_str(r->plan.precision));
     json_kv_str(f, &first, "status", status_name(res));

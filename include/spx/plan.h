@@ -18,6 +18,16 @@ typedef enum spx_build_site {
                            format cannot) */
 } spx_build_site;
 
+/* The numbering of a plan's x and y. */
+typedef enum spx_vector_order {
+    SPX_ORDER_CALLER = 0, /* the matrix's own: y[i] is row i of A (every plan, the default) */
+    SPX_ORDER_PLAN        /* the plan's renumbering when its format has one (spx_plan_permutation):
+                             x and y are P x and P y, so a solver that keeps its vectors in
+                             that order pays the permutation once, not in every SpMV; formats
+                             without one (and ehyb when its layout cannot) stay in the
+                             caller's order, and spx_plan_permutation says so */
+} spx_vector_order;
+
 typedef struct spx_plan_opts {
     const char *format;      /* registered format name; NULL or "auto" = chosen per matrix by the
                                 trained table (spx_plan_select, docs/select.md) */
@@ -28,6 +38,7 @@ typedef struct spx_plan_opts {
     int64_t expected_spmvs;  /* SpMVs the plan will run, which weighs its build time when the
                                 format is "auto" (0: not given, SPX_SELECT_DEFAULT_SPMVS; < 0 is
                                 an error) */
+    spx_vector_order order;  /* the numbering of x and y (SPX_ORDER_CALLER) */
 } spx_plan_opts;
 
 /* The SpMV count "auto" plans for when spx_plan_opts.expected_spmvs is 0. */
@@ -72,6 +83,7 @@ typedef struct spx_plan_info {
     double bytes_per_spmv; /* minimum bytes one SpMV with b = 0 moves on this layout */
     double plan_seconds;   /* wall time of spx_plan_create */
     int built_on_device;   /* the layout was built on the GPU from the uploaded CSR */
+    int plan_order;        /* x and y are in the plan's numbering (spx_plan_permutation) */
     size_t device_bytes;   /* device memory the plan holds (layout, preprocessing, staging) */
     int n_phases;
     spx_phase_time phases[SPX_MAX_PHASES];
@@ -109,6 +121,11 @@ spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, 
  * CUDA plan reads on the device, so the two choose alike (the mean distance from the diagonal
  * may differ in its last bits: it is summed in another order). */
 spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_selection *out);
+/* The plan's numbering of x and y: *perm (m = n values, new -> original: entry i of the plan's
+ * x is x[perm[i]] and y[perm[i]] is entry i of its y) when the plan was made with
+ * SPX_ORDER_PLAN and its layout renumbers, else NULL (the caller's order). The array belongs
+ * to the plan. */
+spx_status spx_plan_permutation(const spx_plan *p, const int32_t **perm);
 /* Fills *info (a self-contained copy: it outlives the plan). */
 spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info);
 /* Converts the plan's layout back to CSR (the round-trip check of every format): a CUDA
@@ -127,6 +144,7 @@ typedef struct spx_format_desc {
     int is_baseline;       /* a vendor library measured as the reference (cuSPARSE) */
     int builds_on_device;  /* CUDA plans can build the layout on the GPU from the CSR */
     int has_device_to_csr; /* a CUDA plan's device layout converts back to CSR */
+    int has_plan_order;    /* its plans may take x and y in their own numbering (SPX_ORDER_PLAN) */
     const char *kernel_prefix; /* every kernel name the format reports starts with this */
     int available;               /* 0: not built in this build (why_unavailable says why) */
     const char *why_unavailable; /* NULL when available */

@@ -67,7 +67,9 @@ typedef struct spx_solve_result {
 
 /* Solves A x = b by conjugate gradients (A symmetric positive definite), with x on entry as
  * the initial guess. A is a square plan; b and x (not the same vector) have its backend,
- * precision, context and length n; opts may be NULL (defaults). Returns SPX_OK whenever the
+ * precision, context and length n (and its numbering: for a plan made with SPX_ORDER_PLAN
+ * that renumbers, b, x and inv_diag are in the plan's order, so the permutation is paid once
+ * for the solve, not in every SpMV); opts may be NULL (defaults). Returns SPX_OK whenever the
  * iteration ran, whatever its outcome (res->status); SPX_ERR_ARG for bad arguments (with a
  * message in the vectors' context), SPX_ERR_NOMEM / SPX_ERR_DEVICE_ALLOC for the work vectors
  * (CG: 3, 4 with Jacobi), SPX_ERR_CUDA. b = 0 gives x = 0, converged in 0 iterations. */
@@ -78,7 +80,8 @@ spx_status spx_solve_cg(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_sol
 spx_status spx_solve_bicgstab(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res);
 
 /* The Jacobi preconditioner of A: a new vector of 1/A(i,i) shaped for plan (its backend,
- * precision and length; A is the square matrix the plan was made from). A diagonal entry that
+ * precision, length and numbering: for a plan in its own order (spx_plan_permutation), entry
+ * i is 1/A(perm[i],perm[i]); A is the square matrix the plan was made from). A diagonal entry that
  * is not stored, zero, not finite, or whose inverse overflows the precision is SPX_ERR_ARG
  * naming the first such row (1-based, as in the file). */
 spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *plan, spx_vec **out);

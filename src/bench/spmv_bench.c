@@ -1,6 +1,7 @@
 /* src/bench/spmv_bench.c: the SpMV measurement: a case holds x, y0 and extended-precision
- * references; each format is planned, verified (y poisoned with NaN, b = 0 and b != 0),
- * and timed by the protocol (src/bench/protocol.c): latency and back-to-back throughput. */
+ * references; each format is planned, verified (y poisoned with NaN, b = 0 and b != 0; in
+ * the plan's numbering when it keeps vectors in its own order), and timed by the protocol
+ * (src/bench/protocol.c): latency and back-to-back throughput. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -164,6 +165,71 @@ static spx_status make_plans(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts
     return SPX_OK;
 }
 
+/* out[i] = v[perm[i]], i < len, for a vector of precision p (double or float). */
+static void permute_into(const int32_t *perm, const void *v, void *out, int64_t len, spx_precision p)
+{
+    for (int64_t i = 0; i < len; i++) {
+        if (p == SPX_FP32)
+            ((float *)out)[i] = ((const float *)v)[perm[i]];
+        else
+            ((double *)out)[i] = ((const double *)v)[perm[i]];
+    }
+}
+
+/* A case with c's vectors and references in the numbering perm (new -> original; the matrix
+ * square), for a plan whose x and y are in its own order: verified and timed as any other. */
+static spx_status permuted_case(spx_ctx *ctx, const spx_bench_case *c, const int32_t *perm, spx_bench_case **out)
+{
+    const size_t m = (size_t)c->A->m;
+    spx_bench_case *q = spx_calloc_array(ctx, 1, sizeof *q);
+    if (!q) return spx_fail_nomem(ctx, "benchmark case in plan order");
+    *q = (spx_bench_case){.ctx = ctx, .A = c->A, .row_max = c->row_max};
+    double **d[] = {&q->x, &q->y0, &q->yref, &q->yrefb};
+    const double *dsrc[] = {c->x, c->y0, c->yref, c->yrefb};
+    float **f[] = {&q->x32, &q->y032};
+    const float *fsrc[] = {c->x32, c->y032};
+    int ok = 1;
+    for (int k = 0; k < 4; k++) ok &= (*d[k] = spx_malloc_array(ctx, m, sizeof(double))) != NULL;
+    for (int k = 0; k < 2; k++) ok &= (*f[k] = spx_malloc_array(ctx, m, sizeof(float))) != NULL;
+    if (!ok) {
+        spx_bench_case_destroy(&q);
+        return spx_fail_nomem(ctx, "benchmark vectors in plan order");
+    }
+    for (int k = 0; k < 4; k++) permute_into(perm, dsrc[k], *d[k], (int64_t)m, SPX_FP64);
+    for (int k = 0; k < 2; k++) permute_into(perm, fsrc[k], *f[k], (int64_t)m, SPX_FP32);
+    *out = q;
+    return SPX_OK;
+}
+
+/* Verifies and times plan p on its backend with case c, in the plan's numbering when it has
+ * one (o->y_out then receives y in the caller's order). */
+static spx_status run_plan(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, const spx_bench_opts *o,
+                           spx_bench_result *r)
+{
+    const int32_t *perm = NULL;
+    spx_status s = spx_plan_permutation(p, &perm);
+    if (s) return s;
+    const spx_bench_case *use = c;
+    spx_bench_case *q = NULL;
+    spx_bench_opts oq = *o;
+    double *y_plan = NULL;
+    if (perm) {
+        if ((s = permuted_case(ctx, c, perm, &q))) return s;
+        use = q;
+        if (o->y_out && !(oq.y_out = y_plan = spx_malloc_array(ctx, (size_t)c->A->m, sizeof *y_plan))) {
+            spx_bench_case_destroy(&q);
+            return spx_fail_nomem(ctx, "benchmark y in plan order");
+        }
+    }
+    s = r->plan.backend == SPX_BACKEND_CUDA ? spx_bench_run_cuda(ctx, use, p, &oq, r)
+                                            : spx_bench_run_cpu(ctx, use, p, &oq, r);
+    if (y_plan)
+        for (int32_t i = 0; i < c->A->m; i++) o->y_out[perm[i]] = y_plan[i];
+    spx_free(ctx, y_plan);
+    spx_bench_case_destroy(&q);
+    return s;
+}
+
 spx_status spx_bench_spmv(spx_ctx *ctx, const spx_bench_case *c, const spx_plan_opts *popts,
                           const spx_bench_opts *bopts, spx_bench_result *r)
 {
@@ -181,10 +247,7 @@ spx_status spx_bench_spmv(spx_ctx *ctx, const spx_bench_case *c, const spx_plan_
     if (s) return spx_bench_record_failure(ctx, r, s);
     r->plan_reps = o.plan_reps ? o.plan_reps : SPX_BENCH_PLAN_REPS;
     r->cold = o.cold && r->plan.backend == SPX_BACKEND_CUDA;
-    if (r->plan.backend == SPX_BACKEND_CUDA)
-        s = spx_bench_run_cuda(ctx, c, p, &o, r);
-    else
-        s = spx_bench_run_cpu(ctx, c, p, &o, r);
+    s = run_plan(ctx, c, p, &o, r);
     spx_plan_destroy(&p);
     return s;
 }

@@ -1,7 +1,9 @@
 /* src/solve/jacobi.c: the Jacobi preconditioner's data: 1/A(i,i) from the CSR a plan was made
- * from, as a vector shaped for that plan; a row without a usable diagonal is refused by name. */
+ * from, as a vector shaped for that plan (in its numbering when it keeps vectors in its own
+ * order); a row without a usable diagonal is refused by name. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "core/ctx.h"
 
@@ -58,6 +60,18 @@ static int32_t invert_diagonal(spx_ctx *ctx, const spx_csr *A, spx_precision p, 
     return bad;
 }
 
+/* v[0..m) into the plan's numbering perm (new -> original): v'[i] = v[perm[i]]. */
+static spx_status to_plan_order(spx_ctx *ctx, const int32_t *perm, double *v, int32_t m)
+{
+    double *t = spx_malloc_array(ctx, m > 0 ? (size_t)m : 1, sizeof *t);
+    if (!t) return spx_fail_nomem(ctx, "the Jacobi diagonal in the plan's order");
+#pragma omp parallel for num_threads(spx_ctx_threads(ctx)) schedule(static)
+    for (int32_t i = 0; i < m; i++) t[i] = v[perm[i]];
+    memcpy(v, t, (size_t)m * sizeof *v);
+    spx_free(ctx, t);
+    return SPX_OK;
+}
+
 spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *plan, spx_vec **out)
 {
     if (!ctx || !A || !plan || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_solve_inv_diag: NULL argument") : SPX_ERR_ARG;
@@ -71,11 +85,14 @@ spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *pl
     double *inv = spx_malloc_array(ctx, A->m > 0 ? (size_t)A->m : 1, sizeof *inv);
     if (!inv) return spx_fail_nomem(ctx, "the inverse diagonal of the Jacobi preconditioner");
     const int32_t bad = invert_diagonal(ctx, A, info.precision, inv);
+    const int32_t *perm = NULL;
+    spx_plan_permutation(plan, &perm);
     spx_vec *v = NULL;
     if (bad < A->m)
         s = refuse_row(ctx, A, bad, info.precision);
-    else if (!(s = spx_vec_create(ctx, info.backend, info.precision, A->m, &v)))
-        s = spx_vec_set(v, inv);
+    else if (perm)
+        s = to_plan_order(ctx, perm, inv, A->m);
+    if (!s && !(s = spx_vec_create(ctx, info.backend, info.precision, A->m, &v))) s = spx_vec_set(v, inv);
     spx_free(ctx, inv);
     if (s)
         spx_vec_destroy(&v);

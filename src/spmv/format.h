@@ -103,6 +103,10 @@ typedef struct spx_format_ops {
     double (*bytes_per_spmv)(const void *impl);
     /* The layout's own figures for `spx info --format` (NULL: none). */
     void (*stats)(const void *impl, spx_stat_list *out);
+    /* The renumbering the layout's SpMV takes x and y in (m = n values, new -> original), or
+     * NULL when it takes them in the caller's order: non-NULL only for a layout built with
+     * opts->order == SPX_ORDER_PLAN that renumbers (NULL slot: never). */
+    const int32_t *(*permutation)(const void *impl);
     /* The GPU half: the format's spx_<name>_cuda (NULL when CUDA is not built). */
     const spx_format_cuda *(*cuda)(void);
 } spx_format_ops;

@@ -18,6 +18,7 @@ struct spx_plan {
     spx_backend backend;         /* CPU or CUDA */
     spx_precision precision;
     int32_t m, n;
+    const int32_t *perm; /* the layout's numbering of x and y (SPX_ORDER_PLAN), NULL: the caller's */
     void *dx, *dy; /* device staging for the host-array entry points, made on first use */
     int busy;      /* a CUDA call is running (atomic): one call at a time */
     spx_phase_log log;
@@ -153,6 +154,8 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_status s = check_opts(ctx, &o);
     if (s) return s;
     if (o.build < SPX_BUILD_AUTO || o.build > SPX_BUILD_DEVICE) return spx_fail(ctx, SPX_ERR_ARG, "unknown build site");
+    if (o.order != SPX_ORDER_CALLER && o.order != SPX_ORDER_PLAN)
+        return spx_fail(ctx, SPX_ERR_ARG, "unknown vector order %d", (int)o.order);
     double tc = spx_now();
     if ((s = spx_csr_check(ctx, A))) return s;
     tc = spx_now() - tc;
@@ -196,6 +199,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_cuda_dev_csr_free(ctx, &D);
     if (!s && b == SPX_BACKEND_CUDA) s = spx_cuda_sync(ctx);
     spx_phase_add(&p->log, "finish", spx_now() - t1);
+    if (!s && p->impl && o.order == SPX_ORDER_PLAN && ops->permutation) p->perm = ops->permutation(p->impl);
     if (s) {
         spx_plan_destroy(&p);
         return s;
@@ -321,6 +325,13 @@ static const char *kernel_of(const spx_plan *p)
     return p->ops->cpu_kernel_name ? p->ops->cpu_kernel_name(p->impl) : "?";
 }
 
+spx_status spx_plan_permutation(const spx_plan *p, const int32_t **perm)
+{
+    if (!p || !perm) return SPX_ERR_ARG;
+    *perm = p->perm;
+    return SPX_OK;
+}
+
 spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info)
 {
     if (!p || !info) return SPX_ERR_ARG;
@@ -339,6 +350,7 @@ spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info)
                                      : (p->ops->bytes_per_spmv ? p->ops->bytes_per_spmv(p->impl) : 0.0);
     info->plan_seconds = p->plan_seconds;
     info->built_on_device = on_device;
+    info->plan_order = p->perm != NULL;
     info->device_bytes = p->device_bytes;
     info->n_phases = p->log.n;
     memcpy(info->phases, p->log.phases, sizeof info->phases);

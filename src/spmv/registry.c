@@ -73,6 +73,7 @@ spx_status spx_format_describe(int i, spx_format_desc *out)
     out->is_baseline = (ops->flags & SPX_FORMAT_BASELINE) != 0;
     out->builds_on_device = cu != NULL && cu->build != NULL;
     out->has_device_to_csr = cu != NULL && cu->to_csr != NULL;
+    out->has_plan_order = ops->permutation != NULL;
     out->kernel_prefix = ops->kernel_prefix;
     out->available = spx_format_available(ops, NULL, &out->why_unavailable);
     return SPX_OK;

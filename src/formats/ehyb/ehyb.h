@@ -75,8 +75,12 @@ typedef struct spx_ehyb_target {
  *   entries, original columns) at [long_ptr[i], long_ptr[i+1]) in CSR order, summed by a
  *   warp of the same launch.
  * - Within a row, ELL entries are in ascending new column order and ER entries in ascending
- *   original column order. ELL + ER + long = A exactly (values rounded for fp32).
- * - Values are float or double per precision (ell_val, er_val, long_val). */
+ *   er_col order. ELL + ER + long = A exactly (values rounded for fp32).
+ * - Values are float or double per precision (ell_val, er_val, long_val).
+ * - plan_order (the paper's setting, vectors kept renumbered: SPX_ORDER_PLAN): x and y are in
+ *   the new numbering, so the kernels read neither permutation. Only for a graph split of a
+ *   square matrix without long rows; then col_perm == row_perm, col_start == row_start, and
+ *   er_col holds new column numbers (caller's order: original ones). */
 typedef struct spx_ehyb_fmt {
     int32_t m, n;
     int64_t nnz;
@@ -89,6 +93,7 @@ typedef struct spx_ehyb_fmt {
     int32_t seg_max; /* longest segment of this layout (the kernel's shared memory) */
     int32_t *row_start, *col_start; /* nparts + 1 each */
     int32_t *row_perm, *col_perm;   /* m, n */
+    int32_t plan_order;             /* 1: x and y in the new numbering (see above) */
     int32_t lanes;        /* G: lanes per row; a slice holds 32 / G rows */
     /* slices: in-part entries (ELL) */
     int32_t n_ell_slices;
@@ -173,9 +178,10 @@ spx_status spx_ehyb_partition(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo
                               spx_precision prec, spx_ehyb_parts *out, double *t_graph, double *t_part);
 void spx_ehyb_parts_free(spx_ctx *ctx, spx_ehyb_parts *P);
 
-/* Builds the layout of A from its parts (renumbering, in-part row sort, ELL and ER). */
+/* Builds the layout of A from its parts (renumbering, in-part row sort, ELL and ER); in plan
+ * order when want_plan_order and the layout allows it (F->plan_order says which). */
 spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_parts *parts, spx_precision prec,
-                              spx_ehyb_algo algo, spx_ehyb_fmt **out);
+                              spx_ehyb_algo algo, int want_plan_order, spx_ehyb_fmt **out);
 /* Frees the host layout (NULL accepted). */
 void spx_ehyb_fmt_destroy(spx_ctx *ctx, spx_ehyb_fmt *F);
 /* The layout back to a library CSR in original numbering (fp32 values widened). */

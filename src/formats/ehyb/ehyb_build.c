@@ -1,8 +1,10 @@
 /* src/formats/ehyb/ehyb_build.c: the ehyb layout from a matrix and its parts (paper
  * Algorithms 1-2): renumbering so each part is contiguous, rows of a part sorted by
  * descending in-part count (in parallel, one part per task), slices of 32 / G rows (G lanes
- * a row) holding each row's 16-bit ELL and its ER entries, the long rows; the layout's array
- * table, its release and its byte count. */
+ * a row) holding each row's 16-bit ELL and its ER entries, the long rows, and for plan order
+ * one numbering for rows and columns; the layout's array table, its release and its byte
+ * count. */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,11 +61,20 @@ typedef struct row_key {
     int32_t ell_len, er_len, row;
 } row_key;
 
+/* One entry of a row on its way into the slices in plan order: its new column, value, and
+ * whether its column is in the row's part. */
+typedef struct new_entry {
+    int32_t col, in_part;
+    double val;
+} new_entry;
+
 /* Work arrays of the build (per original row / column). */
 typedef struct ehyb_work {
     int32_t *in_cnt;  /* m: entries of the row inside its part (ell_len) */
     int32_t *col_new; /* n: new number of each original column */
     row_key *keys;    /* m: sort keys of the in-part row order */
+    new_entry *rows;  /* plan order: threads x row_cap entries, a row's at a time per thread */
+    int64_t row_cap;  /* the longest row */
 } ehyb_work;
 
 /* The row's out-of-part entries. */
@@ -199,11 +210,43 @@ static spx_status plan_slices(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
     return SPX_OK;
 }
 
+static int cmp_new_entry(const void *a, const void *b)
+{
+    const int32_t x = ((const new_entry *)a)->col, y = ((const new_entry *)b)->col;
+    return (x > y) - (x < y);
+}
+
+/* Puts row q of slice s (original row i, part p) in plan order: its entries by ascending new
+ * column (the ELL and ER rules of ehyb.h in the new numbering) through the scratch e. */
+static void fill_row_plan_order(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, const int32_t *col_new,
+                                int32_t p, int32_t s, int32_t q, int32_t i, new_entry *e)
+{
+    const int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+    for (int64_t t = 0; t < len; t++) {
+        const int32_t j = A->colind[A->rowptr[i] + t];
+        e[t] = (new_entry){col_new[j], P->col_part[j] == p, A->val[A->rowptr[i] + t]};
+    }
+    qsort(e, (size_t)len, sizeof *e, cmp_new_entry);
+    int64_t ke = 0, kr = 0;
+    for (int64_t t = 0; t < len; t++) {
+        if (e[t].in_part) {
+            const int64_t slot = spx_ehyb_slot(F, F->ell_ptr[s], q, ke++);
+            F->ell_col[slot] = (uint16_t)(e[t].col - F->col_start[p]);
+            put_val(F->ell_val, F->precision, slot, e[t].val);
+        } else {
+            const int64_t slot = spx_ehyb_slot(F, F->er_ptr[s], q, kr++);
+            F->er_col[slot] = e[t].col;
+            put_val(F->er_val, F->precision, slot, e[t].val);
+        }
+    }
+}
+
 /* Fills the slices of part p: every slot padding first (ELL: offset = the segment length,
  * value 0; ER: -1, 0), then each row's in-part entries into ELL and its others into ER, by
- * the slot rule of ehyb.h (a part holds no long row). */
+ * the slot rule of ehyb.h (a part holds no long row); in plan order through the thread's
+ * scratch row e. */
 static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, const int32_t *col_new,
-                      const int32_t *in_cnt, int32_t p)
+                      const int32_t *in_cnt, int32_t p, new_entry *e)
 {
     const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1], c0 = F->col_start[p], R = spx_ehyb_slice_rows(F);
     const uint16_t pad = (uint16_t)(F->col_start[p + 1] - c0);
@@ -220,17 +263,21 @@ static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P
             const int32_t r = r0 + (s - F->part_slice[p]) * R + q;
             if (r >= r1) break;
             const int32_t i = F->row_perm[r];
+            if (F->plan_order) {
+                fill_row_plan_order(F, A, P, col_new, p, s, q, i, e);
+                continue;
+            }
             int64_t ke = 0, kr = 0;
-            for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-                const int32_t j = A->colind[e];
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                const int32_t j = A->colind[k];
                 if (P->col_part[j] == p) {
                     const int64_t slot = spx_ehyb_slot(F, F->ell_ptr[s], q, ke++);
                     F->ell_col[slot] = (uint16_t)(col_new[j] - c0);
-                    put_val(F->ell_val, F->precision, slot, A->val[e]);
+                    put_val(F->ell_val, F->precision, slot, A->val[k]);
                 } else {
                     const int64_t slot = spx_ehyb_slot(F, F->er_ptr[s], q, kr++);
                     F->er_col[slot] = j;
-                    put_val(F->er_val, F->precision, slot, A->val[e]);
+                    put_val(F->er_val, F->precision, slot, A->val[k]);
                 }
             }
         }
@@ -294,24 +341,46 @@ static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, cons
     spx_free(ctx, bucket);
     spx_free(ctx, start);
     sort_rows_in_parts(F, A, w->in_cnt, w->keys, nt);
+    if (F->plan_order) { /* columns numbered as the rows: one order for x and y */
+        memcpy(F->col_perm, F->row_perm, (size_t)F->n * sizeof *F->col_perm);
+        for (int32_t c = 0; c < F->n; c++) w->col_new[F->col_perm[c]] = c;
+    }
     return SPX_OK;
+}
+
+/* Whether the layout can run in plan order: a graph split (rows and columns share the parts)
+ * of a square matrix with no long row (count_in_part has run). */
+static int plan_order_fits(const spx_ehyb_fmt *F, const spx_csr *A)
+{
+    return F->split == SPX_EHYB_SPLIT_GRAPH && A->m == A->n && F->long_nnz == 0;
+}
+
+/* Plan order's scratch: a row's entries per thread (the longest row's worth). */
+static spx_status plan_order_scratch(spx_ctx *ctx, const spx_csr *A, ehyb_work *w, int nt)
+{
+    for (int32_t i = 0; i < A->m; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > w->row_cap) w->row_cap = A->rowptr[i + 1] - A->rowptr[i];
+    w->rows = spx_malloc_array(ctx, (size_t)nt * (size_t)(w->row_cap + 1), sizeof *w->rows);
+    return w->rows ? SPX_OK : spx_fail_nomem(ctx, "ehyb: plan order's row scratch");
 }
 
 /* Renumbering, the lanes per row, and the slices' and long rows' contents. */
 static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P,
-                              ehyb_work *w)
+                              ehyb_work *w, int want_plan_order)
 {
     const int nt = spx_ctx_threads(ctx);
     count_in_part(F, A, P, w->in_cnt, nt);
     F->lanes = lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P);
+    F->plan_order = want_plan_order && plan_order_fits(F, A);
     spx_status s;
-    if ((s = renumber(ctx, F, A, P, w, nt)) || (s = plan_slices(ctx, F, A, w->in_cnt)) ||
-        (s = plan_long(ctx, F, A)))
+    if ((F->plan_order && (s = plan_order_scratch(ctx, A, w, nt))) || (s = renumber(ctx, F, A, P, w, nt)) ||
+        (s = plan_slices(ctx, F, A, w->in_cnt)) || (s = plan_long(ctx, F, A)))
         return s;
 #pragma omp parallel num_threads(nt) if (A->nnz + A->m > SPX_EHYB_PARALLEL_MIN)
     {
+        new_entry *mine = w->rows ? w->rows + (size_t)omp_get_thread_num() * (size_t)(w->row_cap + 1) : NULL;
 #pragma omp for schedule(dynamic, 1) nowait
-        for (int32_t p = 0; p < F->nparts; p++) fill_part(F, A, P, w->col_new, w->in_cnt, p);
+        for (int32_t p = 0; p < F->nparts; p++) fill_part(F, A, P, w->col_new, w->in_cnt, p, mine);
 #pragma omp for schedule(dynamic, 1)
         for (int32_t li = 0; li < F->n_long; li++) fill_long_row(F, A, li);
     }
@@ -319,7 +388,7 @@ static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
 }
 
 spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_parts *parts, spx_precision prec,
-                              spx_ehyb_algo algo, spx_ehyb_fmt **out)
+                              spx_ehyb_algo algo, int want_plan_order, spx_ehyb_fmt **out)
 {
     spx_ehyb_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
     if (!F) return spx_fail_nomem(ctx, "ehyb layout");
@@ -331,7 +400,8 @@ spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_par
     w.col_new = spx_malloc_array(ctx, (size_t)A->n + 1, sizeof *w.col_new);
     w.keys = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *w.keys);
     spx_status s = !w.in_cnt || !w.col_new || !w.keys ? spx_fail_nomem(ctx, "ehyb: build work arrays")
-                                                       : fill_layout(ctx, F, A, parts, &w);
+                                                       : fill_layout(ctx, F, A, parts, &w, want_plan_order);
+    spx_free(ctx, w.rows);
     spx_free(ctx, w.in_cnt);
     spx_free(ctx, w.col_new);
     spx_free(ctx, w.keys);
@@ -345,14 +415,15 @@ spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_par
 
 /* Minimum bytes of one SpMV with b = 0, as the CUDA kernels move them: every ELL and ER slot
  * (padding included), the long rows' entries, the slice offsets, the part tables; x once
- * through col_perm for the segments plus one read per ER and long entry; y once. */
+ * (through col_perm unless in plan order) for the segments plus one read per ER and long
+ * entry; y once (through row_perm unless in plan order). */
 double spx_ehyb_fmt_bytes(const spx_ehyb_fmt *F)
 {
-    const double vb = (double)spx_ehyb_vbytes(F);
+    const double vb = (double)spx_ehyb_vbytes(F), perm = F->plan_order ? 0.0 : 4.0;
     double b = (double)F->ell_slots * (2.0 + vb) + (double)F->er_slots * (4.0 + vb) + (double)F->long_nnz * (4.0 + vb);
     b += 8.0 * (2.0 * ((double)F->n_ell_slices + 1) + F->n_long + 1);
     b += 4.0 * (double)F->n_long + 12.0 * ((double)F->nparts + 1);
-    b += (vb + 4.0) * (double)F->n + vb * (double)(F->er_nnz + F->long_nnz);
-    b += (vb + 4.0) * (double)F->m;
+    b += (vb + perm) * (double)F->n + vb * (double)(F->er_nnz + F->long_nnz);
+    b += (vb + perm) * (double)F->m;
     return b;
 }

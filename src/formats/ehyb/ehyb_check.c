@@ -53,7 +53,9 @@ static void row_entries(const spx_ehyb_fmt *F, int32_t p, int32_t r, entry_sink 
              t += SPX_EHYB_WARP)
             sink_put(k, i, F->col_perm[c0 + F->ell_col[t]], get_val(F->ell_val, F->precision, t));
         for (int64_t t = F->er_ptr[s] + (int64_t)q * G + g; t < F->er_ptr[s + 1]; t += SPX_EHYB_WARP)
-            if (F->er_col[t] >= 0) sink_put(k, i, F->er_col[t], get_val(F->er_val, F->precision, t));
+            if (F->er_col[t] >= 0)
+                sink_put(k, i, F->plan_order ? F->col_perm[F->er_col[t]] : F->er_col[t],
+                         get_val(F->er_val, F->precision, t));
     }
 }
 
@@ -141,6 +143,11 @@ static const char *check_parts(const spx_ehyb_fmt *F, unsigned char *seen)
         if (F->col_start[p + 1] - F->col_start[p] > F->seg_max) return "a segment exceeds seg_max";
     if (!is_bijection(F->row_perm, F->m, seen)) return "row_perm is not a bijection";
     if (!is_bijection(F->col_perm, F->n, seen)) return "col_perm is not a bijection";
+    if (F->plan_order &&
+        (F->m != F->n || F->n_long || F->split != SPX_EHYB_SPLIT_GRAPH ||
+         memcmp(F->row_perm, F->col_perm, (size_t)F->m * sizeof *F->row_perm) ||
+         memcmp(F->row_start, F->col_start, ((size_t)F->nparts + 1) * sizeof *F->row_start)))
+        return "plan order without one numbering for rows and columns";
     return NULL;
 }
 

@@ -1,8 +1,8 @@
 /* src/formats/ehyb/ehyb_cpu.c: CPU SpMV on the ehyb layout (the oracle of the CUDA path, the
  * same order of additions): OpenMP over parts; each row's G lanes sum their ELL entries (x
- * read through the column permutation) and then their ER entries, the lanes' sums are
- * combined as the GPU's butterfly combines them, y is written through the row permutation
- * (y = a*sum + b*y); then the long rows, 32 strided lane sums combined the same way. Sums in
+ * read through the column permutation, or in plan order straight from the segment) and then
+ * their ER entries, the lanes' sums are combined as the GPU's butterfly combines them, y is
+ * written through the row permutation (plan order: at the new row) (y = a*sum + b*y); then the long rows, 32 strided lane sums combined the same way. Sums in
  * double. (The GPU may fuse a multiply and its add into one rounding, so fp64 results can
  * still differ in the last bits.) */
 #include "core/ctx.h"
@@ -31,7 +31,7 @@ static double combine_lanes(double *lane, int32_t G)
             _Pragma("omp for schedule(dynamic, 1) nowait")                                             \
             for (int32_t p = 0; p < F->nparts; p++) {                                                  \
                 const int32_t r0 = F->row_start[p], r1 = F->row_start[p + 1];                          \
-                const int32_t *cp = F->col_perm + F->col_start[p];                                     \
+                const int32_t c0 = F->col_start[p], *cp = F->plan_order ? NULL : F->col_perm + c0;       \
                 const uint16_t pad = (uint16_t)(F->col_start[p + 1] - F->col_start[p]);                 \
                 for (int32_t r = r0; r < r1; r++) {                                                    \
                     const int32_t s = F->part_slice[p] + (r - r0) / R, q = (r - r0) % R;               \
@@ -40,13 +40,13 @@ static double combine_lanes(double *lane, int32_t G)
                         double sum = 0.0;                                                              \
                         const int64_t first = F->ell_ptr[s] + (int64_t)q * G + g;                      \
                         for (int64_t k = first; k < F->ell_ptr[s + 1] && F->ell_col[k] != pad; k += SPX_EHYB_WARP) \
-                            sum += (double)ev[k] * (double)x[cp[F->ell_col[k]]];                       \
+                            sum += (double)ev[k] * (double)x[cp ? cp[F->ell_col[k]] : c0 + F->ell_col[k]]; \
                         for (int64_t k = F->er_ptr[s] + (int64_t)q * G + g; k < F->er_ptr[s + 1]; k += SPX_EHYB_WARP) \
                             if (F->er_col[k] >= 0) sum += (double)rv[k] * (double)x[F->er_col[k]];     \
                         lane[g] = sum;                                                                 \
                     }                                                                                  \
                     const double sum = combine_lanes(lane, G);                                         \
-                    const int32_t i = F->row_perm[r];                                                  \
+                    const int32_t i = F->plan_order ? r : F->row_perm[r];                              \
                     y[i] = (VT)(b == 0.0 ? a * sum : a * sum + b * (double)y[i]);                      \
                 }                                                                                      \
             }                                                                                          \

@@ -81,8 +81,9 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
  * seg_max. The blocks after nparts x C take the long rows, a warp each (long_row). The
  * launch bound keeps the registers at 32 a thread, so SPX_EHYB_BLOCKS_PER_SM
  * blocks of 512 threads fit an SM as the segments were sized for (loading the first ER step
- * ahead of the ELL loop took 38: 3 blocks an SM, poisson3d n = 100 0.91x -> 0.76x ALG1). */
-template <typename VT>
+ * ahead of the ELL loop took 38: 3 blocks an SM, poisson3d n = 100 0.91x -> 0.76x ALG1).
+ * PLAN_ORDER (the layout's plan_order): x and y in the new numbering, no permutation read. */
+template <typename VT, bool PLAN_ORDER>
 __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_SM) ehyb_slice_kernel(slice_view<VT> v)
 {
     extern __shared__ __align__(16) unsigned char ehyb_smem[];
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
     const int32_t seg = c_end - c0;
 #pragma unroll 4
     for (int32_t t = threadIdx.x; t < seg; t += SPX_EHYB_CUDA_ELL_BLOCK)
-        xs[t] = __ldg(v.x + __ldg(v.col_perm + c0 + t));
+        xs[t] = PLAN_ORDER ? __ldg(v.x + c0 + t) : __ldg(v.x + __ldg(v.col_perm + c0 + t));
     if (threadIdx.x == 0) {
         xs[seg] = VT(0);
         next_slice = first + SPX_EHYB_CUDA_ELL_BLOCK / 32;
@@ -118,7 +119,7 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
         const int64_t ell_begin = __ldg(v.ell_ptr + s), er_begin = __ldg(v.er_ptr + s);
         const int32_t r = first_row + (s - s0) * (32 / G);
         const bool writes = (lane & (G - 1)) == 0 && r < r1;
-        const int32_t i = writes ? __ldg(v.row_perm + r) : 0; /* in flight during the sums */
+        const int32_t i = !writes ? 0 : PLAN_ORDER ? r : __ldg(v.row_perm + r); /* in flight during the sums */
         acc_t sum = 0;
 #pragma unroll EHYB_UNROLL
         for (int64_t k = ell_begin + lane; k < ell_end; k += 32)
@@ -143,14 +144,22 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
 
 /* Lets the slice kernel of value type VT take all the opt-in shared memory of the device
  * (spx_cuda_allow_max_smem) and prefer the shared-memory carveout. */
-template <typename VT>
+template <typename VT, bool PLAN_ORDER>
 static spx_status allow_smem(spx_ctx *ctx)
 {
-    spx_status s = spx_cuda_allow_max_smem(ctx, ehyb_slice_kernel<VT>);
+    spx_status s = spx_cuda_allow_max_smem(ctx, ehyb_slice_kernel<VT, PLAN_ORDER>);
     if (s) return s;
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_slice_kernel<VT>, cudaFuncAttributePreferredSharedMemoryCarveout,
+    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_slice_kernel<VT, PLAN_ORDER>,
+                                           cudaFuncAttributePreferredSharedMemoryCarveout,
                                            (int)cudaSharedmemCarveoutMaxShared));
     return SPX_OK;
+}
+
+/* allow_smem for the kernel the layout F runs. */
+static spx_status allow_smem_for(spx_ctx *ctx, const spx_ehyb_fmt *F)
+{
+    if (F->precision == SPX_FP32) return F->plan_order ? allow_smem<float, true>(ctx) : allow_smem<float, false>(ctx);
+    return F->plan_order ? allow_smem<double, true>(ctx) : allow_smem<double, false>(ctx);
 }
 
 static void ehyb_free(spx_ctx *ctx, void *dev);
@@ -181,15 +190,15 @@ static void clear_arrays(spx_ehyb_fmt *L)
 }
 
 /* The kernel's name, e.g. "ehyb_slices512_g4_c2+long_fp64" (block size, lanes per row, blocks
- * per part, whether there are long rows). */
+ * per part, whether there are long rows; "_plan" before the precision in plan order). */
 static void set_kernel_name(ehyb_dev *d)
 {
     const char *prec = d->L.precision == SPX_FP32 ? "fp32" : "fp64";
     if (d->L.m == 0 || d->L.nnz == 0)
         snprintf(d->kernel, sizeof d->kernel, "ehyb_empty(y=b*y)");
     else
-        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s_%s", SPX_EHYB_CUDA_ELL_BLOCK, d->L.lanes,
-                 d->part_blocks, d->L.n_long > 0 ? "+long" : "", prec);
+        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s_%s", SPX_EHYB_CUDA_ELL_BLOCK, d->L.lanes,
+                 d->part_blocks, d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", prec);
 }
 
 /* Copies the host layout's arrays to the device (each allocation recorded as it succeeds,
@@ -221,7 +230,7 @@ static spx_status ehyb_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log
         return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
                         "ehyb upload: a segment of %d values needs %zu bytes of shared memory, the device has %d",
                         F->seg_max, smem, st->smem_per_block_optin);
-    s = F->precision == SPX_FP32 ? allow_smem<float>(ctx) : allow_smem<double>(ctx);
+    s = allow_smem_for(ctx, F);
     if (s) return s;
     ehyb_dev *d = (ehyb_dev *)spx_calloc_array(ctx, 1, sizeof *d);
     if (!d) return spx_fail_nomem(ctx, "ehyb GPU state");
@@ -281,7 +290,8 @@ static spx_status ehyb_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 /* The kernel the plan runs. */
 static const char *ehyb_kernel(const void *dev) { return dev ? ((const ehyb_dev *)dev)->kernel : "none"; }
 
-/* y = a*A*x + b*y in value type VT: one launch, the parts' blocks then the long rows'. */
+/* y = a*A*x + b*y in value type VT: one launch, the parts' blocks then the long rows' (the
+ * kernel of the layout's vector order). */
 template <typename VT>
 static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_args *args)
 {
@@ -296,7 +306,11 @@ static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_arg
                               L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val, x, y,
                               (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->part_blocks, part_grid,
                               args->beta != 0.0};
-    ehyb_slice_kernel<VT><<<(unsigned)(part_grid + long_blocks), SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
+    const unsigned grid = (unsigned)(part_grid + long_blocks);
+    if (L->plan_order)
+        ehyb_slice_kernel<VT, true><<<grid, SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
+    else
+        ehyb_slice_kernel<VT, false><<<grid, SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
     SPX_CUDA_LAUNCHED(ctx, "ehyb_slice_kernel");
     return SPX_OK;
 }

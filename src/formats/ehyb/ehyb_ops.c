@@ -56,7 +56,7 @@ static spx_status ehyb_build(spx_ctx *ctx, const spx_csr *A, const spx_features 
     if (s) return s;
     const double t0 = spx_now();
     spx_ehyb_fmt *F = NULL;
-    s = spx_ehyb_fmt_build(ctx, A, &parts, o->precision, (spx_ehyb_algo)algo, &F);
+    s = spx_ehyb_fmt_build(ctx, A, &parts, o->precision, (spx_ehyb_algo)algo, o->order == SPX_ORDER_PLAN, &F);
     spx_phase_add(log, "reorder", spx_now() - t0);
     spx_ehyb_parts_free(ctx, &parts);
     if (!s) *impl = F;
@@ -106,7 +106,15 @@ static void ehyb_stats(const void *impl, spx_stat_list *l)
     spx_stat_num(l, "er_rows", F->n_er_rows);
     spx_stat_num(l, "er_fill", F->er_slots ? (double)F->er_nnz / (double)F->er_slots : 1.0);
     spx_stat_num(l, "er_long_rows", F->n_long);
+    spx_stat_text(l, "vector_order", F->plan_order ? "plan" : "caller");
     spx_stat_num(l, "bytes_per_nnz", spx_ehyb_fmt_bytes(F) / nnz);
+}
+
+/* The new -> original numbering x and y take in plan order, else NULL. */
+static const int32_t *ehyb_permutation(const void *impl)
+{
+    const spx_ehyb_fmt *F = impl;
+    return F->plan_order ? F->row_perm : NULL;
 }
 
 const spx_format_ops spx_ehyb_ops = {
@@ -123,5 +131,6 @@ const spx_format_ops spx_ehyb_ops = {
     .cpu_kernel_name = ehyb_cpu_kernel_name,
     .bytes_per_spmv = ehyb_bytes,
     .stats = ehyb_stats,
+    .permutation = ehyb_permutation,
     .cuda = spx_ehyb_cuda,
 };
