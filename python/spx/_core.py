@@ -11,6 +11,7 @@ Context = _spx.Context
 
 _BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
 _BUILDS = {None: 0, "auto": 0, "host": 1, "device": 2}
+_ORDERS = {None: 0, "caller": 0, "plan": 1}
 _PRECISIONS = {"fp64": 0, "fp32": 1}
 _DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
@@ -221,6 +222,14 @@ class Plan:
     dtype = property(lambda self: self._dtype, doc="float64 or float32")
     context = property(lambda self: self._plan.context, doc="the plan's Context")
     info = property(lambda self: self._plan.info(), doc="spx_plan_info as a dict")
+
+    @property
+    def permutation(self):
+        """The plan's numbering of x and y (made with order='plan' by a format that renumbers,
+        e.g. ehyb): an int32 array perm, the plan's x being x[perm] and its y giving
+        y_caller[perm] = y; None when the plan takes them in the caller's order."""
+        b = self._plan.permutation()
+        return None if b is None else np.frombuffer(b, dtype=np.int32)
     stats = property(lambda self: self._plan.stats,
                      doc="calls, host-array calls of a CUDA plan and the bytes they copied")
 
@@ -274,18 +283,22 @@ class Plan:
                 f"{info['precision']}>")
 
 
-def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, context=None, expected_spmvs=None):
+def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, context=None, expected_spmvs=None,
+         order=None):
     """An SpMV plan of A (anything spx.csr takes). format: a name from spx.formats() or 'auto'
     (chosen per matrix); algo: the format's algorithm (None: its default); precision: 'fp64' or
     'fp32' (None: the matrix's dtype); backend: 'cpu', 'cuda' or None (the context's); build:
     'host', 'device' or None (CUDA plans: where the layout is built); expected_spmvs: the SpMVs
     the plan will run, which format 'auto' weighs against the build time in the trained
-    selection table (None or 0: not given, the table's default of 100)."""
+    selection table (None or 0: not given, the table's default of 100); order: 'caller' (None) or
+    'plan': x and y in the plan's own numbering when its format has one (Plan.permutation;
+    ehyb, as its paper times it), so a solver permutes once instead of every SpMV."""
     M = csr(A, context)
     fmt = None if format in (None, "auto") else format
     expected = 0 if expected_spmvs is None else operator.index(expected_spmvs)
     p = _spx.plan(M._csr, fmt, algo, _code(_BACKENDS, backend, "backend"),
-                  _precision_code(precision, int(M.dtype == np.float32)), _code(_BUILDS, build, "build"), expected)
+                  _precision_code(precision, int(M.dtype == np.float32)), _code(_BUILDS, build, "build"), expected,
+                  _code(_ORDERS, order, "order"))
     return Plan(p, M)
 
 

@@ -83,7 +83,16 @@ def _solve(method, A, b, x0, rtol, maxiter, M, full_output, context, stream):
         maxiter = max(1, min(10 * n, 2**31 - 1))
     if stream is None and is_device_array(b):
         stream = current_stream(b)
+    perm = p.permutation
+    if perm is not None:  # a plan in its own numbering: b and x0 permuted in once, x out once
+        if is_device_array(b):
+            import cupy
+            perm = cupy.asarray(perm)
+        b, x = b[perm], x[perm]
     raw = _spx.solve(method, p._plan, b, x, float(rtol), int(maxiter), jacobi, stream)
+    if perm is not None:
+        x_plan, x = x, x.copy()
+        x[perm] = x_plan
     res = SolveResult(raw)
     return (x, res.info, res) if full_output else (x, res.info)
 

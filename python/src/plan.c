@@ -32,22 +32,23 @@ static spx_status plan_create_checked(spxpy_plan *o, const spx_plan_opts *opts, 
     return s;
 }
 
-/* plan(csr, format=None, algo=None, backend=0, precision=0, build=0, expected_spmvs=0): a Plan
- * of the matrix in its context (the spx_plan_opts fields; codes as in include/spx/plan.h). */
+/* plan(csr, format=None, algo=None, backend=0, precision=0, build=0, expected_spmvs=0, order=0):
+ * a Plan of the matrix in its context (the spx_plan_opts fields; codes as in
+ * include/spx/plan.h). */
 PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"csr", "format", "algo", "backend", "precision", "build", "expected_spmvs", NULL};
+    static char *names[] = {"csr", "format", "algo", "backend", "precision", "build", "expected_spmvs", "order", NULL};
     spxpy_state *st = PyModule_GetState(mod);
     PyObject *mo;
     const char *format = NULL, *algo = NULL;
-    int backend = 0, precision = 0, build = 0;
+    int backend = 0, precision = 0, build = 0, order = 0;
     long long expected = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zziiiL", names, (PyTypeObject *)st->csr_type, &mo, &format, &algo,
-                                     &backend, &precision, &build, &expected))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zziiiLi", names, (PyTypeObject *)st->csr_type, &mo, &format, &algo,
+                                     &backend, &precision, &build, &expected, &order))
         return NULL;
-    if (backend < 0 || backend > 2 || precision < 0 || precision > 1 || build < 0 || build > 2)
-        return PyErr_Format(PyExc_ValueError, "backend %d, precision %d or build %d is not a known code", backend,
-                            precision, build);
+    if (backend < 0 || backend > 2 || precision < 0 || precision > 1 || build < 0 || build > 2 || order < 0 || order > 1)
+        return PyErr_Format(PyExc_ValueError, "backend %d, precision %d, build %d or order %d is not a known code",
+                            backend, precision, build, order);
     if (expected < 0)
         return PyErr_Format(PyExc_ValueError, "expected_spmvs must be >= 0 (0: not given), not %lld", expected);
     spxpy_csr *m = (spxpy_csr *)mo;
@@ -60,7 +61,7 @@ PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw)
     o->context = m->context;
     spx_plan_opts opts = {.format = format, .algo = algo, .backend = (spx_backend)backend,
                           .precision = (spx_precision)precision, .build = (spx_build_site)build,
-                          .expected_spmvs = (int64_t)expected};
+                          .expected_spmvs = (int64_t)expected, .order = (spx_vector_order)order};
     spx_status s;
     int64_t bad = -1;
     spxpy_msg msg = {{0}};
@@ -256,11 +257,26 @@ static PyObject *plan_info(PyObject *self, PyObject *unused)
         Py_XDECREF(stats);
         return NULL;
     }
-    return Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:d,s:d,s:O,s:n,s:N,s:N}", "format", in.format, "algo", in.algo,
-                         "kernel", in.kernel, "m", in.m, "n", in.n, "backend", spx_backend_str(in.backend),
+    return Py_BuildValue("{s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:d,s:d,s:O,s:O,s:n,s:N,s:N}", "format", in.format, "algo",
+                         in.algo, "kernel", in.kernel, "m", in.m, "n", in.n, "backend", spx_backend_str(in.backend),
                          "precision", spx_precision_str(in.precision), "bytes_per_spmv", in.bytes_per_spmv,
                          "plan_seconds", in.plan_seconds, "built_on_device", in.built_on_device ? Py_True : Py_False,
-                         "device_bytes", (Py_ssize_t)in.device_bytes, "phases", phases, "stats", stats);
+                         "plan_order", in.plan_order ? Py_True : Py_False, "device_bytes", (Py_ssize_t)in.device_bytes,
+                         "phases", phases, "stats", stats);
+}
+
+/* permutation(): the plan's numbering of x and y (spx_plan_permutation) as m int32 values in a
+ * bytes object, or None when the plan takes them in the caller's order. */
+static PyObject *plan_permutation(PyObject *self, PyObject *unused)
+{
+    spxpy_plan *o = (spxpy_plan *)self;
+    const int32_t *perm = NULL;
+    spxpy_lock(o->context);
+    spx_status s = spx_plan_permutation(o->plan, &perm);
+    spxpy_unlock(o->context);
+    if (s) return spxpy_raise(spxpy_state_of(self), s, NULL);
+    if (!perm) Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize((const char *)perm, (Py_ssize_t)o->info.m * (Py_ssize_t)sizeof *perm);
 }
 
 /* stats: the binding's counters: spmv calls, host-array calls of a CUDA plan (each copies x
@@ -308,6 +324,7 @@ static PyMethodDef plan_methods[] = {
     {"spmv_device_ptr", (PyCFunction)(void (*)(void))plan_spmv_device_ptr, METH_FASTCALL,
      "spmv_device_ptr(x_ptr, x_size, y_ptr, y_size, alpha, beta, stream) on checked device pointers"},
     {"info", plan_info, METH_NOARGS, "spx_plan_info as a dict"},
+    {"permutation", plan_permutation, METH_NOARGS, "the plan's numbering of x and y as int32 bytes, or None"},
     {NULL, NULL, 0, NULL},
 };
 

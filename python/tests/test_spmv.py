@@ -58,6 +58,29 @@ def test_auto_with_expected_spmvs(backend):
         assert p.info["format"] in formats_of(backend)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plan_order(backend):
+    """order='plan': ehyb takes x and y in its numbering (Plan.permutation), every other format
+    stays in the caller's order (permutation None); the product is A @ x either way."""
+    A = spx.gen("poisson3d:n=14").to_scipy()
+    ctx = spx.Context(backend)
+    x = vector(A.shape[1], np.float64)
+    for fmt in formats_of(backend):
+        algo = "grow" if fmt == "ehyb" else None
+        p = spx.plan(A, format=fmt, algo=algo, order="plan", context=ctx)
+        perm = p.permutation
+        assert p.info["plan_order"] == (perm is not None) and (perm is not None) == (fmt == "ehyb")
+        if perm is None:
+            assert_spmv(p @ x, A, x, np.float64)
+            continue
+        assert sorted(perm.tolist()) == list(range(A.shape[0]))
+        y = np.empty_like(x)
+        y[perm] = p @ x[perm]
+        assert_spmv(y, A, x, np.float64)
+    with pytest.raises(ValueError):
+        spx.plan(A, order="sideways", context=ctx)
+
+
 @pytest.mark.parametrize("name", ["can_96", "dwt_419", "cage8", "west0497", "mahindas", "lp_ship04l", "bcsstk09"])
 def test_shared_matrices_load_and_spmv(cpu, name):
     path = shared(name)
