@@ -119,6 +119,18 @@ json_eq "$tmp/bo.json" '[(r["format"], r["order"], r["verified"]) for r in d["re
 expect 0 "$spx" info gen:poisson3d:n=12 --format ehyb --algo grow --order plan; grep -q "vector order     the plan's" "$tmp/out" && ok || bad "info --order plan: no vector order line"
 expect 0 "$spx" solve gen:poisson3d:n=12,laplace=1 --format ehyb --algo grow --order plan --precond jacobi --backend cpu --json "$tmp/so.json"
 json_eq "$tmp/so.json" 'd["result"]["order"] == "plan" and d["result"]["max_error"] < 1e-6'
+# a right-hand side whose solution varies, so x put back in the wrong order would show: both orders agree
+python3 -c 'print("%%MatrixMarket matrix array real general\n1728 1"); [print(1.0 + (i * 7 % 13) / 5.0) for i in range(1728)]' > "$tmp/rhs.mtx"
+for o in caller plan; do
+  expect 0 "$spx" solve gen:poisson3d:n=12,laplace=1 --rhs "$tmp/rhs.mtx" --format ehyb --algo grow --order $o --precond jacobi --backend cpu -o "$tmp/x-$o.mtx"
+done
+if python3 - "$tmp/x-caller.mtx" "$tmp/x-plan.mtx" <<'PY'
+import sys
+def vals(f): return [float(l) for l in open(f).read().split('\n')[2:] if l.strip()]
+a, b = vals(sys.argv[1]), vals(sys.argv[2])
+sys.exit(0 if len(a) == len(b) == 1728 and max(abs(x - y) for x, y in zip(a, b)) <= 1e-6 * max(map(abs, a)) else 1)
+PY
+then ok; else bad "solve --order plan: x differs from the caller's order's"; fi
 expect 2 "$spx" bench gen:poisson2d:n=5 --order sideways; one_error_line
 expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/no/dir/b.json" --backend cpu --reps 1
 

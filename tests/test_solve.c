@@ -44,6 +44,7 @@ typedef struct outcome {
     double true_rel; /* ||b - A x|| / ||b|| by the reference SpMV */
     double max_err;  /* max |x_i - 1| (b = A*ones) */
     double *x;       /* m entries (malloc'ed; NULL when the solve failed) */
+    int plan_order;  /* the plan took vectors in its own numbering */
     double history[HIST_CAP];
 } outcome;
 
@@ -109,6 +110,7 @@ static void solve(spx_ctx *ctx, const spx_csr *A, const cfg *c, outcome *o)
                          .callback = c->callback};
     spx_status s = spx_plan_create(ctx, A, &po, &plan);
     if (!s) s = spx_plan_permutation(plan, &perm);
+    o->plan_order = perm != NULL;
     if (!s) s = vec_of(ctx, c, A->m, in_order(perm, bv, A->m, &bp), &b);
     if (!s) s = vec_of(ctx, c, A->m, in_order(perm, c->x0, A->m, &xp), &x);
     if (!s && c->jacobi && !(s = spx_solve_inv_diag(ctx, A, plan, &d))) {
@@ -386,8 +388,9 @@ static void test_formats_agree(spx_ctx *ctx, spx_backend b)
 
 /* Formats that keep vectors in their own order solve there as in the caller's: CG with
  * Jacobi on bcsstk16 and BiCGSTAB with Jacobi on cage10 (diagonals that vary, so a
- * preconditioner in the wrong numbering would show), iterations within 1 of the caller's
- * order, the solution back in the caller's order. */
+ * preconditioner in the wrong numbering would show), b = A x* for an x* that varies (so x
+ * put back in the wrong order would show), iterations within 1 of the caller's order, the
+ * two solutions equal entry by entry. */
 static void test_plan_order(spx_ctx *ctx, spx_backend b)
 {
     static const struct {
@@ -401,18 +404,33 @@ static void test_plan_order(spx_ctx *ctx, spx_backend b)
         for (int i = 0; i < 2; i++) {
             spx_csr *A = shared(ctx, cases[i].path);
             if (!A) continue;
+            double *xs = malloc(((size_t)A->m + 1) * sizeof *xs), *bs = malloc(((size_t)A->m + 1) * sizeof *bs);
+            for (int32_t r = 0; r < A->m; r++) xs[r] = 1.0 + (double)(r % 17) / 8.0;
+            spx_csr_spmv_ref(A, 1.0, xs, 0.0, bs);
             outcome oc, op;
-            cfg c = {.backend = b, .format = d.name, .jacobi = 1, .bicgstab = cases[i].bicgstab, .max_iter = cases[i].max_iter};
+            cfg c = {.backend = b, .format = d.name, .jacobi = 1, .bicgstab = cases[i].bicgstab, .max_iter = cases[i].max_iter,
+                     .b = bs};
             solve(ctx, A, &c, &oc);
             c.plan_order = 1;
             solve(ctx, A, &c, &op);
             char what[160];
             snprintf(what, sizeof what, "%s %s %s in plan order", bname(b), d.name, cases[i].path);
-            check_converged(&op, what, TOL, 2 * TOL, 1e-3);
+            CHECK_MSG(op.st == SPX_OK && op.plan_order && !oc.plan_order, "%s: status %d, plan order %d / %d", what, op.st,
+                      op.plan_order, oc.plan_order);
+            CHECK_MSG(op.st == SPX_OK && op.r.status == SPX_SOLVE_CONVERGED && op.true_rel <= 2 * TOL, "%s: %s, true %.2e",
+                      what, spx_solve_status_str(op.r.status), op.true_rel);
             CHECK_MSG(oc.st == SPX_OK && abs(op.r.iterations - oc.r.iterations) <= 1, "%s: %d iterations, caller's order %d",
                       what, op.r.iterations, oc.r.iterations);
+            double diff = oc.x && op.x ? 0.0 : INFINITY, scale = 0.0;
+            for (int32_t r = 0; oc.x && op.x && r < A->m; r++) {
+                if (!(fabs(op.x[r] - oc.x[r]) <= diff)) diff = fabs(op.x[r] - oc.x[r]);
+                if (fabs(xs[r]) > scale) scale = fabs(xs[r]);
+            }
+            CHECK_MSG(diff <= 1e-4 * scale, "%s: x differs from the caller's order's by %.2e", what, diff);
             free(oc.x);
             free(op.x);
+            free(xs);
+            free(bs);
             spx_csr_destroy(&A);
         }
     }

@@ -220,6 +220,7 @@ static spx_status run_plan(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, c
             spx_bench_case_destroy(&q);
             return spx_fail_nomem(ctx, "benchmark y in plan order");
         }
+        if (y_plan) permute_into(perm, o->y_out, y_plan, c->A->m, SPX_FP64); /* unwritten: unchanged */
     }
     s = r->plan.backend == SPX_BACKEND_CUDA ? spx_bench_run_cuda(ctx, use, p, &oq, r)
                                             : spx_bench_run_cpu(ctx, use, p, &oq, r);

@@ -220,6 +220,7 @@ static spx_status make_plans(spx_dist_matrix *A, const spx_plan_opts *po)
     spx_status st = spx_ctx_resolve_backend(A->ctx, o.backend, &A->backend);
     if (st) return st;
     o.backend = A->backend;
+    o.order = SPX_ORDER_CALLER; /* the halo exchange and the ranks' vectors use the caller's numbering */
     if (o.precision != SPX_FP64)
         return spx_fail(A->ctx, SPX_ERR_UNSUPPORTED, "distributed: fp64 only (fp32 plans are not wired into the halo)");
     if (A->diag->nnz && (st = spx_plan_create(A->ctx, A->diag, &o, &A->plan_diag))) return st;

@@ -327,7 +327,8 @@ static const char *kernel_of(const spx_plan *p)
 
 spx_status spx_plan_permutation(const spx_plan *p, const int32_t **perm)
 {
-    if (!p || !perm) return SPX_ERR_ARG;
+    if (!p) return SPX_ERR_ARG;
+    if (!perm) return spx_fail(p->ctx, SPX_ERR_ARG, "spx_plan_permutation: NULL argument");
     *perm = p->perm;
     return SPX_OK;
 }
