@@ -98,7 +98,7 @@ static void check_one(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_target *tg,
 }
 
 /* All invariants of A's layouts in both vector orders; plan order taken exactly where it
- * fits (a graph split of a square matrix without long rows). */
+ * fits (a square matrix without long rows). */
 static void check_layout(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
                          spx_precision prec, const char *what)
 {
@@ -108,7 +108,7 @@ static void check_layout(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, con
     spx_ehyb_fmt *F = NULL, *Fp = NULL;
     build_both(ctx, A, algo, tg, prec, label, &F, &Fp);
     if (F && Fp) {
-        const int fits = F->split == SPX_EHYB_SPLIT_GRAPH && A->m == A->n && F->n_long == 0;
+        const int fits = A->m == A->n && F->n_long == 0;
         CHECK_MSG(!F->plan_order && Fp->plan_order == fits, "%s: plan order %d where it %s", plabel, Fp->plan_order,
                   fits ? "fits" : "does not fit");
         CHECK_MSG(spx_ehyb_fmt_bytes(Fp) <= spx_ehyb_fmt_bytes(F), "%s: more bytes than the caller's order", plabel);

@@ -78,8 +78,9 @@ typedef struct spx_ehyb_target {
  *   er_col order. ELL + ER + long = A exactly (values rounded for fp32).
  * - Values are float or double per precision (ell_val, er_val, long_val).
  * - plan_order (the paper's setting, vectors kept renumbered: SPX_ORDER_PLAN): x and y are in
- *   the new numbering, so the kernels read neither permutation. Only for a graph split of a
- *   square matrix without long rows; then col_perm == row_perm, col_start == row_start, and
+ *   the new numbering, so the kernels read neither permutation. Only for a square matrix
+ *   without long rows (rows and columns then share the parts); then col_perm == row_perm,
+ *   col_start == row_start, and
  *   er_col holds new column numbers (caller's order: original ones). */
 typedef struct spx_ehyb_fmt {
     int32_t m, n;

@@ -348,11 +348,12 @@ static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, cons
     return SPX_OK;
 }
 
-/* Whether the layout can run in plan order: a graph split (rows and columns share the parts)
- * of a square matrix with no long row (count_in_part has run). */
+/* Whether the layout can run in plan order: a square matrix (its rows and columns then share
+ * the parts: the graph's, or the same contiguous blocks) with no long row (count_in_part has
+ * run). */
 static int plan_order_fits(const spx_ehyb_fmt *F, const spx_csr *A)
 {
-    return F->split == SPX_EHYB_SPLIT_GRAPH && A->m == A->n && F->long_nnz == 0;
+    return A->m == A->n && F->long_nnz == 0;
 }
 
 /* Plan order's scratch: a row's entries per thread (the longest row's worth). */

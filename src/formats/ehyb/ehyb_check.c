@@ -144,7 +144,7 @@ static const char *check_parts(const spx_ehyb_fmt *F, unsigned char *seen)
     if (!is_bijection(F->row_perm, F->m, seen)) return "row_perm is not a bijection";
     if (!is_bijection(F->col_perm, F->n, seen)) return "col_perm is not a bijection";
     if (F->plan_order &&
-        (F->m != F->n || F->n_long || F->split != SPX_EHYB_SPLIT_GRAPH ||
+        (F->m != F->n || F->n_long ||
          memcmp(F->row_perm, F->col_perm, (size_t)F->m * sizeof *F->row_perm) ||
          memcmp(F->row_start, F->col_start, ((size_t)F->nparts + 1) * sizeof *F->row_start)))
         return "plan order without one numbering for rows and columns";
