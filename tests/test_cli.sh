@@ -132,6 +132,18 @@ sys.exit(0 if len(a) == len(b) == 1728 and max(abs(x - y) for x, y in zip(a, b))
 PY
 then ok; else bad "solve --order plan: x differs from the caller's order's"; fi
 expect 2 "$spx" bench gen:poisson2d:n=5 --order sideways; one_error_line
+# spx spmv --order plan: y written back in the caller's order (the bench's y_out path)
+for o in caller plan; do
+  expect 0 "$spx" spmv gen:poisson3d:n=10 --format ehyb --algo grow --backend cpu --reps 1 --order $o --y-out "$tmp/y-$o.mtx"
+done
+# (the same sums in another order: equal to rounding, not bit for bit)
+if python3 - "$tmp/y-caller.mtx" "$tmp/y-plan.mtx" <<'PY'
+import sys
+def vals(f): return [float(l) for l in open(f).read().split('\n')[2:] if l.strip()]
+a, b = vals(sys.argv[1]), vals(sys.argv[2])
+sys.exit(0 if len(a) == len(b) == 1000 and max(abs(x - y) for x, y in zip(a, b)) <= 1e-12 * max(map(abs, a)) else 1)
+PY
+then ok; else bad "spmv --order plan: y differs from the caller's order's"; fi
 expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/no/dir/b.json" --backend cpu --reps 1
 
 # the SpMV bench refuses a bad --json / --csv before it measures anything, and never writes

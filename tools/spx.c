@@ -18,6 +18,7 @@ static const char usage[] =
     "  spmv SRC [--format F] [--algo A] [--backend cpu|cuda|auto] [--precision fp64|fp32]\n"
     "       [--reps N] [--warmup N] [--cold] [--threads N] [--json] [--no-baseline]\n"
     "       [--x X.mtx[.gz]] [--y-out Y.mtx[.gz]] [--expected-spmvs N (format auto: default 100)]\n"
+    "       [--order caller|plan (x and y in the plan's numbering where its format has one)]\n"
     "                                       plan, verify against the reference, time; x read\n"
     "                                       from X (dense n x 1 array file; else random), the\n"
     "                                       verified y = A*x written to Y\n"
