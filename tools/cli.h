@@ -55,7 +55,7 @@ typedef struct cli_opts {
     const char *partition;  /* spmv, solve --distributed: --partition rows|metis (NULL: rows) */
     int device;             /* the context's CUDA device (the distributed commands: one per rank) */
     int64_t expected_spmvs; /* --expected-spmvs (0: not given, the library's default) */
-    spx_vector_order order; /* bench, info, solve: --order caller|plan (SPX_ORDER_CALLER) */
+    spx_vector_order order; /* spmv, bench, info, solve: --order caller|plan (SPX_ORDER_CALLER) */
     size_t mem_limit; /* --mem-limit in bytes; 0: the default (half the available memory) */
     const char *positional[256];
     int n_positional;
