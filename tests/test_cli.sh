@@ -113,6 +113,17 @@ printf '# a suite\ngen:poisson2d:n=20   # comment\n\n' >"$tmp/s.txt"
 expect 0 "$spx" bench --suite "$tmp/s.txt" --backend cpu --reps 2
 grep -q 'gen:poisson2d:n=20' "$tmp/out" && ok || bad "suite matrix not measured"
 expect 2 "$spx" bench gen:poisson2d:n=5 --formats csr/nosuch; one_error_line
+# vectors_agree A.mtx B.mtx N RTOL MSG: two Matrix Market arrays of N entries equal within
+# RTOL times A's largest entry (else MSG)
+vectors_agree() {
+  if python3 - "$1" "$2" "$3" "$4" <<'PY'
+import sys
+def vals(f): return [float(l) for l in open(f).read().split('\n')[2:] if l.strip()]
+a, b, n, rtol = vals(sys.argv[1]), vals(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+sys.exit(0 if len(a) == len(b) == n and max(abs(x - y) for x, y in zip(a, b)) <= rtol * max(map(abs, a)) else 1)
+PY
+  then ok; else bad "$5"; fi
+}
 # --order plan: ehyb (grow needs no METIS) verified in its own numbering, csr stays in the caller's
 expect 0 "$spx" bench gen:poisson3d:n=12 --formats csr,ehyb/grow --backend cpu --reps 1 --plan-reps 1 --order plan --json "$tmp/bo.json"
 json_eq "$tmp/bo.json" '[(r["format"], r["order"], r["verified"]) for r in d["results"]] == [("csr", "caller", 1), ("ehyb", "plan", 1)]'
@@ -124,26 +135,14 @@ python3 -c 'print("%%MatrixMarket matrix array real general\n1728 1"); [print(1.
 for o in caller plan; do
   expect 0 "$spx" solve gen:poisson3d:n=12,laplace=1 --rhs "$tmp/rhs.mtx" --format ehyb --algo grow --order $o --precond jacobi --backend cpu -o "$tmp/x-$o.mtx"
 done
-if python3 - "$tmp/x-caller.mtx" "$tmp/x-plan.mtx" <<'PY'
-import sys
-def vals(f): return [float(l) for l in open(f).read().split('\n')[2:] if l.strip()]
-a, b = vals(sys.argv[1]), vals(sys.argv[2])
-sys.exit(0 if len(a) == len(b) == 1728 and max(abs(x - y) for x, y in zip(a, b)) <= 1e-6 * max(map(abs, a)) else 1)
-PY
-then ok; else bad "solve --order plan: x differs from the caller's order's"; fi
+vectors_agree "$tmp/x-caller.mtx" "$tmp/x-plan.mtx" 1728 1e-6 "solve --order plan: x differs from the caller's order's"
 expect 2 "$spx" bench gen:poisson2d:n=5 --order sideways; one_error_line
 # spx spmv --order plan: y written back in the caller's order (the bench's y_out path)
 for o in caller plan; do
   expect 0 "$spx" spmv gen:poisson3d:n=10 --format ehyb --algo grow --backend cpu --reps 1 --order $o --y-out "$tmp/y-$o.mtx"
 done
 # (the same sums in another order: equal to rounding, not bit for bit)
-if python3 - "$tmp/y-caller.mtx" "$tmp/y-plan.mtx" <<'PY'
-import sys
-def vals(f): return [float(l) for l in open(f).read().split('\n')[2:] if l.strip()]
-a, b = vals(sys.argv[1]), vals(sys.argv[2])
-sys.exit(0 if len(a) == len(b) == 1000 and max(abs(x - y) for x, y in zip(a, b)) <= 1e-12 * max(map(abs, a)) else 1)
-PY
-then ok; else bad "spmv --order plan: y differs from the caller's order's"; fi
+vectors_agree "$tmp/y-caller.mtx" "$tmp/y-plan.mtx" 1000 1e-12 "spmv --order plan: y differs from the caller's order's"
 expect 2 "$spx" bench gen:poisson2d:n=5 --json "$tmp/no/dir/b.json" --backend cpu --reps 1
 
 # the SpMV bench refuses a bad --json / --csv before it measures anything, and never writes

@@ -118,15 +118,13 @@ static void solve(spx_ctx *ctx, const spx_csr *A, const cfg *c, outcome *o)
         so.inv_diag = d;
     }
     if (!s) s = c->bicgstab ? spx_solve_bicgstab(plan, b, x, &so, &o->r) : spx_solve_cg(plan, b, x, &so, &o->r);
-    if (!s && (o->x = malloc(((size_t)A->m + 1) * sizeof *o->x)) && !(s = spx_vec_get(x, o->x))) {
-        if (perm) { /* back to the caller's order */
-            free(xp);
-            xp = malloc(((size_t)A->m + 1) * sizeof *xp);
-            for (int32_t i = 0; i < A->m; i++) xp[perm[i]] = o->x[i];
-            memcpy(o->x, xp, (size_t)A->m * sizeof *xp);
-        }
+    double *got = NULL; /* x as the plan has it: o->x itself unless it renumbers */
+    if (!s && (o->x = malloc(((size_t)A->m + 1) * sizeof *o->x)) &&
+        (got = perm ? malloc(((size_t)A->m + 1) * sizeof *got) : o->x) && !(s = spx_vec_get(x, got))) {
+        for (int32_t i = 0; perm && i < A->m; i++) o->x[perm[i]] = got[i]; /* back to the caller's order */
         measure(A, bv, c->b == NULL, o);
     }
+    if (got != o->x) free(got);
     o->st = s;
     free(bp);
     free(xp);

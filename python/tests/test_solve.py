@@ -16,6 +16,16 @@ def laplacian(n):
     return sp.csr_array(sp.kronsum(T, T))
 
 
+def scaled_laplacian(n, top):
+    """D L D for the n x n grid's Laplacian L and D = diag(geomspace(1, top)): a diagonal that
+    varies (Jacobi then matters)."""
+    L = laplacian(n)
+    D = sp.diags(np.geomspace(1.0, top, L.shape[0]))
+    A = sp.csr_array(D @ L @ D)
+    A.sum_duplicates()
+    return A
+
+
 def scipy_cg(A, b, rtol, M=None):
     """scipy's cg (rtol or, before scipy 1.12, tol) and its iteration count."""
     count = [0]
@@ -63,10 +73,7 @@ def test_cg_matches_scipy(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_jacobi_on_a_badly_scaled_matrix(backend):
     ctx = spx.Context(backend)
-    L = laplacian(20)
-    D = sp.diags(np.geomspace(1.0, 1e3, L.shape[0]))
-    A = sp.csr_array(D @ L @ D)
-    A.sum_duplicates()
+    A = scaled_laplacian(20, 1e3)
     b = vector(A.shape[0], seed=6)
     x, info, plain = spx.cg(A, b, rtol=1e-8, full_output=True, context=ctx)
     xj, infoj, jac = spx.cg(A, b, rtol=1e-8, M="jacobi", full_output=True, context=ctx)
@@ -86,10 +93,7 @@ def test_plan_in_its_own_order(backend):
     if "ehyb" not in [f["name"] for f in spx.formats() if f["available"] and f[backend]]:
         pytest.skip("no ehyb in this build")
     ctx = spx.Context(backend)
-    L = laplacian(24)
-    D = sp.diags(np.geomspace(1.0, 1e2, L.shape[0]))
-    A = sp.csr_array(D @ L @ D)
-    A.sum_duplicates()
+    A = scaled_laplacian(24, 1e2)
     b = vector(A.shape[0], seed=7)
     runs = []
     for order in ("caller", "plan"):

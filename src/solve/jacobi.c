@@ -3,7 +3,6 @@
  * order); a row without a usable diagonal is refused by name. */
 #include <float.h>
 #include <math.h>
-#include <string.h>
 
 #include "core/ctx.h"
 
@@ -44,32 +43,22 @@ static spx_status refuse_row(spx_ctx *ctx, const spx_csr *A, int32_t i, spx_prec
                     r, spx_precision_str(p));
 }
 
-/* inv[i] = 1/A(i,i) in parallel; returns the first row that has no usable diagonal, or m. */
-static int32_t invert_diagonal(spx_ctx *ctx, const spx_csr *A, spx_precision p, double *inv)
+/* inv[i] = 1/A(r,r) for r = perm[i] (the plan's numbering; perm NULL: r = i) in parallel;
+ * returns the first row r that has no usable diagonal, or m. */
+static int32_t invert_diagonal(spx_ctx *ctx, const spx_csr *A, const int32_t *perm, spx_precision p, double *inv)
 {
     int32_t bad = A->m;
 #pragma omp parallel for num_threads(spx_ctx_threads(ctx)) reduction(min : bad) schedule(static)
     for (int32_t i = 0; i < A->m; i++) {
+        const int32_t r = perm ? perm[i] : i;
         int stored;
-        const double d = diag_entry(A, i, &stored);
+        const double d = diag_entry(A, r, &stored);
         if (usable(d, stored, p))
             inv[i] = 1.0 / d;
-        else if (i < bad)
-            bad = i;
+        else if (r < bad)
+            bad = r;
     }
     return bad;
-}
-
-/* v[0..m) into the plan's numbering perm (new -> original): v'[i] = v[perm[i]]. */
-static spx_status to_plan_order(spx_ctx *ctx, const int32_t *perm, double *v, int32_t m)
-{
-    double *t = spx_malloc_array(ctx, m > 0 ? (size_t)m : 1, sizeof *t);
-    if (!t) return spx_fail_nomem(ctx, "the Jacobi diagonal in the plan's order");
-#pragma omp parallel for num_threads(spx_ctx_threads(ctx)) schedule(static)
-    for (int32_t i = 0; i < m; i++) t[i] = v[perm[i]];
-    memcpy(v, t, (size_t)m * sizeof *v);
-    spx_free(ctx, t);
-    return SPX_OK;
 }
 
 spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *plan, spx_vec **out)
@@ -84,15 +73,14 @@ spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *pl
                         A->n, info.m, info.n);
     double *inv = spx_malloc_array(ctx, A->m > 0 ? (size_t)A->m : 1, sizeof *inv);
     if (!inv) return spx_fail_nomem(ctx, "the inverse diagonal of the Jacobi preconditioner");
-    const int32_t bad = invert_diagonal(ctx, A, info.precision, inv);
     const int32_t *perm = NULL;
     spx_plan_permutation(plan, &perm);
+    const int32_t bad = invert_diagonal(ctx, A, perm, info.precision, inv);
     spx_vec *v = NULL;
     if (bad < A->m)
         s = refuse_row(ctx, A, bad, info.precision);
-    else if (perm)
-        s = to_plan_order(ctx, perm, inv, A->m);
-    if (!s && !(s = spx_vec_create(ctx, info.backend, info.precision, A->m, &v))) s = spx_vec_set(v, inv);
+    else if (!(s = spx_vec_create(ctx, info.backend, info.precision, A->m, &v)))
+        s = spx_vec_set(v, inv);
     spx_free(ctx, inv);
     if (s)
         spx_vec_destroy(&v);

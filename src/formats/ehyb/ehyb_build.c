@@ -216,6 +216,22 @@ static int cmp_new_entry(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Places the next entry of row q of slice s, value v: in its part into ELL at segment offset
+ * off (*ke entries placed there so far), else into ER with column col (*kr so far). */
+static inline void put_entry(spx_ehyb_fmt *F, int32_t s, int32_t q, int in_part, int32_t off, int32_t col, double v,
+                             int64_t *ke, int64_t *kr)
+{
+    if (in_part) {
+        const int64_t slot = spx_ehyb_slot(F, F->ell_ptr[s], q, (*ke)++);
+        F->ell_col[slot] = (uint16_t)off;
+        put_val(F->ell_val, F->precision, slot, v);
+    } else {
+        const int64_t slot = spx_ehyb_slot(F, F->er_ptr[s], q, (*kr)++);
+        F->er_col[slot] = col;
+        put_val(F->er_val, F->precision, slot, v);
+    }
+}
+
 /* Puts row q of slice s (original row i, part p) in plan order: its entries by ascending new
  * column (the ELL and ER rules of ehyb.h in the new numbering) through the scratch e. */
 static void fill_row_plan_order(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P, const int32_t *col_new,
@@ -228,17 +244,8 @@ static void fill_row_plan_order(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehy
     }
     qsort(e, (size_t)len, sizeof *e, cmp_new_entry);
     int64_t ke = 0, kr = 0;
-    for (int64_t t = 0; t < len; t++) {
-        if (e[t].in_part) {
-            const int64_t slot = spx_ehyb_slot(F, F->ell_ptr[s], q, ke++);
-            F->ell_col[slot] = (uint16_t)(e[t].col - F->col_start[p]);
-            put_val(F->ell_val, F->precision, slot, e[t].val);
-        } else {
-            const int64_t slot = spx_ehyb_slot(F, F->er_ptr[s], q, kr++);
-            F->er_col[slot] = e[t].col;
-            put_val(F->er_val, F->precision, slot, e[t].val);
-        }
-    }
+    for (int64_t t = 0; t < len; t++)
+        put_entry(F, s, q, e[t].in_part, e[t].col - F->col_start[p], e[t].col, e[t].val, &ke, &kr);
 }
 
 /* Fills the slices of part p: every slot padding first (ELL: offset = the segment length,
@@ -270,15 +277,7 @@ static void fill_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_parts *P
             int64_t ke = 0, kr = 0;
             for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
                 const int32_t j = A->colind[k];
-                if (P->col_part[j] == p) {
-                    const int64_t slot = spx_ehyb_slot(F, F->ell_ptr[s], q, ke++);
-                    F->ell_col[slot] = (uint16_t)(col_new[j] - c0);
-                    put_val(F->ell_val, F->precision, slot, A->val[k]);
-                } else {
-                    const int64_t slot = spx_ehyb_slot(F, F->er_ptr[s], q, kr++);
-                    F->er_col[slot] = j;
-                    put_val(F->er_val, F->precision, slot, A->val[k]);
-                }
+                put_entry(F, s, q, P->col_part[j] == p, col_new[j] - c0, j, A->val[k], &ke, &kr);
             }
         }
     }

@@ -74,13 +74,13 @@ void spx_gpu_panels_none(spx_gpu_panels *P);
 
 /* Surveys A's dense rows, B's and A's sparse rows reaching them (on the device; two
  * downloads; row_products, on the device, each row's products in all of B: a sparse row with
- * no more of them than the bar is not walked; NULL: every sparse row is), decides by mode (AUTO: the bytes the
- * panels move against the products they take off the sparse path; never more than room bytes
- * of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, makes the context's cuBLAS
- * handle, allocates the panels' block and lists B's dense rows and the panel rows' places.
- * P->on says the outcome. The panels are optional: a refused device allocation (or cuBLAS
- * handle) leaves them off and returns SPX_OK. cuBLAS's own workspace is cuBLAS's allocation,
- * outside the context's device accounting. */
+ * no more of them than the bar is not walked; NULL: every sparse row is), decides by mode
+ * (AUTO: the bytes the panels move against the products they take off the sparse path; never
+ * more than room bytes of device memory nor SPX_GPU_PANEL_MAX_BYTES) and, when taken, makes
+ * the context's cuBLAS handle, allocates the panels' block and lists B's dense rows and the
+ * panel rows' places. P->on says the outcome. The panels are optional: a refused device
+ * allocation (or cuBLAS handle) leaves them off and returns SPX_OK. cuBLAS's own workspace is
+ * cuBLAS's allocation, outside the context's device accounting. */
 spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, const int64_t *row_products, int32_t m,
                                int32_t k, int32_t n, spx_precision prec, spx_gpu_panel_mode mode, size_t room,
                                spx_gpu_panels *P);
