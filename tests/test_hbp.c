@@ -13,6 +13,7 @@
 #include "matrices.h"
 #include "formats/hbp/hbp.h"
 #include "formats/hbp/hbp_tuning.h"
+#include "hbp_check.h"
 
 /* Entries of row i (global) in column block cb of A. */
 static int64_t row_block_len(const spx_csr *A, int64_t i, int32_t cb, int32_t W)
@@ -81,38 +82,6 @@ static void check_layout(const spx_csr *A, const spx_hbp_fmt *F, const char *lab
             check_tile(A, F, p, t, label);
         }
     }
-}
-
-/* The layout back to CSR equals A (fp64). */
-static void check_round_trip(spx_ctx *ctx, const spx_csr *A, const spx_hbp_fmt *F, const char *label)
-{
-    spx_csr *B = NULL;
-    CHECK_OK(ctx, spx_hbp_fmt_to_csr(ctx, F, &B));
-    if (!B) return;
-    int same = B->m == A->m && B->n == A->n && B->nnz == A->nnz;
-    for (int32_t i = 0; same && i <= A->m; i++) same = B->rowptr[i] == A->rowptr[i];
-    for (int64_t k = 0; same && k < A->nnz; k++) same = B->colind[k] == A->colind[k] && B->val[k] == A->val[k];
-    CHECK_MSG(same, "%s: round trip differs", label);
-    spx_csr_destroy(&B);
-}
-
-/* CPU SpMV on the layout against the reference, b = 0 (y poisoned) and b != 0. */
-static void check_spmv(spx_ctx *ctx, const spx_csr *A, const spx_hbp_fmt *F, const char *label)
-{
-    double *x = malloc(((size_t)A->n + 1) * sizeof *x), *y = malloc(((size_t)A->m + 1) * sizeof *y);
-    double *ref = malloc(((size_t)A->m + 1) * sizeof *ref);
-    for (int32_t j = 0; j < A->n; j++) x[j] = 1.0 + (double)(j % 13) / 16.0;
-    for (int32_t i = 0; i < A->m; i++) y[i] = NAN;
-    spx_csr_spmv_ref(A, 2.0, x, 0.0, ref);
-    CHECK_OK(ctx, spx_hbp_fmt_spmv_cpu(ctx, F, SPX_FP64, 2.0, x, 0.0, y));
-    CHECK_MSG(spx_rel_error(y, SPX_FP64, ref, A->m) <= 1e-13, "%s: b=0 SpMV", label);
-    for (int32_t i = 0; i < A->m; i++) ref[i] = y[i] = (double)(i % 5) - 2.0;
-    spx_csr_spmv_ref(A, -0.5, x, 0.25, ref);
-    CHECK_OK(ctx, spx_hbp_fmt_spmv_cpu(ctx, F, SPX_FP64, -0.5, x, 0.25, y));
-    CHECK_MSG(spx_rel_error(y, SPX_FP64, ref, A->m) <= 1e-13, "%s: b!=0 SpMV", label);
-    free(x);
-    free(y);
-    free(ref);
 }
 
 /* Builds A as hash and as sort with tiles H x W and checks both, and that they hold the same
@@ -404,7 +373,8 @@ static void test_bands(spx_ctx *ctx)
 }
 
 /* The band rule: segments of SPX_HBP_BAND_SEGMENT_BYTES where rows spread, two bands near
- * the diagonal, at least two bands, widths aligned; `auto` is the band layout. */
+ * the diagonal, at least two bands, widths aligned; `auto` is the wide tiles where the rule
+ * cuts SPX_HBP_WIDE_MIN_BANDS bands or more, else the bands. */
 static void test_band_rule(void)
 {
     spx_features f = {.m = 16777216, .n = 16777216, .nnz = 134217728, .row_mean = 8, .diag_distance = 1.0 / 3};
@@ -417,7 +387,12 @@ static void test_band_rule(void)
     CHECK(spx_hbp_band_width(100, 8, NULL) == 64 && spx_hbp_band_count(100, 64) == 2);
     CHECK(spx_hbp_band_width(20, 8, NULL) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(20, SPX_HBP_BAND_ALIGN) == 1);
     CHECK(spx_hbp_band_width(0, 8, NULL) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(0, SPX_HBP_BAND_ALIGN) == 1);
-    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO) == SPX_HBP_BAND && spx_hbp_algo_resolve(SPX_HBP_SORT) == SPX_HBP_SORT);
+    f.diag_distance = 1.0 / 3;
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 8, &f) == SPX_HBP_WIDE); /* 8 bands */
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 4, &f) == SPX_HBP_BAND); /* 4 bands */
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 100000, 8, NULL) == SPX_HBP_BAND);
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_SORT, 16777216, 8, &f) == SPX_HBP_SORT);
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_BAND, 16777216, 8, &f) == SPX_HBP_BAND);
 }
 
 int main(void)

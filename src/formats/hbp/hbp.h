@@ -7,6 +7,7 @@
 #include "spx/spx.h"
 #include "spmv/format.h"
 #include "formats/hbp/hbp_bands.h"
+#include "formats/hbp/hbp_wide.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,8 +25,11 @@ typedef enum spx_hbp_algo {
     SPX_HBP_SORT,        /* sort reorder (the paper's sort2D baseline); work units as HASH */
     SPX_HBP_BAND,        /* beyond the paper: column bands sized to L2, each a csr layout run by
                             the csr kernels, one band after the other (hbp_bands.h); what
-                            `auto` takes (faster than HASH on 77 of the 82 matrices
-                            measured, H100 2026-11-26, bench/NOTES.md) */
+                            `auto` takes below SPX_HBP_WIDE_MIN_BANDS bands (faster than HASH
+                            on 77 of the 82 matrices measured, H100 2026-11-26, bench/NOTES.md) */
+    SPX_HBP_WIDE,        /* beyond the paper: row panels over column blocks sized to L2, one
+                            CTA per panel summing its blocks in shared memory, y written once
+                            (hbp_wide.h); what `auto` takes where x needs many bands */
     SPX_HBP_ALGO_COUNT
 } spx_hbp_algo;
 
@@ -84,6 +88,9 @@ typedef struct spx_hbp_fmt {
     double balance_before, balance_after, lane_util_before, lane_util_after;
     /* SPX_HBP_BAND: the bands (the tile arrays above stay empty, H = 0, W = the band width). */
     spx_hbp_bands *bands;
+    /* SPX_HBP_WIDE: the wide tiles (the tile arrays above stay empty; H, W, n_panels and
+     * n_colblocks copied from it). */
+    spx_hbp_wide *wide;
 } spx_hbp_fmt;
 
 /* The layout's arrays, in one order shared by the host build, free, upload, download and
@@ -100,9 +107,11 @@ void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long sme
 /* The algorithm of that name (NULL: SPX_HBP_AUTO), or -1 when there is none. */
 int spx_hbp_algo_from_name(const char *name);
 
-/* The algorithm a build runs for the name's algorithm a (never AUTO): AUTO is BAND. Shared
- * by the host and device builds. */
-spx_hbp_algo spx_hbp_algo_resolve(int a);
+/* The algorithm a build runs for the name's algorithm a (never AUTO) on an n-column matrix
+ * with value_bytes values and features feat (NULL: spread columns assumed): AUTO is WIDE where
+ * the band rule cuts at least SPX_HBP_WIDE_MIN_BANDS bands, else BAND. Shared by the host and
+ * device builds. */
+spx_hbp_algo spx_hbp_algo_resolve(int a, int32_t n, int value_bytes, const spx_features *feat);
 
 /* Sets F's header for an m x n matrix with nnz entries: sizes, precision, algo (already
  * resolved), shape, panel and block counts; leaves the arrays and the figures alone. Shared by
@@ -113,6 +122,9 @@ void spx_hbp_fmt_header(spx_hbp_fmt *F, int32_t m, int32_t n, int64_t nnz, spx_p
 /* Sets F's header for the bands B (whose arrays F does not take): sizes, precision, algo
  * BAND, W the band width, n_colblocks the band count, no tiles. Shared by both builds. */
 void spx_hbp_fmt_band_header(spx_hbp_fmt *F, const spx_hbp_bands *B);
+
+/* Sets F's header for the wide tiles L (whose arrays F does not take). Shared by both builds. */
+void spx_hbp_fmt_wide_header(spx_hbp_fmt *F, const spx_hbp_wide *L);
 
 /* Checks a tile shape against the layout's index types: SPX_ERR_OVERFLOW (H, W too large) or
  * SPX_ERR_ARG (not a multiple of 32 / not a power of two), with a message. */

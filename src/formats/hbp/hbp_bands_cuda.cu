@@ -13,6 +13,7 @@
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/hbp/hbp_cuda.h"
+#include "formats/hbp/hbp_search.cuh"
 
 /* The device state: a host header (bands' shapes, sizes, row statistics and algorithms, no
  * arrays) and one csr GPU state per band. */
@@ -46,20 +47,6 @@ __device__ __forceinline__ void entry_chunk(int64_t c, int32_t nnz, int32_t *e0,
     *e1 = (int32_t)hi;
 }
 
-/* The row holding entry e: the last r < m with rowptr[r] <= e. */
-__device__ __forceinline__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t m, int32_t e)
-{
-    int32_t lo = 0, hi = m - 1;
-    while (lo < hi) {
-        const int32_t mid = lo + (hi - lo + 1) / 2;
-        if (rowptr[mid] <= e)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* rp[k][i] += row i's entries in band k (the arrays zeroed): runs of one (row, band) within
  * a thread's entries add once. */
 __global__ void count_bands(int32_t m, int32_t nnz, const int32_t *__restrict__ rowptr,
@@ -69,7 +56,7 @@ __global__ void count_bands(int32_t m, int32_t nnz, const int32_t *__restrict__ 
          c += (int64_t)gridDim.x * blockDim.x) {
         int32_t e0, e1;
         entry_chunk(c, nnz, &e0, &e1);
-        int32_t r = row_of(rowptr, m, e0), run_k = -1, run_r = -1, run_n = 0;
+        int32_t r = hbp_row_of(rowptr, m, e0), run_k = -1, run_r = -1, run_n = 0;
         for (int32_t e = e0; e < e1; e++) {
             while (e >= rowptr[r + 1]) r++;
             const int32_t k = colind[e] / width;
@@ -135,7 +122,7 @@ __global__ void scatter_bands(int32_t m, int32_t nnz, const int32_t *__restrict_
          c += (int64_t)gridDim.x * blockDim.x) {
         int32_t e0, e1;
         entry_chunk(c, nnz, &e0, &e1);
-        int32_t r = row_of(rowptr, m, e0), run_k = -1, run_r = -1, base = 0;
+        int32_t r = hbp_row_of(rowptr, m, e0), run_k = -1, run_r = -1, base = 0;
         for (int32_t e = e0; e < e1; e++) {
             while (e >= rowptr[r + 1]) r++;
             const int32_t cl = colind[e], k = cl / width;

@@ -12,7 +12,7 @@
 #include "formats/hbp/hbp_hash.h"
 #include "formats/hbp/hbp_tuning.h"
 
-const char *const spx_hbp_algo_names[] = {"auto", "hash", "hash_atomic", "sort", "band", NULL};
+const char *const spx_hbp_algo_names[] = {"auto", "hash", "hash_atomic", "sort", "band", "wide", NULL};
 
 int spx_hbp_algo_from_name(const char *name)
 {
@@ -300,7 +300,25 @@ void spx_hbp_fmt_band_header(spx_hbp_fmt *F, const spx_hbp_bands *B)
     F->n_colblocks = B->count;
 }
 
-spx_hbp_algo spx_hbp_algo_resolve(int a) { return a == SPX_HBP_AUTO ? SPX_HBP_BAND : (spx_hbp_algo)a; }
+void spx_hbp_fmt_wide_header(spx_hbp_fmt *F, const spx_hbp_wide *L)
+{
+    F->m = L->m;
+    F->n = L->n;
+    F->nnz = L->nnz;
+    F->precision = L->precision;
+    F->algo = SPX_HBP_WIDE;
+    F->H = L->H;
+    F->W = L->W;
+    F->n_panels = L->n_panels;
+    F->n_colblocks = L->n_blocks;
+}
+
+spx_hbp_algo spx_hbp_algo_resolve(int a, int32_t n, int value_bytes, const spx_features *feat)
+{
+    if (a != SPX_HBP_AUTO) return (spx_hbp_algo)a;
+    const int32_t bands = spx_hbp_band_count(n, spx_hbp_band_width(n, value_bytes, feat));
+    return bands >= SPX_HBP_WIDE_MIN_BANDS ? SPX_HBP_WIDE : SPX_HBP_BAND;
+}
 
 /* The band layout of A (width W, 0: the rule's for feat) under an hbp header. */
 static spx_status build_bands(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
@@ -319,13 +337,30 @@ static spx_status build_bands(spx_ctx *ctx, const spx_csr *A, const spx_features
     return SPX_OK;
 }
 
+/* The wide tiles of A under an hbp header. */
+static spx_status build_wide(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_hbp_fmt **out)
+{
+    spx_hbp_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
+    if (!F) return spx_fail_nomem(ctx, "hbp layout");
+    spx_status s = spx_hbp_wide_build(ctx, A, prec, &F->wide);
+    if (s) {
+        spx_free(ctx, F);
+        return s;
+    }
+    spx_hbp_fmt_wide_header(F, F->wide);
+    *out = F;
+    return SPX_OK;
+}
+
 spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
                              const char *algo, int32_t H, int32_t W, spx_hbp_fmt **out)
 {
     int a = spx_hbp_algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", algo);
-    a = spx_hbp_algo_resolve(a);
+    if (!A || !out) return spx_fail(ctx, SPX_ERR_ARG, "hbp build: NULL argument");
+    a = spx_hbp_algo_resolve(a, A->n, (int)spx_precision_bytes(prec), feat);
     if (a == SPX_HBP_BAND) return build_bands(ctx, A, feat, prec, W, out);
+    if (a == SPX_HBP_WIDE) return build_wide(ctx, A, prec, out);
     if (H == 0 && W == 0)
         spx_hbp_tile_shape(feat, (int)spx_precision_bytes(prec), SPX_HBP_SMEM_BUDGET, &H, &W);
     spx_status s = spx_hbp_check_shape(ctx, H, W);
@@ -390,6 +425,7 @@ void spx_hbp_fmt_destroy(spx_ctx *ctx, spx_hbp_fmt *F)
     spx_hbp_arrays(F, ptr, count, size);
     for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) spx_free(ctx, *ptr[i]);
     spx_hbp_bands_destroy(ctx, F->bands);
+    spx_hbp_wide_destroy(ctx, F->wide);
     spx_free(ctx, F);
 }
 
@@ -424,6 +460,7 @@ static void panel_decode(const spx_hbp_fmt *F, int32_t p, spx_csr *A, int64_t *c
 spx_status spx_hbp_fmt_to_csr(spx_ctx *ctx, const spx_hbp_fmt *F, spx_csr **out)
 {
     if (F->bands) return spx_hbp_bands_to_csr(ctx, F->bands, out);
+    if (F->wide) return spx_hbp_wide_to_csr(ctx, F->wide, out);
     spx_csr *A = NULL;
     spx_status s = spx_csr_alloc(ctx, F->m, F->n, F->nnz, &A);
     if (s) return s;
@@ -450,6 +487,7 @@ spx_status spx_hbp_fmt_to_csr(spx_ctx *ctx, const spx_hbp_fmt *F, spx_csr **out)
 double spx_hbp_fmt_bytes(const spx_hbp_fmt *F)
 {
     if (F->bands) return spx_hbp_bands_bytes(F->bands);
+    if (F->wide) return spx_hbp_wide_bytes(F->wide);
     double vb = (double)spx_precision_bytes(F->precision);
     return (double)F->nnz * (2.0 + vb) + (double)F->n_slots * 4.0 + (double)F->n_groups * 8.0 +
            (double)F->n_tiles * 20.0 + (double)F->n_panels * 8.0 + ((double)F->n + (double)F->m) * vb;
@@ -459,6 +497,10 @@ void spx_hbp_fmt_stats(const spx_hbp_fmt *F, spx_stat_list *out)
 {
     if (F->bands) {
         spx_hbp_bands_stats(F->bands, out);
+        return;
+    }
+    if (F->wide) {
+        spx_hbp_wide_stats(F->wide, out);
         return;
     }
     char shape[48];

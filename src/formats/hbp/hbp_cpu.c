@@ -47,6 +47,7 @@ spx_status spx_hbp_fmt_spmv_cpu(spx_ctx *ctx, const spx_hbp_fmt *F, spx_precisio
 {
     if (prec != F->precision) return spx_fail(ctx, SPX_ERR_ARG, "hbp: precision differs from the plan's");
     if (F->bands) return spx_hbp_bands_spmv_cpu(ctx, F->bands, prec, a, x, b, y);
+    if (F->wide) return spx_hbp_wide_spmv_cpu(ctx, F->wide, prec, a, x, b, y);
     const int nt = spx_ctx_threads(ctx);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
     for (int32_t p = 0; p < F->n_panels; p++) {

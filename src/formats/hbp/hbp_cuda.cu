@@ -28,6 +28,7 @@ struct hbp_dev {
     spx_hbp_units units; /* the unit kernel's (`hash`, `sort`) */
     char kernel[64];
     spx_hbp_bands_dev *bands; /* SPX_HBP_BAND: the bands (L holds the header only) */
+    spx_hbp_wide_dev *wide;   /* SPX_HBP_WIDE: the wide tiles (L holds the header only) */
 };
 
 /* What a kernel reads: the device arrays and one call's arguments. */
@@ -452,8 +453,11 @@ spx_status hbp_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void *
     d->L = *F;
     clear_arrays(&d->L);
     d->L.bands = NULL;
+    d->L.wide = NULL;
     if (F->bands) {
         s = spx_hbp_bands_upload(ctx, F->bands, log, &d->bands);
+    } else if (F->wide) {
+        s = spx_hbp_wide_upload(ctx, F->wide, log, &d->wide);
     } else {
         const double t0 = spx_now();
         s = upload_arrays(ctx, F, d);
@@ -477,8 +481,16 @@ spx_status build_bands(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *f
     return s;
 }
 
+/* The wide tiles of A on the device under an hbp header in d. */
+spx_status build_wide(spx_ctx *ctx, const spx_dev_csr *A, spx_phase_log *log, hbp_dev *d)
+{
+    spx_status s = spx_hbp_wide_dev_build(ctx, A, log, &d->wide);
+    if (!s) spx_hbp_fmt_wide_header(&d->L, spx_hbp_wide_dev_header(d->wide));
+    return s;
+}
+
 /* Builds the layout on the device from the uploaded CSR (A's arrays stay the plan's), then
- * the ticket counter and the launch, as an upload does; or the bands. */
+ * the ticket counter and the launch, as an upload does; or the bands, or the wide tiles. */
 spx_status hbp_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, const spx_plan_opts *opts,
                      spx_phase_log *log, void **dev)
 {
@@ -486,12 +498,15 @@ spx_status hbp_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, con
     const char *name = opts ? opts->algo : NULL;
     const int a = spx_hbp_algo_from_name(name);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", name);
-    const bool bands = spx_hbp_algo_resolve(a) == SPX_HBP_BAND;
+    const spx_hbp_algo r = spx_hbp_algo_resolve(a, A->n, (int)spx_precision_bytes(A->precision), feat);
+    const bool tiled = r != SPX_HBP_BAND && r != SPX_HBP_WIDE;
     hbp_dev *d = (hbp_dev *)spx_calloc_array(ctx, 1, sizeof *d);
     if (!d) return spx_fail_nomem(ctx, "hbp GPU state");
-    spx_status s = bands ? build_bands(ctx, A, feat, log, d) : spx_hbp_dev_build(ctx, A, feat, name, 0, 0, log, &d->L);
-    if (!s && !bands) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);
-    if (!s && !bands) s = plan_launch(ctx, d);
+    spx_status s = r == SPX_HBP_BAND ? build_bands(ctx, A, feat, log, d)
+                   : r == SPX_HBP_WIDE ? build_wide(ctx, A, log, d)
+                                       : spx_hbp_dev_build(ctx, A, feat, name, 0, 0, log, &d->L);
+    if (!s && tiled) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);
+    if (!s && tiled) s = plan_launch(ctx, d);
     if (s) {
         hbp_free(ctx, d);
         return s;
@@ -504,6 +519,7 @@ spx_status hbp_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, con
 spx_status hbp_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 {
     if (((const hbp_dev *)dev)->bands) return spx_hbp_bands_dev_to_csr(ctx, ((const hbp_dev *)dev)->bands, out);
+    if (((const hbp_dev *)dev)->wide) return spx_hbp_wide_dev_to_csr(ctx, ((const hbp_dev *)dev)->wide, out);
     spx_hbp_fmt *F = NULL;
     spx_status s = spx_hbp_dev_download(ctx, &((const hbp_dev *)dev)->L, &F);
     if (!s) s = spx_hbp_fmt_to_csr(ctx, F, out);
@@ -520,6 +536,7 @@ spx_status hbp_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
     if (d->L.m == 0) return SPX_OK;
     if (!args->y || (d->L.nnz > 0 && !args->x)) return spx_fail(ctx, SPX_ERR_ARG, "hbp spmv: NULL vector");
     if (d->bands) return spx_hbp_bands_dev_spmv(ctx, d->bands, args);
+    if (d->wide) return spx_hbp_wide_dev_spmv(ctx, d->wide, args);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(d->ticket, 0, sizeof *d->ticket, spx_cuda_stream(ctx)));
     const bool f32 = d->L.precision == SPX_FP32;
     if (uses_atomics(d)) return f32 ? launch_atomic<float>(ctx, d, args) : launch_atomic<double>(ctx, d, args);
@@ -532,6 +549,7 @@ void hbp_free(spx_ctx *ctx, void *dev)
     if (!d) return;
     spx_hbp_dev_free(ctx, &d->L);
     spx_hbp_bands_dev_free(ctx, d->bands);
+    spx_hbp_wide_dev_free(ctx, d->wide);
     spx_hbp_units_free(ctx, &d->units);
     spx_cuda_free(ctx, d->ticket);
     spx_free(ctx, d);
@@ -540,7 +558,7 @@ void hbp_free(spx_ctx *ctx, void *dev)
 const char *hbp_kernel(const void *dev)
 {
     const hbp_dev *d = (const hbp_dev *)dev;
-    return !d ? "none" : d->bands ? spx_hbp_bands_dev_kernel(d->bands) : d->kernel;
+    return !d ? "none" : d->bands ? spx_hbp_bands_dev_kernel(d->bands) : d->wide ? spx_hbp_wide_dev_kernel(d->wide) : d->kernel;
 }
 
 const char *hbp_algo(const void *dev) { return spx_hbp_algo_names[((const hbp_dev *)dev)->L.algo]; }
@@ -549,7 +567,9 @@ const char *hbp_algo(const void *dev) { return spx_hbp_algo_names[((const hbp_de
 double hbp_bytes(const void *dev)
 {
     const hbp_dev *d = (const hbp_dev *)dev;
-    return d->bands ? spx_hbp_bands_bytes(spx_hbp_bands_dev_header(d->bands)) : spx_hbp_fmt_bytes(&d->L);
+    return d->bands  ? spx_hbp_bands_bytes(spx_hbp_bands_dev_header(d->bands))
+           : d->wide ? spx_hbp_wide_bytes(spx_hbp_wide_dev_header(d->wide))
+                     : spx_hbp_fmt_bytes(&d->L);
 }
 
 /* The layout's figures, from the header the device state keeps (a device build's: the
@@ -559,6 +579,8 @@ void hbp_stats(const void *dev, spx_stat_list *out)
     const hbp_dev *d = (const hbp_dev *)dev;
     if (d->bands)
         spx_hbp_bands_stats(spx_hbp_bands_dev_header(d->bands), out);
+    else if (d->wide)
+        spx_hbp_wide_stats(spx_hbp_wide_dev_header(d->wide), out);
     else
         spx_hbp_fmt_stats(&d->L, out);
 }

@@ -51,6 +51,25 @@ const spx_hbp_bands *spx_hbp_bands_dev_header(const spx_hbp_bands_dev *D);
 const char *spx_hbp_bands_dev_kernel(const spx_hbp_bands_dev *D);
 void spx_hbp_bands_dev_free(spx_ctx *ctx, spx_hbp_bands_dev *D);
 
+/* The wide tiles on the device (hbp_wide_cuda.cu): the header with device arrays. */
+typedef struct spx_hbp_wide_dev spx_hbp_wide_dev;
+/* Uploads the host layout L. */
+spx_status spx_hbp_wide_upload(spx_ctx *ctx, const spx_hbp_wide *L, spx_phase_log *log, spx_hbp_wide_dev **out);
+/* Builds the wide tiles of A (on the device; A's arrays stay the caller's): the same arrays as
+ * spx_hbp_wide_build's. Phase "convert" goes to log (may be NULL). */
+spx_status spx_hbp_wide_dev_build(spx_ctx *ctx, const spx_dev_csr *A, spx_phase_log *log, spx_hbp_wide_dev **out);
+/* y = a*A*x + b*y on device arrays, on the context's stream, no allocation. */
+spx_status spx_hbp_wide_dev_spmv(spx_ctx *ctx, spx_hbp_wide_dev *D, const spx_spmv_args *args);
+/* A host copy of the device layout (header and every array). */
+spx_status spx_hbp_wide_dev_download(spx_ctx *ctx, const spx_hbp_wide_dev *D, spx_hbp_wide **out);
+/* The device layout back to a host CSR. */
+spx_status spx_hbp_wide_dev_to_csr(spx_ctx *ctx, const spx_hbp_wide_dev *D, spx_csr **out);
+/* The header (device array pointers: not for the host to read). */
+const spx_hbp_wide *spx_hbp_wide_dev_header(const spx_hbp_wide_dev *D);
+/* The kernel the SpMV runs ("hbp_wide_fp64"). */
+const char *spx_hbp_wide_dev_kernel(const spx_hbp_wide_dev *D);
+void spx_hbp_wide_dev_free(spx_ctx *ctx, spx_hbp_wide_dev *D);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,6 +41,22 @@
 #ifndef SPX_HBP_ILP
 #define SPX_HBP_ILP 4
 #endif
+/* Wide tiles (hbp_wide_cuda.cu): threads of a CTA (one work unit: a row panel or a piece of
+ * one), and the entries a lane loads before it sums (memory-level parallelism). Guesses 256
+ * and 2: measure 128..512 and 1..4 on uniform 16.8M, R-MAT 23, powerlaw 4M. */
+#ifndef SPX_HBP_WIDE_BLOCK
+#define SPX_HBP_WIDE_BLOCK 256
+#endif
+#ifndef SPX_HBP_WIDE_ILP
+#define SPX_HBP_WIDE_ILP 2
+#endif
+/* Wide tiles' pacing: a CTA starts a column block only when every CTA of the wave has finished
+ * the block this many steps back (0: no pacing), polling every SPX_HBP_WIDE_SPIN_NS. Guess 2:
+ * measure 0..4 on uniform 16.8M and R-MAT 23. */
+#ifndef SPX_HBP_WIDE_LAG
+#define SPX_HBP_WIDE_LAG 2
+#endif
+#define SPX_HBP_WIDE_SPIN_NS 100
 /* Device build (hbp_build_cuda.cu): threads per CTA of its grid-stride kernels (one thread
  * per row in the row walks, one warp per group in the group passes) and resident CTAs per SM
  * they are sized for. Guesses: measure 128..512 and 4..16 on rmat 23 and uniform 16.8M x 8. */

@@ -28,7 +28,8 @@ static const char *hbp_algo_name(const void *impl) { return spx_hbp_algo_names[(
 
 static const char *hbp_cpu_kernel_name(const void *impl)
 {
-    return ((const spx_hbp_fmt *)impl)->bands ? "cpu_omp_hbp_bands" : "cpu_omp_hbp_panels";
+    const spx_hbp_fmt *F = impl;
+    return F->bands ? "cpu_omp_hbp_bands" : F->wide ? "cpu_omp_hbp_wide" : "cpu_omp_hbp_panels";
 }
 
 static double hbp_bytes(const void *impl) { return spx_hbp_fmt_bytes(impl); }
@@ -38,7 +39,8 @@ static void hbp_stats(const void *impl, spx_stat_list *out) { spx_hbp_fmt_stats(
 const spx_format_ops spx_hbp_ops = {
     .name = "hbp",
     .summary = "2D partition (HBP paper): auto = column bands sized to L2, csr kernels per band; hash/sort = "
-               "tiles of H x W, rows hashed by length into warps",
+               "tiles of H x W, rows hashed by length into warps; wide = a CTA per row panel over L2-sized column "
+               "blocks, sums in shared memory",
     .algos = spx_hbp_algo_names,
     .kernel_prefix = "hbp_",
     .build = hbp_build,

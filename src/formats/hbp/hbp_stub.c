@@ -57,3 +57,46 @@ void spx_hbp_bands_dev_free(spx_ctx *ctx, spx_hbp_bands_dev *D)
     (void)ctx;
     (void)D;
 }
+
+spx_status spx_hbp_wide_upload(spx_ctx *ctx, const spx_hbp_wide *L, spx_phase_log *log, spx_hbp_wide_dev **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp wide upload: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_wide_dev_build(spx_ctx *ctx, const spx_dev_csr *A, spx_phase_log *log, spx_hbp_wide_dev **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp wide build: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_wide_dev_spmv(spx_ctx *ctx, spx_hbp_wide_dev *D, const spx_spmv_args *args)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp wide spmv: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_wide_dev_download(spx_ctx *ctx, const spx_hbp_wide_dev *D, spx_hbp_wide **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp wide download: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_wide_dev_to_csr(spx_ctx *ctx, const spx_hbp_wide_dev *D, spx_csr **out)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp wide download: the CUDA backend is not compiled into this build");
+}
+
+const spx_hbp_wide *spx_hbp_wide_dev_header(const spx_hbp_wide_dev *D)
+{
+    (void)D;
+    return NULL;
+}
+
+const char *spx_hbp_wide_dev_kernel(const spx_hbp_wide_dev *D)
+{
+    (void)D;
+    return "none";
+}
+
+void spx_hbp_wide_dev_free(spx_ctx *ctx, spx_hbp_wide_dev *D)
+{
+    (void)ctx;
+    (void)D;
+}

@@ -94,6 +94,35 @@
 /* Band widths are multiples of this many columns (x segments start 128-byte aligned). */
 #define SPX_HBP_BAND_ALIGN 32
 
+/* Wide tiles (beyond the paper, hbp_wide.h): a CTA owns a row panel of H rows and sums its
+ * tiles (column blocks of W columns, x read through L2) into H accumulators in shared memory.
+ * H: at most SPX_HBP_WIDE_MAX_H, halved (down to 32) until the matrix has
+ * SPX_HBP_WIDE_MIN_PANELS panels (8 CTAs on each of 132 SMs). W: the largest power of two whose
+ * x segment fits SPX_HBP_WIDE_SEGMENT_MB and that the packed offset (32 - log2 H bits) can
+ * address. Measured on the H100 (2026-11-28, bench/NOTES.md; uniform 16.8M x 8 fp64, paced
+ * wave): H 4096 / 8 MB 3.27 ms (6 CTAs an SM by shared memory), 2048 / 8 MB 2.01, 2048 / 16 MB
+ * 1.91, 1024 / 16 MB 2.10; R-MAT 23 2.40, 2.14, 2.31 for the last three. A panel of more than
+ * max(SPX_HBP_WIDE_UNIT_MIN_NNZ, min(SPX_HBP_WIDE_UNIT_MEANS x the mean panel's entries, nnz /
+ * SPX_HBP_WIDE_MIN_PANELS)) entries is shared by several CTAs (atomics into y): a hub row's
+ * panel, or a matrix of few panels, spreads over the SMs (guesses). */
+#ifndef SPX_HBP_WIDE_MAX_H
+#define SPX_HBP_WIDE_MAX_H 2048
+#endif
+#define SPX_HBP_WIDE_MIN_PANELS 1056
+#ifndef SPX_HBP_WIDE_SEGMENT_MB
+#define SPX_HBP_WIDE_SEGMENT_MB 16
+#endif
+#define SPX_HBP_WIDE_SEGMENT_BYTES ((long long)SPX_HBP_WIDE_SEGMENT_MB << 20)
+#define SPX_HBP_WIDE_UNIT_MIN_NNZ 65536
+#define SPX_HBP_WIDE_UNIT_MEANS 4
+/* `auto` takes the wide tiles where the band rule would cut x into at least this many bands
+ * (every band after the first reads and writes y again), else the bands. Measured on the H100
+ * (2026-11-28): uniform 16.8M fp64 (8 bands) wide 1.91 ms against bands 2.15; uniform fp32 (4
+ * bands) 1.48 against 1.40, R-MAT 23 fp64 (4 bands) 2.14 against 1.56, powerlaw 4M (2 bands)
+ * 0.9-1.5 against 0.35: wide wins at 8, loses at 4 and below. 6 sits between; no matrix with 5-7
+ * bands was measured. */
+#define SPX_HBP_WIDE_MIN_BANDS 6
+
 /* Host build: panels per OpenMP chunk (dynamic schedule). */
 #define SPX_HBP_CPU_PANEL_CHUNK 4
 
