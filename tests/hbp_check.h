@@ -1,5 +1,5 @@
-/* tests/hbp_check.h: checks of an hbp host layout that test_hbp and test_hbp_wide share: the
- * round trip to CSR and the CPU SpMV against the reference. */
+/* tests/hbp_check.h: what the hbp tests share: the round trip of a host layout to CSR, its CPU
+ * SpMV against the reference, and a matrix with a hub row over two column blocks. */
 #ifndef SPX_TESTS_HBP_CHECK_H
 #define SPX_TESTS_HBP_CHECK_H
 
@@ -39,6 +39,36 @@ static inline void check_spmv(spx_ctx *ctx, const spx_csr *A, const spx_hbp_fmt 
     free(x);
     free(y);
     free(ref);
+}
+
+/* 70000 x 3M: 4 entries a row (columns i K + t 750001 mod n, distinct), row 5 every 15th
+ * column (200,000 entries): on an H100 more units than one wave (two rounds, so the second
+ * walks the blocks down), two column blocks in fp64, and a panel split into units that each
+ * span both blocks (the wide tiles' tests). Built directly: tm_make scans all n columns a row. */
+static inline spx_csr *hbp_hub_matrix(spx_ctx *ctx)
+{
+    const int32_t m = 70000, n = 3000000, hub = 5, hub_len = 200000;
+    spx_csr *A = NULL;
+    if (spx_csr_alloc(ctx, m, n, (int64_t)(m - 1) * 4 + hub_len, &A)) return NULL;
+    int64_t k = 0;
+    for (int32_t i = 0; i < m; i++) {
+        if (i == hub) {
+            for (int32_t j = 0; j < hub_len; j++, k++) A->colind[k] = j * 15;
+        } else {
+            int32_t c[4];
+            for (int t = 0; t < 4; t++) c[t] = (int32_t)(((int64_t)i * 2654435761LL + (int64_t)t * 750001) % n);
+            for (int a = 1; a < 4; a++) /* sort the four */
+                for (int b = a; b > 0 && c[b - 1] > c[b]; b--) {
+                    const int32_t tmp = c[b];
+                    c[b] = c[b - 1];
+                    c[b - 1] = tmp;
+                }
+            for (int t = 0; t < 4; t++, k++) A->colind[k] = c[t];
+        }
+        A->rowptr[i + 1] = k;
+    }
+    for (int64_t e = 0; e < k; e++) A->val[e] = 1.0 + (double)(e % 7) * 0.125;
+    return A;
 }
 
 #endif

@@ -138,6 +138,18 @@ static void test_edge_cases(spx_ctx *ctx)
         fc_check(ctx, D, "hbp", "wide", SPX_BACKEND_CPU, SPX_FP64, "dense row of 1M");
     }
     spx_csr_destroy(&D);
+    spx_csr *R = hbp_hub_matrix(ctx);
+    if (R) {
+        check_layout(ctx, R, "hub row over two blocks");
+        spx_hbp_fmt *F = NULL;
+        CHECK_OK(ctx, spx_hbp_fmt_build(ctx, R, NULL, SPX_FP64, "wide", 0, 0, &F));
+        CHECK_MSG(F && F->wide->n_blocks == 2 && F->wide->n_split == 1 && F->wide->n_units > SPX_HBP_WIDE_MIN_PANELS,
+                  "hub row: %d blocks, %d split panels, %lld units", F ? F->wide->n_blocks : -1,
+                  F ? F->wide->n_split : -1, F ? (long long)F->wide->n_units : -1LL);
+        spx_hbp_fmt_destroy(ctx, F);
+        fc_check(ctx, R, "hbp", "wide", SPX_BACKEND_CPU, SPX_FP64, "hub row over two blocks");
+    }
+    spx_csr_destroy(&R);
 }
 
 /* The shape rule: full-height panels where there are rows enough, shorter ones for small

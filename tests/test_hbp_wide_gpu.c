@@ -14,6 +14,7 @@
 #include "cuda/gateway.h"
 #include "formats/hbp/hbp.h"
 #include "formats/hbp/hbp_cuda.h"
+#include "hbp_check.h"
 
 /* Whether host layout h and downloaded device layout g have the same header and arrays. */
 static int same_layout(spx_hbp_wide *h, spx_hbp_wide *g)
@@ -92,6 +93,9 @@ static void test_generated(spx_ctx *ctx)
     spx_csr *D = tm_make(ctx, 40, 1 << 20, tm_len_dense_row, 5);
     if (D) check_matrix(ctx, D, "dense row of 1M (split panel)", 1);
     spx_csr_destroy(&D);
+    spx_csr *R = hbp_hub_matrix(ctx);
+    if (R) check_matrix(ctx, R, "70000 x 3M, a hub row (rounds, blocks, split panel)", 1);
+    spx_csr_destroy(&R);
 }
 
 static void test_edge_cases(spx_ctx *ctx)

@@ -132,7 +132,8 @@ spx_status spx_hbp_check_shape(spx_ctx *ctx, int64_t H, int64_t W);
 
 /* Builds the layout from A with tile shape H x W (0, 0: the shape rule's, for a device with
  * the default shared-memory budget), values in prec, rows reordered per algo; for the band
- * algorithm W is the band width (0: the band rule's) and H is ignored. */
+ * algorithm W is the band width (0: the band rule's) and H is ignored; the wide tiles always
+ * take their own shape rule (H and W ignored). */
 spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
                              const char *algo, int32_t H, int32_t W, spx_hbp_fmt **out);
 void spx_hbp_fmt_destroy(spx_ctx *ctx, spx_hbp_fmt *F);

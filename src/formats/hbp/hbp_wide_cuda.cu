@@ -23,8 +23,9 @@
 struct spx_hbp_wide_dev {
     spx_hbp_wide L;
     int64_t grid;      /* CTAs of the SpMV launch: one resident wave, at most n_units */
-    int64_t steps;     /* rounds (ceil(n_units / grid)) x n_blocks */
-    unsigned *arrived; /* [steps] the wave's pacing counters */
+    int64_t steps;                /* rounds (ceil(n_units / grid)) x n_blocks */
+    unsigned long long *arrived;  /* [steps] the wave's pacing counters, never reset */
+    unsigned long long calls;     /* SpMVs launched: call k counts up to k x the CTAs of a step */
     char kernel[48];
 };
 
@@ -42,7 +43,8 @@ struct wide_view {
     const VT *__restrict__ val;
     const VT *__restrict__ x;
     VT *y;
-    unsigned *arrived; /* [rounds x n_blocks] CTAs done with each step of the walk, zero per call */
+    unsigned long long *arrived; /* [rounds x n_blocks] CTAs done with each step of the walk, over all calls */
+    unsigned long long call;     /* this call's number, from 1: a step is done at call x its CTAs */
     int64_t m, n_units, grid;
     int32_t H, W, row_bits, n_split, n_blocks;
     double a, b;
@@ -126,9 +128,10 @@ __device__ __forceinline__ void wave_wait(const wide_view<VT> &v, int64_t step)
 {
     if (SPX_HBP_WIDE_LAG > 0 && step >= SPX_HBP_WIDE_LAG && threadIdx.x == 0) {
         const int64_t s = step - SPX_HBP_WIDE_LAG, left = v.n_units - s / v.n_blocks * v.grid;
-        const unsigned need = (unsigned)(left < v.grid ? left : v.grid);
-        const volatile unsigned *c = v.arrived + s;
-        while (*c < need) __nanosleep(SPX_HBP_WIDE_SPIN_NS);
+        const int64_t need = left < v.grid ? left : v.grid;
+        const unsigned long long target = v.call * (unsigned long long)need;
+        const volatile unsigned long long *c = v.arrived + s;
+        while (*c < target) __nanosleep(SPX_HBP_WIDE_SPIN_NS);
     }
     __syncthreads();
 }
@@ -138,7 +141,7 @@ template <typename VT>
 __device__ __forceinline__ void wave_arrive(const wide_view<VT> &v, int64_t step)
 {
     __syncthreads();
-    if (SPX_HBP_WIDE_LAG > 0 && threadIdx.x == 0) atomicAdd(v.arrived + step, 1u);
+    if (SPX_HBP_WIDE_LAG > 0 && threadIdx.x == 0) atomicAdd(v.arrived + step, 1ull);
 }
 
 /* Work unit u in round `round` on the CTA: its panel's row sums cleared; then one step per
@@ -183,7 +186,8 @@ __device__ void unit_run(const wide_view<VT> &v, int64_t u, int64_t round, VT *a
  * CTA c runs units c, c + grid, ... (round k = the k-th of them), sums in dynamic shared
  * memory (H values). The wave walks the column blocks in step, so the x segment it gathers
  * from stays in L2: a CTA starts a block only when every CTA has finished the block
- * SPX_HBP_WIDE_LAG steps back. Even rounds walk the blocks up, odd rounds down, so a round's
+ * SPX_HBP_WIDE_LAG steps back (counters per step, counting on from call to call: no reset, so
+ * two calls on one plan cannot wipe each other's). Even rounds walk the blocks up, odd rounds down, so a round's
  * first blocks are the last ones of the round before. Without the pacing the CTAs drifted apart
  * and gathered from all of x (uniform 16.8M at csr's 4.4 ms, L2 hit rate 27 %, H100
  * 2026-11-28). */
@@ -235,18 +239,18 @@ wide_view<VT> view_of(const spx_hbp_wide *L, const spx_spmv_args *args)
 }
 
 template <typename VT>
-spx_status launch(spx_ctx *ctx, const spx_hbp_wide_dev *D, const spx_spmv_args *args)
+spx_status launch(spx_ctx *ctx, spx_hbp_wide_dev *D, const spx_spmv_args *args)
 {
     const spx_hbp_wide *L = &D->L;
     wide_view<VT> v = view_of<VT>(L, args);
     v.grid = D->grid;
     v.arrived = D->arrived;
+    v.call = ++D->calls;
     const cudaStream_t st = spx_cuda_stream(ctx);
     if (L->n_split > 0) {
         hbp_wide_prescale<VT><<<(unsigned)L->n_split, SPX_HBP_WIDE_BLOCK, 0, st>>>(v);
         SPX_CUDA_LAUNCHED(ctx, "hbp_wide_prescale");
     }
-    SPX_CUDA_RET(ctx, cudaMemsetAsync(D->arrived, 0, (size_t)D->steps * sizeof *D->arrived, st));
     void *args_[] = {&v};
     SPX_CUDA_RET(ctx, cudaLaunchCooperativeKernel((const void *)hbp_wide_kernel<VT>, dim3((unsigned)D->grid),
                                                   dim3(SPX_HBP_WIDE_BLOCK), args_, (size_t)L->H * sizeof(VT), st));
@@ -286,22 +290,31 @@ spx_status dev_new(spx_ctx *ctx, const spx_hbp_wide *L, spx_hbp_wide_dev **out)
 }
 
 /* D->grid: the SpMV kernel's resident CTAs (occupancy with H sums in shared memory, times
- * the SMs), at most the units, at least 1; and the pacing counters for its steps. Needs the
- * unit count. */
+ * the SMs), at most the units, at least 1; and the pacing counters for its steps, zeroed.
+ * Needs the unit count; SPX_ERR_UNSUPPORTED on a device without cooperative launch. */
 spx_status size_grid(spx_ctx *ctx, spx_hbp_wide_dev *D)
 {
-    int per_sm = 0;
+    int dev = 0, coop = 0, per_sm = 0;
+    SPX_CUDA_RET(ctx, cudaGetDevice(&dev));
+    SPX_CUDA_RET(ctx, cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
     const size_t smem = (size_t)D->L.H * spx_precision_bytes(D->L.precision);
     const int block = SPX_HBP_WIDE_BLOCK;
     if (D->L.precision == SPX_FP32)
         SPX_CUDA_RET(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_wide_kernel<float>, block, smem));
     else
         SPX_CUDA_RET(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hbp_wide_kernel<double>, block, smem));
+    if (!coop || per_sm < 1)
+        return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
+                        "hbp wide: the device %s (use algorithm band)",
+                        coop ? "cannot hold one of its CTAs" : "has no cooperative launch");
     const spx_cuda_state *cs = spx_cuda_state_of(ctx);
-    const int64_t g = (int64_t)(per_sm > 0 ? per_sm : 1) * (cs && cs->sm_count > 0 ? cs->sm_count : 1);
+    const int64_t g = (int64_t)per_sm * (cs && cs->sm_count > 0 ? cs->sm_count : 1);
     D->grid = D->L.n_units < g ? (D->L.n_units > 0 ? D->L.n_units : 1) : g;
     D->steps = (D->L.n_units + D->grid - 1) / D->grid * D->L.n_blocks;
-    return spx_cuda_malloc(ctx, (void **)&D->arrived, (size_t)(D->steps > 0 ? D->steps : 1) * sizeof *D->arrived);
+    const size_t bytes = (size_t)(D->steps > 0 ? D->steps : 1) * sizeof *D->arrived;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&D->arrived, bytes);
+    if (!s) SPX_CUDA_RET(ctx, cudaMemsetAsync(D->arrived, 0, bytes, spx_cuda_stream(ctx)));
+    return s;
 }
 
 /* Uploads host array i of H's table into D's (allocated here). */
@@ -439,6 +452,8 @@ spx_status sort_entries(spx_ctx *ctx, const spx_dev_csr *A, const spx_hbp_wide *
     if (s) return s;
     SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortPairs(w->temp, bytes, w->key[0], w->key[1], w->order[0], w->order[1],
                                                       (int64_t)n, 0, end_bit > 0 ? end_bit : 1, st));
+    spx_status synced = spx_cuda_sync(ctx); /* the sort has read its inputs before they go */
+    if (synced) return synced;
     spx_cuda_free(ctx, w->key[0]);
     w->key[0] = NULL;
     spx_cuda_free(ctx, w->order[0]);
@@ -581,6 +596,7 @@ extern "C" spx_status spx_hbp_wide_dev_build(spx_ctx *ctx, const spx_dev_csr *A,
     if (!s) s = size_grid(ctx, D);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "convert", spx_now() - t0);
+    if (s) (void)spx_cuda_sync(ctx); /* no kernel still reads the scratch (its own error stays in s) */
     scratch_free(ctx, &w);
     if (s) {
         spx_hbp_wide_dev_free(ctx, D);
