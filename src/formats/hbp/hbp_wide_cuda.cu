@@ -1,9 +1,10 @@
 /* src/formats/hbp/hbp_wide_cuda.cu: hbp's wide tiles on the GPU (hbp_wide.h): uploaded from the
  * host layout or built on the device from the uploaded CSR (a key per entry, a stable radix sort
- * by (panel, block), tile heads and a gather: the host build's arrays), and the SpMV: one CTA
- * per work unit sums its panel's tiles into shared memory (warp segments of one row reduced by
- * shuffles first, then a shared atomic), then writes its rows of y once; units of a split panel
- * add into y, scaled by b beforehand. */
+ * by (panel, block), tile heads and a gather: the host build's arrays), and the SpMV: one
+ * resident wave of CTAs, paced to walk the column blocks together; a CTA's work unit sums its
+ * panel's tiles into shared memory (warp runs of one row reduced by shuffles first, then a
+ * shared atomic), then writes its rows of y once; units of a split panel add into y, scaled by
+ * b beforehand. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,10 @@
 /* The device state: the header with device arrays. */
 struct spx_hbp_wide_dev {
     spx_hbp_wide L;
-    int64_t grid;      /* CTAs of the SpMV launch: one resident wave, at most n_units */
-    int64_t steps;                /* rounds (ceil(n_units / grid)) x n_blocks */
-    unsigned long long *arrived;  /* [steps] the wave's pacing counters, never reset */
-    unsigned long long calls;     /* SpMVs launched: call k counts up to k x the CTAs of a step */
+    int64_t grid;                /* CTAs of the SpMV launch: one resident wave, at most n_units */
+    int64_t steps;               /* rounds (ceil(n_units / grid)) x n_blocks */
+    unsigned long long *arrived; /* [steps] the wave's pacing counters, never reset */
+    unsigned long long calls;    /* SpMVs launched: call k counts up to k x the CTAs of a step */
     char kernel[48];
 };
 
@@ -187,10 +188,10 @@ __device__ void unit_run(const wide_view<VT> &v, int64_t u, int64_t round, VT *a
  * memory (H values). The wave walks the column blocks in step, so the x segment it gathers
  * from stays in L2: a CTA starts a block only when every CTA has finished the block
  * SPX_HBP_WIDE_LAG steps back (counters per step, counting on from call to call: no reset, so
- * two calls on one plan cannot wipe each other's). Even rounds walk the blocks up, odd rounds down, so a round's
- * first blocks are the last ones of the round before. Without the pacing the CTAs drifted apart
- * and gathered from all of x (uniform 16.8M at csr's 4.4 ms, L2 hit rate 27 %, H100
- * 2026-11-28). */
+ * two calls on one plan cannot wipe each other's). Even rounds walk the blocks up, odd rounds
+ * down, so a round's first blocks are the last ones of the round before. Without the pacing
+ * the CTAs drifted apart and gathered from all of x (uniform 16.8M at csr's 4.4 ms, L2 hit rate
+ * 27 %, H100 2026-11-28). */
 template <typename VT>
 __global__ void __launch_bounds__(SPX_HBP_WIDE_BLOCK) hbp_wide_kernel(wide_view<VT> v)
 {
