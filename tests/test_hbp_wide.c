@@ -125,7 +125,8 @@ static void test_edge_cases(spx_ctx *ctx)
         const tm_case *c = &tm_edge_cases[i];
         spx_csr *A = tm_make(ctx, c->m, c->n, c->len, 17 + (uint64_t)i);
         if (A) check_layout(ctx, A, c->name);
-        for (int p = 0; A && p < 2; p++) fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, c->name);
+        for (int p = 0; A && p < 2; p++)
+            fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, c->name);
         spx_csr_destroy(&A);
     }
     spx_csr *D = tm_make(ctx, 40, 1 << 20, tm_len_dense_row, 5);
@@ -209,7 +210,8 @@ static void test_shared_matrices(spx_ctx *ctx)
         snprintf(path, sizeof path, "%s/%s", SPX_SHARED_MATRICES, e->d_name);
         spx_csr *A = NULL;
         CHECK_OK(ctx, spx_mtx_read(ctx, path, NULL, &A, NULL));
-        for (int p = 0; A && p < 2; p++) fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, e->d_name);
+        for (int p = 0; A && p < 2; p++)
+            fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, e->d_name);
         spx_csr_destroy(&A);
     }
     closedir(d);

@@ -44,7 +44,8 @@ void spx_hbp_wide_header(spx_hbp_wide *L, int32_t m, int32_t n, int64_t nnz, spx
     const int64_t blocks = ((int64_t)n + W - 1) / W;
     L->n_blocks = blocks < 1 ? 1 : (int32_t)blocks;
     const int64_t mean = L->n_panels ? (nnz + L->n_panels - 1) / L->n_panels : 0;
-    const int64_t by_mean = SPX_HBP_WIDE_UNIT_MEANS * mean, by_ctas = (nnz + SPX_HBP_WIDE_MIN_PANELS - 1) / SPX_HBP_WIDE_MIN_PANELS;
+    const int64_t by_mean = SPX_HBP_WIDE_UNIT_MEANS * mean;
+    const int64_t by_ctas = (nnz + SPX_HBP_WIDE_MIN_PANELS - 1) / SPX_HBP_WIDE_MIN_PANELS;
     const int64_t u = by_mean < by_ctas ? by_mean : by_ctas;
     L->unit_nnz = u > SPX_HBP_WIDE_UNIT_MIN_NNZ ? u : SPX_HBP_WIDE_UNIT_MIN_NNZ;
 }

@@ -333,8 +333,9 @@ constexpr int BUILD_BLOCK = SPX_HBP_BUILD_BLOCK;
 constexpr int ENTRY_ITEMS = 8; /* consecutive entries a thread of the key kernel takes */
 
 /* Per entry: its sort key (panel << bbits | block), its packed offsets, its own index. */
-__global__ void wide_keys(int32_t m, int64_t nnz, const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
-                          int row_bits, int lw, int bbits, unsigned long long *key, uint32_t *packed, uint32_t *order)
+__global__ void wide_keys(int32_t m, int64_t nnz, const int32_t *__restrict__ rowptr,
+                          const int32_t *__restrict__ colind, int row_bits, int lw, int bbits,
+                          unsigned long long *key, uint32_t *packed, uint32_t *order)
 {
     const int64_t chunks = (nnz + ENTRY_ITEMS - 1) / ENTRY_ITEMS;
     const uint32_t rmask = (1u << row_bits) - 1u, cmask = (uint32_t)((1ll << lw) - 1);
@@ -376,7 +377,8 @@ __global__ void wide_panels(int32_t n_panels, int32_t m, int32_t H, int64_t nnz,
                             const int32_t *__restrict__ rowptr, const uint32_t *__restrict__ before,
                             int64_t *panel_nnz, int64_t *panel_tile)
 {
-    for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p <= n_panels; p += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p <= n_panels; p += stride) {
         const int64_t r = p * H < m ? p * H : m, e = rowptr[r];
         panel_nnz[p] = e;
         panel_tile[p] = e < nnz ? (int64_t)before[e] : n_tiles;
