@@ -3,8 +3,11 @@
 #ifndef SPX_TESTS_MATRICES_H
 #define SPX_TESTS_MATRICES_H
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "core/rng.h"
 #include "spx/spx.h"
 
@@ -111,5 +114,32 @@ static const tm_case tm_edge_cases[] = {
     {"square, 8 per row", 5000, 5000, tm_len_const8},
 };
 #define TM_N_EDGE ((int)(sizeof tm_edge_cases / sizeof tm_edge_cases[0]))
+
+/* Calls each(ctx, A, name) on every shared matrix (*.mtx.gz in SPX_SHARED_MATRICES, read in
+ * full); a file that does not read is a failed check. Returns how many were read, or -1 when
+ * the folder is missing (a note says so). */
+static inline int tm_each_shared(spx_ctx *ctx, void (*each)(spx_ctx *, const spx_csr *, const char *))
+{
+    DIR *d = opendir(SPX_SHARED_MATRICES);
+    if (!d) {
+        fprintf(stderr, "note: %s not found; shared matrices skipped\n", SPX_SHARED_MATRICES);
+        return -1;
+    }
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 7, ".mtx.gz")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", SPX_SHARED_MATRICES, e->d_name);
+        spx_csr *A = NULL;
+        const spx_status s = spx_mtx_read(ctx, path, NULL, &A, NULL);
+        CHECK_MSG(s == SPX_OK, "%s: %s", path, spx_ctx_last_error(ctx));
+        if (!s) each(ctx, A, e->d_name);
+        spx_csr_destroy(&A);
+        count += !s;
+    }
+    closedir(d);
+    return count;
+}
 
 #endif

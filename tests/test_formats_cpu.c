@@ -1,7 +1,6 @@
 /* tests/test_formats_cpu.c: every format with a CPU path, fp64 and fp32, on the edge cases of
  * DESIGN.md §8, on generated matrices and on the shared matrices; plus allocation-failure
  * injection on plan creation. */
-#include <dirent.h>
 #include <string.h>
 
 #include "format_check.h"
@@ -64,26 +63,8 @@ static void test_generated(spx_ctx *ctx)
 
 static void test_shared_matrices(spx_ctx *ctx)
 {
-    DIR *d = opendir(SPX_SHARED_MATRICES);
-    if (!d) {
-        fprintf(stderr, "note: %s not found; shared matrices skipped\n", SPX_SHARED_MATRICES);
-        return;
-    }
-    int count = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 7, ".mtx.gz")) continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", SPX_SHARED_MATRICES, e->d_name);
-        spx_csr *A = NULL;
-        spx_status s = spx_mtx_read(ctx, path, NULL, &A, NULL);
-        CHECK_MSG(s == SPX_OK, "%s: %s", path, spx_ctx_last_error(ctx));
-        if (!s) check_all_formats(ctx, A, e->d_name);
-        spx_csr_destroy(&A);
-        count++;
-    }
-    closedir(d);
-    CHECK(count >= 60);
+    const int count = tm_each_shared(ctx, check_all_formats);
+    if (count >= 0) CHECK(count >= 60);
 }
 
 /* The csr plan's matrix for allocation-failure injection. */

@@ -3,7 +3,6 @@
  * CPU SpMV, the shape rule, panels split into units, the plan's statistics, and the registry's
  * format checks (fp64, fp32) on DESIGN.md §8's edge cases, generated and shared matrices, with
  * allocation failures injected. */
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +101,12 @@ static void check_layout(spx_ctx *ctx, const spx_csr *A, const char *what)
     }
 }
 
+/* The registry's checks on A, fp64 and fp32. */
+static void check_registry(spx_ctx *ctx, const spx_csr *A, const char *name)
+{
+    for (int p = 0; p < 2; p++) fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, name);
+}
+
 /* Generated matrices of every kind: invariants, then the registry's checks. */
 static void test_generated(spx_ctx *ctx)
 {
@@ -113,7 +118,7 @@ static void test_generated(spx_ctx *ctx)
         CHECK_OK(ctx, spx_gen(ctx, specs[i], &A));
         if (!A) continue;
         check_layout(ctx, A, specs[i]);
-        for (int p = 0; p < 2; p++) fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, specs[i]);
+        check_registry(ctx, A, specs[i]);
         spx_csr_destroy(&A);
     }
 }
@@ -125,8 +130,7 @@ static void test_edge_cases(spx_ctx *ctx)
         const tm_case *c = &tm_edge_cases[i];
         spx_csr *A = tm_make(ctx, c->m, c->n, c->len, 17 + (uint64_t)i);
         if (A) check_layout(ctx, A, c->name);
-        for (int p = 0; A && p < 2; p++)
-            fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, c->name);
+        if (A) check_registry(ctx, A, c->name);
         spx_csr_destroy(&A);
     }
     spx_csr *D = tm_make(ctx, 40, 1 << 20, tm_len_dense_row, 5);
@@ -195,28 +199,6 @@ static void test_stats(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* The registry's checks on every shared matrix, fp64 and fp32. */
-static void test_shared_matrices(spx_ctx *ctx)
-{
-    DIR *d = opendir(SPX_SHARED_MATRICES);
-    if (!d) {
-        fprintf(stderr, "note: %s not found; shared matrices skipped\n", SPX_SHARED_MATRICES);
-        return;
-    }
-    for (struct dirent *e; (e = readdir(d));) {
-        const size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 7, ".mtx.gz")) continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", SPX_SHARED_MATRICES, e->d_name);
-        spx_csr *A = NULL;
-        CHECK_OK(ctx, spx_mtx_read(ctx, path, NULL, &A, NULL));
-        for (int p = 0; A && p < 2; p++)
-            fc_check(ctx, A, "hbp", "wide", SPX_BACKEND_CPU, p ? SPX_FP32 : SPX_FP64, e->d_name);
-        spx_csr_destroy(&A);
-    }
-    closedir(d);
-}
-
 /* The plan's matrix for allocation-failure injection. */
 static spx_csr *alloc_matrix(spx_ctx *ctx)
 {
@@ -233,7 +215,7 @@ int main(void)
     test_edge_cases(ctx);
     test_shape_rule();
     test_stats(ctx);
-    test_shared_matrices(ctx);
+    tm_each_shared(ctx, check_registry); /* every shared matrix */
     spx_ctx_destroy(&ctx);
     fc_alloc_failures("hbp", "wide", alloc_matrix, 200);
     return check_report();

@@ -26,8 +26,9 @@ typedef struct spx_dist_matrix spx_dist_matrix;
  * m x n matrix (ranks hold consecutive blocks in rank order, m = the sum of nrows), as CSR with
  * global column indices (rowptr from 0, nrows + 1 entries; columns sorted or not, duplicates
  * summed). The arrays are copied. po (may be NULL): the blocks' plans (format "auto"/NULL per
- * block, backend, fp64 only; po->order is ignored: the blocks keep the caller's order). x is distributed like the rows when m == n, else in equal blocks
- * of columns. Like PETSc's MatCreateMPIAIJWithArrays. */
+ * block, backend, fp64 only; po->order is ignored: the blocks keep the caller's order). x is
+ * distributed like the rows when m == n, else in equal blocks of columns. Like PETSc's
+ * MatCreateMPIAIJWithArrays. */
 spx_status spx_dist_create_from_rows(MPI_Comm comm, spx_ctx *ctx, int64_t n, int32_t nrows, const int64_t *rowptr,
                                      const int32_t *colind, const double *val, const spx_plan_opts *po,
                                      spx_dist_matrix **out);

@@ -104,6 +104,15 @@ void spx_hbp_arrays(spx_hbp_fmt *F, void **ptr[SPX_HBP_N_ARRAYS], int64_t count[
  * features and value size, within smem_bytes of shared memory per block. */
 void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long smem_bytes, int32_t *H, int32_t *W);
 
+/* Bits to number count values: ceil(log2(count)), so a power of two's log2 (0 for count <= 1).
+ * The layouts' shifts (tile columns, packed offsets, sort keys). */
+static inline int spx_hbp_bits(int64_t count)
+{
+    int b = 0;
+    while (((int64_t)1 << b) < count) b++;
+    return b;
+}
+
 /* The algorithm of that name (NULL: SPX_HBP_AUTO), or -1 when there is none. */
 int spx_hbp_algo_from_name(const char *name);
 
@@ -148,6 +157,11 @@ spx_status spx_hbp_fmt_spmv_cpu(spx_ctx *ctx, const spx_hbp_fmt *F, spx_precisio
  * (hist[k], k < 32): the smallest a that puts SPX_HBP_AGG_QUANTILE of them below the last
  * bucket. Shared by the host and device builds. */
 int spx_hbp_agg_shift(const int64_t *hist);
+
+/* The figures every tiled layout reports (the paper's tiles and the wide tiles): shape, panels,
+ * blocks, tiles and their mean entries. */
+void spx_hbp_tile_stats(spx_stat_list *out, int32_t H, int32_t W, int32_t panels, int32_t blocks, int64_t tiles,
+                        int64_t nnz);
 
 /* The stats slot's figures of a layout (shape, tiles, fill, groups, balance; a NaN "before"
  * figure, as a device build leaves it, is shown as text saying it was not computed). */

@@ -22,14 +22,6 @@ int spx_hbp_algo_from_name(const char *name)
     return -1;
 }
 
-/* log2 of a power of two. */
-static int log2_exact(int64_t v)
-{
-    int l = 0;
-    while (((int64_t)1 << l) < v) l++;
-    return l;
-}
-
 void spx_hbp_tile_shape(const spx_features *feat, int value_bytes, long long smem_bytes, int32_t *H, int32_t *W)
 {
     int32_t h = SPX_HBP_DEFAULT_H, w = 256;
@@ -75,7 +67,7 @@ typedef struct build_ws {
 static void count_pieces(int64_t len, int64_t *count, int64_t h[32])
 {
     const int64_t k = SPX_HBP_PIECES(len);
-    for (int64_t j = 0; j < k; j++) h[log2_exact(SPX_HBP_PIECE_LEN(len, k, j) + 1) - 1]++; /* floor(log2) */
+    for (int64_t j = 0; j < k; j++) h[spx_hbp_bits(SPX_HBP_PIECE_LEN(len, k, j) + 1) - 1]++; /* floor(log2) */
     *count += k;
 }
 
@@ -369,7 +361,7 @@ spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features 
     spx_hbp_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
     if (!F) return spx_fail_nomem(ctx, "hbp layout");
     spx_hbp_fmt_header(F, A->m, A->n, A->nnz, prec, (spx_hbp_algo)a, H, W);
-    const int lw = log2_exact(W);
+    const int lw = spx_hbp_bits(W);
     int64_t hist[32];
     F->panel_tile = spx_calloc_array(ctx, (size_t)F->n_panels + 1, sizeof *F->panel_tile);
     ws.panel_seg = spx_calloc_array(ctx, (size_t)F->n_panels + 1, sizeof *ws.panel_seg);
@@ -493,6 +485,20 @@ double spx_hbp_fmt_bytes(const spx_hbp_fmt *F)
            (double)F->n_tiles * 20.0 + (double)F->n_panels * 8.0 + ((double)F->n + (double)F->m) * vb;
 }
 
+void spx_hbp_tile_stats(spx_stat_list *out, int32_t H, int32_t W, int32_t panels, int32_t blocks, int64_t tiles,
+                        int64_t nnz)
+{
+    char shape[48];
+    snprintf(shape, sizeof shape, "%d x %d", H, W);
+    spx_stat_text(out, "tile_shape", shape);
+    spx_stat_num(out, "tile_rows_H", H);
+    spx_stat_num(out, "tile_cols_W", W);
+    spx_stat_num(out, "row_panels", panels);
+    spx_stat_num(out, "col_blocks", blocks);
+    spx_stat_num(out, "tiles", (double)tiles);
+    spx_stat_num(out, "tile_fill_nnz", tiles ? (double)nnz / (double)tiles : 0.0);
+}
+
 void spx_hbp_fmt_stats(const spx_hbp_fmt *F, spx_stat_list *out)
 {
     if (F->bands) {
@@ -503,15 +509,7 @@ void spx_hbp_fmt_stats(const spx_hbp_fmt *F, spx_stat_list *out)
         spx_hbp_wide_stats(F->wide, out);
         return;
     }
-    char shape[48];
-    snprintf(shape, sizeof shape, "%d x %d", F->H, F->W);
-    spx_stat_text(out, "tile_shape", shape);
-    spx_stat_num(out, "tile_rows_H", F->H);
-    spx_stat_num(out, "tile_cols_W", F->W);
-    spx_stat_num(out, "row_panels", F->n_panels);
-    spx_stat_num(out, "col_blocks", F->n_colblocks);
-    spx_stat_num(out, "tiles", (double)F->n_tiles);
-    spx_stat_num(out, "tile_fill_nnz", F->n_tiles ? (double)F->nnz / (double)F->n_tiles : 0.0);
+    spx_hbp_tile_stats(out, F->H, F->W, F->n_panels, F->n_colblocks, F->n_tiles, F->nnz);
     spx_stat_num(out, "groups", (double)F->n_groups);
     spx_stat_num(out, "slots", (double)F->n_slots);
     spx_stat_num(out, "agg_shift_a", F->agg_shift);

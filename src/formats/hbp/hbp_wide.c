@@ -3,13 +3,12 @@
  * by column block; the result does not depend on the thread count), the CPU SpMV, the round
  * trip, traffic and statistics. */
 #include <omp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ctx.h"
+#include "formats/hbp/hbp.h"
 #include "formats/hbp/hbp_tuning.h"
-#include "formats/hbp/hbp_wide.h"
 
 void spx_hbp_wide_arrays(spx_hbp_wide *L, void **ptr[SPX_HBP_WIDE_N_ARRAYS], int64_t count[SPX_HBP_WIDE_N_ARRAYS],
                          size_t size[SPX_HBP_WIDE_N_ARRAYS])
@@ -31,9 +30,9 @@ void spx_hbp_wide_header(spx_hbp_wide *L, int32_t m, int32_t n, int64_t nnz, spx
     L->n = n;
     L->nnz = nnz;
     L->precision = prec;
-    int32_t H = SPX_HBP_WIDE_MAX_H, bits = 0;
+    int32_t H = SPX_HBP_WIDE_MAX_H;
     while (H > 32 && ((int64_t)m + H - 1) / H < SPX_HBP_WIDE_MIN_PANELS) H >>= 1;
-    while ((1 << bits) < H) bits++;
+    const int bits = spx_hbp_bits(H);
     const int64_t vb = (int64_t)spx_precision_bytes(prec), addressable = 1LL << (32 - bits);
     int64_t W = 1;
     while (2 * W * vb <= SPX_HBP_WIDE_SEGMENT_BYTES && 2 * W <= addressable) W *= 2;
@@ -91,6 +90,13 @@ typedef struct wide_scratch {
     int32_t *touched;
 } wide_scratch;
 
+/* The calling thread's share of the scratch arrays count and touched (n_blocks each). */
+static wide_scratch thread_scratch(int64_t *count, int32_t *touched, int32_t n_blocks)
+{
+    const size_t at = (size_t)omp_get_thread_num() * (size_t)n_blocks;
+    return (wide_scratch){count + at, touched + at};
+}
+
 static int cmp_i32(const void *a, const void *b)
 {
     const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
@@ -147,19 +153,11 @@ static void panel_fill(spx_hbp_wide *L, const spx_csr *A, int32_t p, int lw, wid
     panel_clear(k, w);
 }
 
-/* log2 of a power of two. */
-static int log2_pow2(int64_t v)
-{
-    int b = 0;
-    while ((1LL << b) < v) b++;
-    return b;
-}
-
 /* The build's two passes: tiles per panel (into panel_tile[p + 1]), then, once the headers are
  * placed, every panel's tiles and entries. */
 static spx_status build_passes(spx_ctx *ctx, const spx_csr *A, spx_hbp_wide *L)
 {
-    const int nt = spx_ctx_threads(ctx), lw = log2_pow2(L->W);
+    const int nt = spx_ctx_threads(ctx), lw = spx_hbp_bits(L->W);
     int64_t *count = spx_calloc_array(ctx, (size_t)nt * (size_t)L->n_blocks, sizeof *count);
     int32_t *touched = spx_malloc_array(ctx, (size_t)nt * (size_t)L->n_blocks, sizeof *touched);
     spx_status s = SPX_OK;
@@ -169,8 +167,7 @@ static spx_status build_passes(spx_ctx *ctx, const spx_csr *A, spx_hbp_wide *L)
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, SPX_HBP_CPU_PANEL_CHUNK)
     for (int32_t p = 0; p < L->n_panels; p++) {
-        const int tid = omp_get_thread_num();
-        wide_scratch w = {count + (size_t)tid * L->n_blocks, touched + (size_t)tid * L->n_blocks};
+        wide_scratch w = thread_scratch(count, touched, L->n_blocks);
         const int32_t k = panel_count(L, A, p, lw, &w);
         panel_clear(k, &w);
         L->panel_tile[p + 1] = k;
@@ -187,8 +184,7 @@ static spx_status build_passes(spx_ctx *ctx, const spx_csr *A, spx_hbp_wide *L)
     }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, SPX_HBP_CPU_PANEL_CHUNK)
     for (int32_t p = 0; p < L->n_panels; p++) {
-        const int tid = omp_get_thread_num();
-        wide_scratch w = {count + (size_t)tid * L->n_blocks, touched + (size_t)tid * L->n_blocks};
+        wide_scratch w = thread_scratch(count, touched, L->n_blocks);
         panel_fill(L, A, p, lw, &w);
     }
     L->tile_start[L->n_tiles] = L->nnz;
@@ -318,15 +314,7 @@ double spx_hbp_wide_bytes(const spx_hbp_wide *L)
 
 void spx_hbp_wide_stats(const spx_hbp_wide *L, spx_stat_list *out)
 {
-    char shape[48];
-    snprintf(shape, sizeof shape, "%d x %d", L->H, L->W);
-    spx_stat_text(out, "tile_shape", shape);
-    spx_stat_num(out, "tile_rows_H", L->H);
-    spx_stat_num(out, "tile_cols_W", L->W);
-    spx_stat_num(out, "row_panels", L->n_panels);
-    spx_stat_num(out, "col_blocks", L->n_blocks);
-    spx_stat_num(out, "tiles", (double)L->n_tiles);
-    spx_stat_num(out, "tile_fill_nnz", L->n_tiles ? (double)L->nnz / (double)L->n_tiles : 0.0);
+    spx_hbp_tile_stats(out, L->H, L->W, L->n_panels, L->n_blocks, L->n_tiles, L->nnz);
     spx_stat_num(out, "units", (double)L->n_units);
     spx_stat_num(out, "split_panels", L->n_split);
     spx_stat_num(out, "bytes_per_nnz", L->nnz ? spx_hbp_wide_bytes(L) / (double)L->nnz : 0.0);

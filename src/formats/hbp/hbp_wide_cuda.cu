@@ -397,14 +397,6 @@ __global__ void wide_gather(int64_t nnz, const uint32_t *__restrict__ order, con
     }
 }
 
-/* Bits to hold values 0 .. count - 1. */
-int bits_for(int64_t count)
-{
-    int b = 0;
-    while ((1ll << b) < count) b++;
-    return b;
-}
-
 /* The build's scratch on the device. */
 struct wide_scratch {
     unsigned long long *key[2];
@@ -443,11 +435,11 @@ spx_status sort_entries(spx_ctx *ctx, const spx_dev_csr *A, const spx_hbp_wide *
     const cudaStream_t st = spx_cuda_stream(ctx);
     const unsigned grid = spx_cuda_grid_stride_blocks(ctx, ((int64_t)n + ENTRY_ITEMS - 1) / ENTRY_ITEMS, BUILD_BLOCK,
                                                       SPX_HBP_BUILD_BLOCKS_PER_SM);
-    const int lw = bits_for(L->W);
+    const int lw = spx_hbp_bits(L->W);
     wide_keys<<<grid, BUILD_BLOCK, 0, st>>>(A->m, A->nnz, A->rowptr, A->colind, L->row_bits, lw, bbits, w->key[0],
                                             w->packed, w->order[0]);
     SPX_CUDA_LAUNCHED(ctx, "wide_keys");
-    const int end_bit = bits_for(L->n_panels) + bbits;
+    const int end_bit = spx_hbp_bits(L->n_panels) + bbits;
     size_t bytes = 0;
     SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortPairs(NULL, bytes, w->key[0], w->key[1], w->order[0], w->order[1],
                                                       (int64_t)n, 0, end_bit > 0 ? end_bit : 1, st));
@@ -590,7 +582,7 @@ extern "C" spx_status spx_hbp_wide_dev_build(spx_ctx *ctx, const spx_dev_csr *A,
     if (s) return s;
     wide_scratch w;
     memset(&w, 0, sizeof w);
-    const int bbits = bits_for(D->L.n_blocks);
+    const int bbits = spx_hbp_bits(D->L.n_blocks);
     const double t0 = spx_now();
     s = sort_entries(ctx, A, &D->L, bbits, &w);
     if (!s) s = find_tiles(ctx, A, &D->L, bbits, &w);
