@@ -71,4 +71,36 @@ static inline spx_csr *hbp_hub_matrix(spx_ctx *ctx)
     return A;
 }
 
+/* m x n, k entries a row (fewer where two coincide), columns ascending: `hot` of them among
+ * 64 columns spread over n (the rest anywhere), so for hot = 6, k = 8 a few columns hold most
+ * entries (the hot-column rule's case) and for hot = 0 every column holds about as many. */
+static inline spx_csr *hbp_skewed_matrix(spx_ctx *ctx, int32_t m, int32_t n, int k, int hot)
+{
+    spx_csr *A = NULL;
+    if (k > 16 || spx_csr_alloc(ctx, m, n, (int64_t)m * k, &A)) return NULL;
+    int64_t e = 0;
+    for (int32_t i = 0; i < m; i++) {
+        int32_t c[16];
+        for (int t = 0; t < k; t++) {
+            const int64_t h = t < hot ? ((int64_t)i * 7 + t * 13) % 64 * 40503 : (int64_t)i * 2654435761LL + t * 750001;
+            c[t] = (int32_t)(h % n);
+        }
+        for (int a = 1; a < k; a++) /* sort */
+            for (int b = a; b > 0 && c[b - 1] > c[b]; b--) {
+                const int32_t tmp = c[b];
+                c[b] = c[b - 1];
+                c[b - 1] = tmp;
+            }
+        for (int t = 0; t < k; t++)
+            if (t == 0 || c[t] != c[t - 1]) {
+                A->colind[e] = c[t];
+                A->val[e] = 1.0 + (double)(e % 5) * 0.25;
+                e++;
+            }
+        A->rowptr[i + 1] = e;
+    }
+    A->nnz = e;
+    return A;
+}
+
 #endif

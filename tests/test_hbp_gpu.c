@@ -2,7 +2,8 @@
  * build, array by array (downloaded), for `hash` and `sort`, fp64 and fp32, on the docs'
  * worked example, generated matrices with small and default tiles, the DESIGN §8 edge cases
  * and a 64 x 1,000,000 matrix; plus the phases it records and a device-built plan's stats;
- * and the band layout's device build against its host build.
+ * and the band layout's device build against its host build, plain and hot (numbering, band
+ * entries, the rule on a skewed and an even matrix).
  * Skips (77) without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "matrices.h"
 #include "cuda/gateway.h"
 #include "formats/hbp/hbp_cuda.h"
+#include "hbp_check.h"
 #include "spx/spx.h"
 
 static const char *const ALGOS[2] = {"hash", "sort"};
@@ -184,30 +186,57 @@ static void test_plan_info(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* The bands of A with width W built on the device equal the host build's: the same band
- * headers (sizes, row statistics, csr algorithms) and the same entries (both read back
- * through the round trip; test_gpu runs the SpMV through plans of either build). */
-static void compare_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t W, const char *what)
+/* The device's band parts and numbering equal the host's: each band's entries, and col_of. */
+static int same_parts(spx_ctx *ctx, const spx_hbp_bands *h, const spx_hbp_bands_dev *G)
+{
+    spx_csr **parts = calloc((size_t)h->count, sizeof *parts);
+    int32_t *col_of = NULL;
+    int same = parts && spx_hbp_bands_dev_download(ctx, G, parts, &col_of) == SPX_OK;
+    same = same && (col_of != NULL) == (h->col_of != NULL);
+    for (int32_t j = 0; same && h->col_of && j < h->cols; j++) same = col_of[j] == h->col_of[j];
+    for (int32_t k = 0; same && k < h->count; k++) {
+        spx_csr *p = NULL;
+        same = spx_csr_fmt_to_csr(ctx, h->band[k], &p) == SPX_OK && p->nnz == parts[k]->nnz;
+        for (int32_t i = 0; same && i <= p->m; i++) same = p->rowptr[i] == parts[k]->rowptr[i];
+        for (int64_t e = 0; same && e < p->nnz; e++)
+            same = p->colind[e] == parts[k]->colind[e] && p->val[e] == parts[k]->val[e];
+        spx_csr_destroy(&p);
+    }
+    for (int32_t k = 0; parts && k < h->count; k++) spx_csr_destroy(&parts[k]);
+    free(parts);
+    spx_free(ctx, col_of);
+    return same;
+}
+
+/* The bands of A (algorithm algo: band, hot or auto; width W, 0: the rules') built on the
+ * device equal the host build's: the same headers (numbering, sizes, row statistics, csr
+ * algorithms), the same numbering and band entries, and both round trips give A (test_gpu runs
+ * the SpMV through plans of either build). */
+static void compare_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, const char *algo, int32_t W,
+                          const char *what)
 {
     char label[200];
-    snprintf(label, sizeof label, "%s band %s W=%d", what, prec == SPX_FP32 ? "fp32" : "fp64", W);
+    snprintf(label, sizeof label, "%s %s %s W=%d", what, algo, prec == SPX_FP32 ? "fp32" : "fp64", W);
     spx_hbp_fmt *F = NULL;
     spx_hbp_bands_dev *G = NULL;
     spx_dev_csr D;
     spx_phase_log log = {0};
     memset(&D, 0, sizeof D);
-    CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, prec, "band", 0, W, &F));
+    CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, prec, algo, 0, W, &F));
     CHECK_OK(ctx, spx_cuda_dev_csr_upload(ctx, A, prec, &D));
-    spx_status s = spx_hbp_bands_dev_build(ctx, &D, W, &log, &G);
+    const spx_hbp_hot_mode mode = spx_hbp_hot_mode_of(spx_hbp_algo_from_name(algo));
+    spx_status s = spx_hbp_bands_dev_build(ctx, &D, W, NULL, mode, &log, &G);
     CHECK_MSG(s == SPX_OK, "%s: device build: %s: %s", label, spx_status_str(s), spx_ctx_last_error(ctx));
-    if (F && G) {
+    if (F && G && F->bands) {
         const spx_hbp_bands *h = F->bands, *g = spx_hbp_bands_dev_header(G);
-        int same = h->count == g->count && h->width == g->width && h->m == g->m && h->n == g->n;
+        int same = h->count == g->count && h->width == g->width && h->m == g->m && h->n == g->n &&
+                   h->hot == g->hot && h->cols == g->cols;
         for (int32_t k = 0; same && k < h->count; k++)
             same = h->band[k]->nnz == g->band[k]->nnz && h->band[k]->n == g->band[k]->n &&
                    h->band[k]->algo == g->band[k]->algo && h->band[k]->row_max == g->band[k]->row_max &&
                    h->band[k]->row_mean == g->band[k]->row_mean && h->band[k]->row_cv == g->band[k]->row_cv;
         CHECK_MSG(same, "%s: band headers differ between host and device builds", label);
+        CHECK_MSG(same && same_parts(ctx, h, G), "%s: numbering or band entries differ between the builds", label);
         CHECK_MSG(has_phase(&log, "convert"), "%s: no convert phase", label);
         spx_csr *Bh = NULL, *Bg = NULL;
         CHECK_OK(ctx, spx_hbp_fmt_to_csr(ctx, F, &Bh));
@@ -217,7 +246,7 @@ static void compare_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, in
             for (int32_t i = 0; same && i <= A->m; i++) same = Bh->rowptr[i] == Bg->rowptr[i];
             for (int64_t e = 0; same && e < A->nnz; e++)
                 same = Bh->colind[e] == Bg->colind[e] && Bg->colind[e] == A->colind[e] && Bh->val[e] == Bg->val[e];
-            CHECK_MSG(same, "%s: band entries differ between host and device builds", label);
+            CHECK_MSG(same, "%s: round trips differ from A", label);
         }
         spx_csr_destroy(&Bh);
         spx_csr_destroy(&Bg);
@@ -249,7 +278,7 @@ static void test_bands_unsorted(spx_ctx *ctx)
         spx_hbp_bands_dev *G = NULL;
         const spx_precision prec = p ? SPX_FP32 : SPX_FP64;
         CHECK_OK(ctx, spx_cuda_dev_csr_upload(ctx, U, prec, &D));
-        CHECK_OK(ctx, spx_hbp_bands_dev_build(ctx, &D, 96, NULL, &G));
+        CHECK_OK(ctx, spx_hbp_bands_dev_build(ctx, &D, 96, NULL, SPX_HBP_HOT_NEVER, NULL, &G));
         if (G) CHECK_OK(ctx, spx_hbp_bands_dev_to_csr(ctx, G, &B));
         int same = B && B->nnz == A->nnz;
         for (int32_t i = 0; same && i <= A->m; i++) same = B->rowptr[i] == A->rowptr[i];
@@ -264,25 +293,37 @@ static void test_bands_unsorted(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* Bands on generated matrices and the edge cases: widths of 32, 100 (not aligned), the rule's
- * (at least two bands), fp64 and fp32. */
+/* Bands and hot bands on generated matrices and the edge cases: widths of 32, 100 (not
+ * aligned), the rules' (band: at least two bands), fp64 and fp32; the hot rule (`auto`) on a
+ * skewed matrix with x over one segment (renumbered) and an even one (not). */
 static void test_bands(spx_ctx *ctx)
 {
     static const char *specs[] = {"gen:rmat:scale=12,ef=8", "gen:uniform:m=3000,n=200000,k=9", "gen:wide:m=8,n=50000"};
+    static const char *algos[] = {"band", "hot"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         spx_csr *A = NULL;
         CHECK_OK(ctx, spx_gen(ctx, specs[i], &A));
-        const int32_t widths[] = {32, 100, A ? spx_hbp_band_width(A->n, 8, NULL) : 32};
+        const int32_t widths[] = {32, 100, 0};
         for (size_t w = 0; A && w < 3; w++)
-            for (int p = 0; p < 2; p++) compare_bands(ctx, A, p ? SPX_FP32 : SPX_FP64, widths[w], specs[i]);
+            for (int a = 0; a < 2; a++)
+                for (int p = 0; p < 2; p++) compare_bands(ctx, A, p ? SPX_FP32 : SPX_FP64, algos[a], widths[w], specs[i]);
         spx_csr_destroy(&A);
     }
     for (int c = 0; c < TM_N_EDGE; c++) {
         spx_csr *A = tm_make(ctx, tm_edge_cases[c].m, tm_edge_cases[c].n, tm_edge_cases[c].len, 11 + (uint64_t)c);
-        if (A) compare_bands(ctx, A, SPX_FP64, 32, tm_edge_cases[c].name);
-        if (A) compare_bands(ctx, A, SPX_FP32, spx_hbp_band_width(A->n, 4, NULL), tm_edge_cases[c].name);
+        for (int a = 0; A && a < 2; a++) {
+            compare_bands(ctx, A, SPX_FP64, algos[a], 32, tm_edge_cases[c].name);
+            compare_bands(ctx, A, SPX_FP32, algos[a], 0, tm_edge_cases[c].name);
+        }
         spx_csr_destroy(&A);
     }
+    spx_csr *S = hbp_skewed_matrix(ctx, 3000, 2500000, 8, 6), *U = hbp_skewed_matrix(ctx, 3000, 2500000, 8, 0);
+    for (int p = 0; p < 2; p++) {
+        if (S) compare_bands(ctx, S, p ? SPX_FP32 : SPX_FP64, "auto", 0, "skewed 3000 x 2.5M");
+        if (U) compare_bands(ctx, U, p ? SPX_FP32 : SPX_FP64, "auto", 0, "even 3000 x 2.5M");
+    }
+    spx_csr_destroy(&S);
+    spx_csr_destroy(&U);
 }
 
 int main(void)

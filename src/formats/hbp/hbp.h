@@ -30,6 +30,9 @@ typedef enum spx_hbp_algo {
     SPX_HBP_WIDE,        /* beyond the paper: row panels over column blocks sized to L2, one
                             CTA per panel summing its blocks in shared memory, y written once
                             (hbp_wide.h); what `auto` takes where x needs many bands */
+    SPX_HBP_HOT,         /* beyond the paper: the bands over columns renumbered by descending
+                            entry count (hbp_bands.h, "hot columns"); what `auto`'s bands
+                            become where a few columns hold most entries */
     SPX_HBP_ALGO_COUNT
 } spx_hbp_algo;
 
@@ -128,8 +131,12 @@ spx_hbp_algo spx_hbp_algo_resolve(int a, int32_t n, int value_bytes, const spx_f
 void spx_hbp_fmt_header(spx_hbp_fmt *F, int32_t m, int32_t n, int64_t nnz, spx_precision prec, spx_hbp_algo algo,
                         int32_t H, int32_t W);
 
+/* How the band build of the name's algorithm a numbers columns: HOT always hot first, AUTO by
+ * the rule, BAND never. Shared by both builds. */
+spx_hbp_hot_mode spx_hbp_hot_mode_of(int a);
+
 /* Sets F's header for the bands B (whose arrays F does not take): sizes, precision, algo
- * BAND, W the band width, n_colblocks the band count, no tiles. Shared by both builds. */
+ * BAND or HOT, W the band width, n_colblocks the band count, no tiles. Shared by both builds. */
 void spx_hbp_fmt_band_header(spx_hbp_fmt *F, const spx_hbp_bands *B);
 
 /* Sets F's header for the wide tiles L (whose arrays F does not take). Shared by both builds. */
@@ -141,7 +148,7 @@ spx_status spx_hbp_check_shape(spx_ctx *ctx, int64_t H, int64_t W);
 
 /* Builds the layout from A with tile shape H x W (0, 0: the shape rule's, for a device with
  * the default shared-memory budget), values in prec, rows reordered per algo; for the band
- * algorithm W is the band width (0: the band rule's) and H is ignored; the wide tiles always
+ * and hot algorithms W is the band width (0: the rules') and H is ignored; the wide tiles always
  * take their own shape rule (H and W ignored). */
 spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
                              const char *algo, int32_t H, int32_t W, spx_hbp_fmt **out);

@@ -4,7 +4,10 @@
  * local to the band), run by the csr kernels one band after the other: band 0 writes
  * y = a*A_0*x_0 + b*y, every later band adds a*A_k*x_k into y, so x is gathered from one
  * L2-sized segment at a time and y partials stream through memory. Built on the host here, on
- * the device in hbp_bands_cuda.cu; both cut the same bands and resolve the same csr kernels. */
+ * the device in hbp_bands_cuda.cu; both cut the same bands and resolve the same csr kernels.
+ * Hot columns (beyond the paper, docs/formats/hbp.md "Hot columns"): the columns may first be
+ * renumbered by descending entry count, empty ones dropped, so the x values most gathered sit
+ * together in a few cache lines and one band; each SpMV then gathers x into that order. */
 #ifndef SPX_FORMATS_HBP_BANDS_H
 #define SPX_FORMATS_HBP_BANDS_H
 
@@ -16,16 +19,31 @@
 extern "C" {
 #endif
 
+/* How the build numbers the columns the bands cut. */
+typedef enum spx_hbp_hot_mode {
+    SPX_HBP_HOT_NEVER,  /* the source's numbers (algorithm band) */
+    SPX_HBP_HOT_ALWAYS, /* hot first: by descending entry count, ties by column, empty columns
+                           dropped (algorithm hot) */
+    SPX_HBP_HOT_RULE    /* hot first where spx_hbp_hot_considered and spx_hbp_hot_wanted say
+                           so (algorithm auto) */
+} spx_hbp_hot_mode;
+
 /* Invariants: count >= 1; width >= 1, a multiple of SPX_HBP_BAND_ALIGN (hbp_tuning.h) unless
- * chosen by a test; band k holds the entries with columns in [k*width, min(n, (k+1)*width)),
- * columns stored minus k*width, in the row order and column order of the source; every band
- * is an m-row csr layout (csr.h's invariants) in the bands' precision, its algorithm the one
- * csr's `auto` picks for its own row statistics (spx_hbp_band_row_stats). */
+ * chosen by a test; cols = n, or (hot) the source's non-empty columns, renumbered 0..cols-1
+ * with col_of[j] the source column of column j (entry counts non-increasing in j, ties by
+ * source column); band k holds the entries with (renumbered) columns in [k*width,
+ * min(cols, (k+1)*width)), columns stored minus k*width, in the row order of the source and
+ * each row's columns ascending (the source's column order where not hot); every band is an
+ * m-row csr layout (csr.h's invariants) in the bands' precision, its algorithm the one csr's
+ * `auto` picks for its own row statistics (spx_hbp_band_row_stats). */
 typedef struct spx_hbp_bands {
     int32_t m, n;
     int64_t nnz;
     spx_precision precision;
     int32_t count, width;
+    int32_t hot;        /* 1: columns renumbered hot first */
+    int32_t cols;       /* the columns the bands cut */
+    int32_t *col_of;    /* [cols] where hot (host layouts; NULL in a device layout's header) */
     spx_csr_fmt **band; /* [count] */
 } spx_hbp_bands;
 
@@ -45,22 +63,39 @@ int32_t spx_hbp_band_cols(int32_t n, int32_t width, int32_t k);
  * pick the same kernel. */
 void spx_hbp_band_row_stats(spx_csr_fmt *band, int64_t row_max, int64_t sum_sq);
 
-/* Builds the bands of A (values in prec) with that width (> 0). */
-spx_status spx_hbp_bands_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t width,
-                               spx_hbp_bands **out);
+/* Whether the rule looks at the column counts at all: x beyond one L2 segment
+ * (SPX_HBP_BAND_SEGMENT_BYTES) and entries spread over the columns (as spx_hbp_band_width). */
+int spx_hbp_hot_considered(int64_t n, int value_bytes, const spx_features *feat);
+/* The columns whose entries the rule sums: the top 1/SPX_HBP_HOT_TOP_DEN of the used (non-empty)
+ * ones, at least 1. */
+int64_t spx_hbp_hot_top_cols(int64_t used);
+/* Whether the rule renumbers: the top columns hold at least SPX_HBP_HOT_MIN_SHARE of nnz. */
+int spx_hbp_hot_wanted(int64_t nnz, int64_t top_nnz);
+/* The band width over cols hot-first columns: one L2 segment of x, or half the columns where
+ * that is more (two bands at most: the cold columns' gathers reuse little anyway). */
+int32_t spx_hbp_hot_width(int32_t cols, int value_bytes);
+
+/* Builds the bands of A (values in prec): columns numbered per mode (feat for the rule, may be
+ * NULL), width W (0: spx_hbp_band_width's, or spx_hbp_hot_width's where hot). */
+spx_status spx_hbp_bands_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t W,
+                               const spx_features *feat, spx_hbp_hot_mode mode, spx_hbp_bands **out);
 void spx_hbp_bands_destroy(spx_ctx *ctx, spx_hbp_bands *B);
 /* The bands back to one library CSR (fp32 values widened). */
 spx_status spx_hbp_bands_to_csr(spx_ctx *ctx, const spx_hbp_bands *B, spx_csr **out);
 /* Concatenates count library CSRs of m rows, part k holding columns [k*width, ...) with local
- * indices, into one m x n CSR; shared by the host and device round trips. */
+ * indices, into one m x n CSR, n the source's columns: where col_of is not NULL the parts'
+ * columns are hot-first numbers (cols of them) mapped back through it, each row sorted again;
+ * shared by the host and device round trips. */
 spx_status spx_hbp_bands_merge(spx_ctx *ctx, spx_csr *const *parts, int32_t count, int32_t width, int32_t m,
-                               int32_t n, spx_csr **out);
+                               int32_t cols, const int32_t *col_of, int32_t n, spx_csr **out);
 /* y = a*A*x + b*y on the host, band after band (csr's OpenMP loop on each; later bands with
- * no entries are skipped). In fp32 y is rounded to fp32 between bands. */
+ * no entries are skipped), x first gathered into hot-first order where hot (a buffer per
+ * call: a plan may run on several threads at once). In fp32 y is rounded to fp32 between
+ * bands. */
 spx_status spx_hbp_bands_spmv_cpu(spx_ctx *ctx, const spx_hbp_bands *B, spx_precision prec, double a,
                                   const void *x, double b, void *y);
 /* Minimum bytes of one SpMV with b = 0: each band's csr traffic, plus y read again by every
- * later band that has entries. Needs only the bands' headers. */
+ * later band that has entries, plus the gather of x where hot. Needs only the headers. */
 double spx_hbp_bands_bytes(const spx_hbp_bands *B);
 /* The stats slot's figures: band count and width, entries per band, the bands' csr kernels. */
 void spx_hbp_bands_stats(const spx_hbp_bands *B, spx_stat_list *out);

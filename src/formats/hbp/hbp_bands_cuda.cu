@@ -1,10 +1,13 @@
 /* src/formats/hbp/hbp_bands_cuda.cu: hbp's band layout on the GPU (hbp_bands.h): uploaded from
- * the host bands or cut on the device from the uploaded CSR (count, scan, row statistics,
- * scatter), each band handed to the csr format's GPU half, which runs its kernel on it; SpMV
- * is one csr SpMV per band on its x segment, the later ones adding into y. */
+ * the host bands or cut on the device from the uploaded CSR (where hot: column counts, a
+ * radix sort into hot-first order, the columns renumbered and the rows sorted; then count,
+ * scan, row statistics, scatter), each band handed to the csr format's GPU half, which runs
+ * its kernel on it; SpMV is (where hot, a gather of x into hot-first order, then) one csr SpMV
+ * per band on its x segment, the later ones adding into y. */
 #include <stdio.h>
 #include <string.h>
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
@@ -16,10 +19,12 @@
 #include "formats/hbp/hbp_search.cuh"
 
 /* The device state: a host header (bands' shapes, sizes, row statistics and algorithms, no
- * arrays) and one csr GPU state per band. */
+ * arrays) and one csr GPU state per band; where hot, the device's col_of and the hot x. */
 struct spx_hbp_bands_dev {
     spx_hbp_bands head;
-    void **dev; /* [head.count] csr GPU states */
+    void **dev;      /* [head.count] csr GPU states */
+    int32_t *col_of; /* [head.cols] where head.hot */
+    void *x_hot;     /* [head.cols] values, x gathered per SpMV, where head.hot */
     char kernel[64];
 };
 
@@ -137,6 +142,61 @@ __global__ void scatter_bands(int32_t m, int32_t nnz, const int32_t *__restrict_
     }
 }
 
+/* cnt[c] += the entries of column c (cnt zeroed). */
+__global__ void count_cols(int32_t nnz, const int32_t *__restrict__ colind, int32_t *__restrict__ cnt)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < nnz; e += (int64_t)gridDim.x * blockDim.x)
+        atomicAdd(&cnt[colind[e]], 1);
+}
+
+/* idx[j] = j. */
+__global__ void iota(int32_t n, int32_t *__restrict__ idx)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
+        idx[j] = (int32_t)j;
+}
+
+/* From the n counts sorted descending: *used = the non-empty columns (*used zeroed). */
+__global__ void used_cols(int32_t n, const int32_t *__restrict__ sorted, int32_t *used)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
+        if (sorted[j] > 0 && (j + 1 == n || sorted[j + 1] == 0)) *used = (int32_t)(j + 1);
+}
+
+/* *sum += the first top counts (*sum zeroed). */
+__global__ void top_sum(int64_t top, const int32_t *__restrict__ sorted, unsigned long long *sum)
+{
+    unsigned long long part = 0;
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < top; j += (int64_t)gridDim.x * blockDim.x)
+        part += (unsigned long long)sorted[j];
+    part = spx_group_sum<32>(part);
+    if ((threadIdx.x & 31) == 0 && part) atomicAdd(sum, part);
+}
+
+/* new_of[col_of[j]] = j for j < cols. */
+__global__ void invert_order(int32_t cols, const int32_t *__restrict__ col_of, int32_t *__restrict__ new_of)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < cols; j += (int64_t)gridDim.x * blockDim.x)
+        new_of[col_of[j]] = (int32_t)j;
+}
+
+/* out[e] = new_of[colind[e]]. */
+__global__ void renumber_cols(int32_t nnz, const int32_t *__restrict__ colind, const int32_t *__restrict__ new_of,
+                              int32_t *__restrict__ out)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < nnz; e += (int64_t)gridDim.x * blockDim.x)
+        out[e] = new_of[colind[e]];
+}
+
+/* xh[j] = x[col_of[j]] for j < cols. */
+template <typename VT>
+__global__ void gather_hot(int32_t cols, const int32_t *__restrict__ col_of, const VT *__restrict__ x,
+                           VT *__restrict__ xh)
+{
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < cols; j += (int64_t)gridDim.x * blockDim.x)
+        xh[j] = __ldg(x + __ldg(col_of + j));
+}
+
 /* The build's device arrays: per band row pointers, columns and values (owned until handed to
  * the csr states), their device pointer tables, the row statistics and CUB's scratch. */
 struct band_arrays {
@@ -235,7 +295,7 @@ spx_status size_bands(spx_ctx *ctx, band_arrays *a, spx_hbp_bands *head)
         spx_csr_fmt *F = head->band[k];
         memset(F, 0, sizeof *F);
         F->m = head->m;
-        F->n = spx_hbp_band_cols(head->n, head->width, k);
+        F->n = spx_hbp_band_cols(head->cols, head->width, k);
         F->nnz = nnz;
         F->precision = head->precision;
         spx_hbp_band_row_stats(F, (int64_t)stats[2 * k], (int64_t)stats[2 * k + 1]);
@@ -295,9 +355,9 @@ spx_status sort_rows(spx_ctx *ctx, const spx_dev_csr *A, spx_dev_csr *S)
     return s;
 }
 
-/* An empty device state for the bands of an m x n matrix: the header, storage for the bands'
- * headers (band[0] owns it), no csr states yet. */
-spx_status dev_new(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_precision prec, int32_t width,
+/* An empty device state for the bands of an m x n matrix cutting cols columns: the header,
+ * storage for the bands' headers (band[0] owns it), no csr states yet. */
+spx_status dev_new(spx_ctx *ctx, int32_t m, int32_t n, int32_t cols, int64_t nnz, spx_precision prec, int32_t width,
                    spx_hbp_bands_dev **out)
 {
     spx_hbp_bands_dev *D = (spx_hbp_bands_dev *)spx_calloc_array(ctx, 1, sizeof *D);
@@ -307,7 +367,8 @@ spx_status dev_new(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_precisio
     D->head.nnz = nnz;
     D->head.precision = prec;
     D->head.width = width;
-    D->head.count = spx_hbp_band_count(n, width);
+    D->head.cols = cols;
+    D->head.count = spx_hbp_band_count(cols, width);
     const size_t k = (size_t)D->head.count;
     D->head.band = (spx_csr_fmt **)spx_calloc_array(ctx, k, sizeof *D->head.band);
     spx_csr_fmt *store = (spx_csr_fmt *)spx_calloc_array(ctx, k, sizeof *store);
@@ -320,6 +381,99 @@ spx_status dev_new(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_precisio
     for (size_t i = 0; i < k; i++) D->head.band[i] = &store[i];
     *out = D;
     return SPX_OK;
+}
+
+/* A's columns hot first on the device (as the host build's hot_order): *col_of [*cols] the
+ * non-empty columns by descending entry count, ties by column (a stable radix sort of the
+ * counts); *top_nnz the entries of the first spx_hbp_hot_top_cols(*cols) of them. */
+spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32_t *cols, int64_t *top_nnz)
+{
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    const int32_t n = A->n;
+    const size_t nb = (size_t)(n ? n : 1) * sizeof(int32_t);
+    const unsigned grid_n = spx_cuda_grid_stride_blocks(ctx, n, BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+    int32_t *cnt = NULL, *sorted = NULL, *idx = NULL, *order = NULL, used = 0;
+    unsigned long long *sum = NULL, top = 0;
+    void *temp = NULL;
+    size_t bytes = 0;
+    *col_of = NULL;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&cnt, nb);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&sorted, nb);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&idx, nb);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&order, nb);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&sum, sizeof *sum);
+    if (s) goto done;
+    SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(cnt, 0, nb, st));
+    SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(sum, 0, sizeof *sum, st));
+    if (n > 0) {
+        if (A->nnz > 0)
+            count_cols<<<spx_cuda_grid_stride_blocks(ctx, A->nnz, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0,
+                         st>>>((int32_t)A->nnz, A->colind, cnt);
+        iota<<<grid_n, BUILD_BLOCK, 0, st>>>(n, idx);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "count_cols, iota");
+        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortPairsDescending(NULL, bytes, cnt, sorted, idx, order, n, 0, 32, st));
+        if ((s = spx_cuda_malloc(ctx, &temp, bytes < 16 ? 16 : bytes))) goto done;
+        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortPairsDescending(temp, bytes, cnt, sorted, idx, order, n, 0, 32, st));
+        SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(idx, 0, sizeof *idx, st)); /* idx is free again: idx[0] = used */
+        used_cols<<<grid_n, BUILD_BLOCK, 0, st>>>(n, sorted, idx);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "used_cols");
+        if ((s = spx_cuda_d2h(ctx, &used, idx, sizeof used))) goto done;
+        const int64_t t = spx_hbp_hot_top_cols(used) < used ? spx_hbp_hot_top_cols(used) : used;
+        if (t > 0) {
+            top_sum<<<spx_cuda_grid_stride_blocks(ctx, t, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0, st>>>(
+                t, sorted, sum);
+            SPX_CUDA_LAUNCHED_GOTO(ctx, s, "top_sum");
+        }
+        if ((s = spx_cuda_d2h(ctx, &top, sum, sizeof top))) goto done;
+    }
+    if ((s = spx_cuda_malloc(ctx, (void **)col_of, (size_t)(used ? used : 1) * sizeof(int32_t)))) goto done;
+    if (used) SPX_CUDA_GOTO(ctx, s, cudaMemcpyAsync(*col_of, order, (size_t)used * sizeof(int32_t),
+                                                   cudaMemcpyDeviceToDevice, st));
+    s = spx_cuda_sync(ctx); /* before the scratch is freed */
+done:
+    if (s) (void)cudaStreamSynchronize(st); /* nothing still reads what is freed next */
+    spx_cuda_free(ctx, cnt);
+    spx_cuda_free(ctx, sorted);
+    spx_cuda_free(ctx, idx);
+    spx_cuda_free(ctx, order);
+    spx_cuda_free(ctx, sum);
+    spx_cuda_free(ctx, temp);
+    if (s) {
+        spx_cuda_free(ctx, *col_of);
+        *col_of = NULL;
+        return s;
+    }
+    *cols = used;
+    *top_nnz = (int64_t)top;
+    return SPX_OK;
+}
+
+/* *R = A with its columns renumbered hot first (column col_of[j] becomes j, cols columns) and
+ * every row sorted, in new arrays the caller frees (R's row pointers are A's). */
+template <typename VT>
+spx_status renumber(spx_ctx *ctx, const spx_dev_csr *A, const int32_t *col_of, int32_t cols, spx_dev_csr *R)
+{
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    int32_t *new_of = NULL;
+    spx_dev_csr T = *A; /* renumbered, rows unsorted: T.colind is new */
+    T.colind = NULL;
+    T.n = cols;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&new_of, (size_t)(A->n ? A->n : 1) * sizeof(int32_t));
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&T.colind, (size_t)(A->nnz ? A->nnz : 1) * sizeof(int32_t));
+    if (s) goto done;
+    if (cols > 0)
+        invert_order<<<spx_cuda_grid_stride_blocks(ctx, cols, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0, st>>>(
+            cols, col_of, new_of);
+    if (A->nnz > 0)
+        renumber_cols<<<spx_cuda_grid_stride_blocks(ctx, A->nnz, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0,
+                        st>>>((int32_t)A->nnz, A->colind, new_of, T.colind);
+    SPX_CUDA_LAUNCHED_GOTO(ctx, s, "invert_order, renumber_cols");
+    s = sort_rows<VT>(ctx, &T, R); /* syncs */
+done:
+    if (s) (void)cudaStreamSynchronize(st);
+    spx_cuda_free(ctx, new_of);
+    spx_cuda_free(ctx, T.colind);
+    return s;
 }
 
 /* The kernel name: the band count and band 0's csr kernel. */
@@ -368,22 +522,63 @@ extern "C" void spx_hbp_bands_dev_free(spx_ctx *ctx, spx_hbp_bands_dev *D)
     for (int32_t k = 0; D->dev && k < D->head.count; k++)
         if (D->dev[k]) spx_csr_cuda()->free(ctx, D->dev[k]);
     spx_free(ctx, D->dev);
+    spx_cuda_free(ctx, D->col_of);
+    spx_cuda_free(ctx, D->x_hot);
     if (D->head.band) spx_free(ctx, D->head.band[0]);
     spx_free(ctx, D->head.band);
     spx_free(ctx, D);
 }
 
+namespace {
+
+/* Takes the device col_of (cols entries) into hot bands D and allocates their hot x. */
+spx_status adopt_hot(spx_ctx *ctx, spx_hbp_bands_dev *D, int32_t *col_of)
+{
+    D->col_of = col_of;
+    D->head.hot = 1;
+    const size_t vb = spx_precision_bytes(D->head.precision);
+    return spx_cuda_malloc(ctx, &D->x_hot, (size_t)(D->head.cols ? D->head.cols : 1) * vb);
+}
+
+/* Cuts the bands of A (rows sorted) with that width on the device into D (convert phase in
+ * the caller's timing). */
+spx_status cut_bands(spx_ctx *ctx, const spx_dev_csr *A, int32_t width, spx_hbp_bands_dev *D, band_arrays *a)
+{
+    spx_status s = arrays_init(ctx, a, D->head.count, A->m);
+    if (!s) s = upload_table(ctx, a->rp, a->count, &a->d_rp);
+    if (!s && A->nnz > 0) {
+        count_bands<<<entry_grid(ctx, A->nnz), BUILD_BLOCK, 0, spx_cuda_stream(ctx)>>>(A->m, (int32_t)A->nnz, A->rowptr,
+                                                                                     A->colind, width, a->d_rp);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "count_bands", __FILE__, __LINE__);
+    }
+    if (!s) s = scan_bands(ctx, a, A->m);
+    if (!s) s = size_bands(ctx, a, &D->head);
+    if (!s && A->nnz > 0) s = scatter(ctx, A, a, width);
+    return s;
+}
+
+} /* namespace */
+
 extern "C" spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B, spx_phase_log *log,
                                            spx_hbp_bands_dev **out)
 {
     spx_hbp_bands_dev *D = NULL;
-    spx_status s = dev_new(ctx, B->m, B->n, B->nnz, B->precision, B->width, &D);
+    int32_t *col_of = NULL;
+    spx_status s = dev_new(ctx, B->m, B->n, B->cols, B->nnz, B->precision, B->width, &D);
     for (int32_t k = 0; k < B->count && !s; k++) {
         *D->head.band[k] = *B->band[k];
         D->head.band[k]->rowptr = D->head.band[k]->colind = NULL;
         D->head.band[k]->val64 = NULL;
         D->head.band[k]->val32 = NULL;
         s = spx_csr_cuda()->upload(ctx, B->band[k], log, &D->dev[k]);
+    }
+    if (!s && B->hot) {
+        const size_t bytes = (size_t)(B->cols ? B->cols : 1) * sizeof(int32_t);
+        s = spx_cuda_malloc(ctx, (void **)&col_of, bytes);
+        if (!s) s = spx_cuda_h2d(ctx, col_of, B->col_of, (size_t)B->cols * sizeof(int32_t));
+        if (!s) s = adopt_hot(ctx, D, col_of);
+        else spx_cuda_free(ctx, col_of);
     }
     if (s) {
         spx_hbp_bands_dev_free(ctx, D);
@@ -394,39 +589,49 @@ extern "C" spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B,
     return SPX_OK;
 }
 
-extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t width, spx_phase_log *log,
-                                              spx_hbp_bands_dev **out)
+extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t W, const spx_features *feat,
+                                              spx_hbp_hot_mode mode, spx_phase_log *log, spx_hbp_bands_dev **out)
 {
     if (!ctx || !A || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "hbp bands build: NULL argument") : SPX_ERR_ARG;
-    if (width < 1) return spx_fail(ctx, SPX_ERR_ARG, "hbp: band width %d must be positive", width);
+    if (W < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: band width %d must be positive", W);
+    const int vb = (int)spx_precision_bytes(A->precision);
+    const double t0 = spx_now();
     spx_hbp_bands_dev *D = NULL;
-    spx_status s = dev_new(ctx, A->m, A->n, A->nnz, A->precision, width, &D);
-    if (s) return s;
     band_arrays a;
     memset(&a, 0, sizeof a);
-    spx_dev_csr sorted; /* A with sorted rows, when A's are not (colind NULL: A is used) */
+    spx_dev_csr sorted; /* A renumbered or with sorted rows, when needed (colind NULL: A is used) */
     memset(&sorted, 0, sizeof sorted);
-    const double t0 = spx_now();
-    int unsorted = 0;
-    s = spx_cuda_dev_csr_unsorted(ctx, A, &unsorted);
+    int32_t *col_of = NULL, cols = A->n;
+    int64_t top = 0;
+    int hot = 0, unsorted = 0;
+    spx_status s = SPX_OK;
+    if (mode == SPX_HBP_HOT_ALWAYS || (mode == SPX_HBP_HOT_RULE && spx_hbp_hot_considered(A->n, vb, feat))) {
+        s = hot_order(ctx, A, &col_of, &cols, &top);
+        hot = !s && (mode == SPX_HBP_HOT_ALWAYS || spx_hbp_hot_wanted(A->nnz, top));
+        if (!hot) {
+            spx_cuda_free(ctx, col_of);
+            col_of = NULL;
+            cols = A->n;
+        }
+    }
+    if (!s && hot)
+        s = A->precision == SPX_FP32 ? renumber<float>(ctx, A, col_of, cols, &sorted)
+                                     : renumber<double>(ctx, A, col_of, cols, &sorted);
+    if (!s && !hot) s = spx_cuda_dev_csr_unsorted(ctx, A, &unsorted);
     if (!s && unsorted)
         s = A->precision == SPX_FP32 ? sort_rows<float>(ctx, A, &sorted) : sort_rows<double>(ctx, A, &sorted);
-    if (!s && unsorted) A = &sorted;
-    if (!s) s = arrays_init(ctx, &a, D->head.count, A->m);
-    if (!s) s = upload_table(ctx, a.rp, a.count, &a.d_rp);
-    if (!s && A->nnz > 0) {
-        count_bands<<<entry_grid(ctx, A->nnz), BUILD_BLOCK, 0, spx_cuda_stream(ctx)>>>(A->m, (int32_t)A->nnz, A->rowptr,
-                                                                                     A->colind, width, a.d_rp);
-        const cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "count_bands", __FILE__, __LINE__);
+    const int32_t width = W ? W : hot ? spx_hbp_hot_width(cols, vb) : spx_hbp_band_width(A->n, vb, feat);
+    if (!s) s = dev_new(ctx, A->m, A->n, cols, A->nnz, A->precision, width, &D);
+    if (!s && hot) {
+        s = adopt_hot(ctx, D, col_of);
+        col_of = NULL;
     }
-    if (!s) s = scan_bands(ctx, &a, A->m);
-    if (!s) s = size_bands(ctx, &a, &D->head);
-    if (!s && A->nnz > 0) s = scatter(ctx, A, &a, width);
+    if (!s) s = cut_bands(ctx, sorted.colind ? &sorted : A, width, D, &a);
     spx_phase_add(log, "convert", spx_now() - t0);
+    spx_cuda_free(ctx, col_of);
     spx_cuda_free(ctx, sorted.colind);
     spx_cuda_free(ctx, sorted.val);
-    for (int32_t k = 0; k < D->head.count && !s; k++) s = adopt_band(ctx, D, &a, k, log);
+    for (int32_t k = 0; D && k < D->head.count && !s; k++) s = adopt_band(ctx, D, &a, k, log);
     arrays_free(ctx, &a);
     if (s) {
         spx_hbp_bands_dev_free(ctx, D);
@@ -440,13 +645,39 @@ extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A
 extern "C" spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D, const spx_spmv_args *args)
 {
     const size_t vb = spx_precision_bytes(D->head.precision);
+    const void *x = args->x;
+    if (D->head.hot && x && D->head.cols > 0) {
+        const unsigned grid = spx_cuda_grid_stride_blocks(ctx, D->head.cols, BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+        if (D->head.precision == SPX_FP32)
+            gather_hot<float><<<grid, BUILD_BLOCK, 0, spx_cuda_stream(ctx)>>>(D->head.cols, D->col_of, (const float *)x,
+                                                                            (float *)D->x_hot);
+        else
+            gather_hot<double><<<grid, BUILD_BLOCK, 0, spx_cuda_stream(ctx)>>>(D->head.cols, D->col_of,
+                                                                             (const double *)x, (double *)D->x_hot);
+        SPX_CUDA_LAUNCHED(ctx, "gather_hot");
+        x = D->x_hot;
+    }
     spx_status s = SPX_OK;
     for (int32_t k = 0; k < D->head.count && !s; k++) {
         if (k > 0 && D->head.band[k]->nnz == 0) continue; /* adds nothing to y */
         spx_spmv_args ak = *args;
-        ak.x = args->x ? (const char *)args->x + (size_t)k * (size_t)D->head.width * vb : NULL;
+        ak.x = x ? (const char *)x + (size_t)k * (size_t)D->head.width * vb : NULL;
         ak.beta = k == 0 ? args->beta : 1.0;
         s = spx_csr_cuda()->spmv(ctx, D->dev[k], &ak);
+    }
+    return s;
+}
+
+extern "C" spx_status spx_hbp_bands_dev_download(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **parts,
+                                                 int32_t **col_of)
+{
+    *col_of = NULL;
+    spx_status s = SPX_OK;
+    for (int32_t k = 0; k < D->head.count && !s; k++) s = spx_csr_cuda()->to_csr(ctx, D->dev[k], &parts[k]);
+    if (!s && D->head.hot) {
+        *col_of = (int32_t *)spx_malloc_array(ctx, (size_t)(D->head.cols ? D->head.cols : 1), sizeof **col_of);
+        s = *col_of ? spx_cuda_d2h(ctx, *col_of, D->col_of, (size_t)D->head.cols * sizeof **col_of)
+                    : spx_fail_nomem(ctx, "hbp hot column order");
     }
     return s;
 }
@@ -456,11 +687,13 @@ extern "C" spx_status spx_hbp_bands_dev_to_csr(spx_ctx *ctx, const spx_hbp_bands
     const int32_t K = D->head.count;
     spx_csr **parts = (spx_csr **)spx_calloc_array(ctx, (size_t)K, sizeof *parts);
     if (!parts) return spx_fail_nomem(ctx, "hbp band parts");
-    spx_status s = SPX_OK;
-    for (int32_t k = 0; k < K && !s; k++) s = spx_csr_cuda()->to_csr(ctx, D->dev[k], &parts[k]);
-    if (!s) s = spx_hbp_bands_merge(ctx, parts, K, D->head.width, D->head.m, D->head.n, out);
+    int32_t *col_of = NULL;
+    spx_status s = spx_hbp_bands_dev_download(ctx, D, parts, &col_of);
+    if (!s)
+        s = spx_hbp_bands_merge(ctx, parts, K, D->head.width, D->head.m, D->head.cols, col_of, D->head.n, out);
     for (int32_t k = 0; k < K; k++) spx_csr_destroy(&parts[k]);
     spx_free(ctx, parts);
+    spx_free(ctx, col_of);
     return s;
 }
 

@@ -12,7 +12,7 @@
 #include "formats/hbp/hbp_hash.h"
 #include "formats/hbp/hbp_tuning.h"
 
-const char *const spx_hbp_algo_names[] = {"auto", "hash", "hash_atomic", "sort", "band", "wide", NULL};
+const char *const spx_hbp_algo_names[] = {"auto", "hash", "hash_atomic", "sort", "band", "wide", "hot", NULL};
 
 int spx_hbp_algo_from_name(const char *name)
 {
@@ -287,7 +287,7 @@ void spx_hbp_fmt_band_header(spx_hbp_fmt *F, const spx_hbp_bands *B)
     F->n = B->n;
     F->nnz = B->nnz;
     F->precision = B->precision;
-    F->algo = SPX_HBP_BAND;
+    F->algo = B->hot ? SPX_HBP_HOT : SPX_HBP_BAND;
     F->W = B->width;
     F->n_colblocks = B->count;
 }
@@ -312,14 +312,19 @@ spx_hbp_algo spx_hbp_algo_resolve(int a, int32_t n, int value_bytes, const spx_f
     return bands >= SPX_HBP_WIDE_MIN_BANDS ? SPX_HBP_WIDE : SPX_HBP_BAND;
 }
 
-/* The band layout of A (width W, 0: the rule's for feat) under an hbp header. */
-static spx_status build_bands(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
-                              int32_t W, spx_hbp_fmt **out)
+spx_hbp_hot_mode spx_hbp_hot_mode_of(int a)
 {
-    if (W == 0) W = spx_hbp_band_width(A->n, (int)spx_precision_bytes(prec), feat);
+    return a == SPX_HBP_HOT ? SPX_HBP_HOT_ALWAYS : a == SPX_HBP_AUTO ? SPX_HBP_HOT_RULE : SPX_HBP_HOT_NEVER;
+}
+
+/* The band layout of A (width W, 0: the rule's for feat; columns numbered per mode) under an
+ * hbp header. */
+static spx_status build_bands(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, spx_precision prec,
+                              int32_t W, spx_hbp_hot_mode mode, spx_hbp_fmt **out)
+{
     spx_hbp_fmt *F = spx_calloc_array(ctx, 1, sizeof *F);
     if (!F) return spx_fail_nomem(ctx, "hbp layout");
-    spx_status s = spx_hbp_bands_build(ctx, A, prec, W, &F->bands);
+    spx_status s = spx_hbp_bands_build(ctx, A, prec, W, feat, mode, &F->bands);
     if (s) {
         spx_free(ctx, F);
         return s;
@@ -350,8 +355,9 @@ spx_status spx_hbp_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_features 
     int a = spx_hbp_algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", algo);
     if (!A || !out) return spx_fail(ctx, SPX_ERR_ARG, "hbp build: NULL argument");
+    const spx_hbp_hot_mode hot = spx_hbp_hot_mode_of(a);
     a = spx_hbp_algo_resolve(a, A->n, (int)spx_precision_bytes(prec), feat);
-    if (a == SPX_HBP_BAND) return build_bands(ctx, A, feat, prec, W, out);
+    if (a == SPX_HBP_BAND || a == SPX_HBP_HOT) return build_bands(ctx, A, feat, prec, W, hot, out);
     if (a == SPX_HBP_WIDE) return build_wide(ctx, A, prec, out);
     if (H == 0 && W == 0)
         spx_hbp_tile_shape(feat, (int)spx_precision_bytes(prec), SPX_HBP_SMEM_BUDGET, &H, &W);

@@ -492,7 +492,7 @@ spx_status setup(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, c
     int a = spx_hbp_algo_from_name(algo);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", algo);
     a = spx_hbp_algo_resolve(a, A->n, (int)spx_precision_bytes(A->precision), feat);
-    if (a == SPX_HBP_BAND || a == SPX_HBP_WIDE)
+    if (a == SPX_HBP_BAND || a == SPX_HBP_HOT || a == SPX_HBP_WIDE)
         return spx_fail(ctx, SPX_ERR_ARG, "hbp device build: the %s layout has its own device build",
                         spx_hbp_algo_names[a]);
     if (A->m < 0 || A->n < 0 || A->nnz < 0 || A->nnz > INT32_MAX)

@@ -472,11 +472,12 @@ spx_status hbp_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void *
     return SPX_OK;
 }
 
-/* The band layout of A on the device (the rule's width for feat) under an hbp header in d. */
-spx_status build_bands(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, spx_phase_log *log, hbp_dev *d)
+/* The band layout of A on the device (the rules' width for feat, columns numbered per mode)
+ * under an hbp header in d. */
+spx_status build_bands(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, spx_hbp_hot_mode mode,
+                       spx_phase_log *log, hbp_dev *d)
 {
-    const int32_t W = spx_hbp_band_width(A->n, (int)spx_precision_bytes(A->precision), feat);
-    spx_status s = spx_hbp_bands_dev_build(ctx, A, W, log, &d->bands);
+    spx_status s = spx_hbp_bands_dev_build(ctx, A, 0, feat, mode, log, &d->bands);
     if (!s) spx_hbp_fmt_band_header(&d->L, spx_hbp_bands_dev_header(d->bands));
     return s;
 }
@@ -499,10 +500,10 @@ spx_status hbp_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, con
     const int a = spx_hbp_algo_from_name(name);
     if (a < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: unknown algorithm '%s'", name);
     const spx_hbp_algo r = spx_hbp_algo_resolve(a, A->n, (int)spx_precision_bytes(A->precision), feat);
-    const bool tiled = r != SPX_HBP_BAND && r != SPX_HBP_WIDE;
+    const bool tiled = r != SPX_HBP_BAND && r != SPX_HBP_HOT && r != SPX_HBP_WIDE;
     hbp_dev *d = (hbp_dev *)spx_calloc_array(ctx, 1, sizeof *d);
     if (!d) return spx_fail_nomem(ctx, "hbp GPU state");
-    spx_status s = r == SPX_HBP_BAND ? build_bands(ctx, A, feat, log, d)
+    spx_status s = r == SPX_HBP_BAND || r == SPX_HBP_HOT ? build_bands(ctx, A, feat, spx_hbp_hot_mode_of(a), log, d)
                    : r == SPX_HBP_WIDE ? build_wide(ctx, A, log, d)
                                        : spx_hbp_dev_build(ctx, A, feat, name, 0, 0, log, &d->L);
     if (!s && tiled) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);

@@ -11,8 +11,8 @@ extern "C" {
 #endif
 
 /* Builds the tiled layout of A (on the device) into L, for the tiled algorithms (hash,
- * hash_atomic, sort; `band` and `auto`, which is band, are refused: spx_hbp_bands_dev_build
- * builds those): L's header and figures on the host, its arrays on the device, identical to
+ * hash_atomic, sort; `band`, `hot`, `wide` and `auto`, which is one of them, are refused:
+ * spx_hbp_bands_dev_build and spx_hbp_wide_dev_build build those): L's header and figures on the host, its arrays on the device, identical to
  * spx_hbp_fmt_build's for the same algo, H and W (0, 0: the
  * shape rule's for feat, within the device's shared memory and SPX_HBP_SMEM_BUDGET). The
  * Fig. 6 "before" figures are NaN (not computed). Phases "count", "hash" or "sort", "convert"
@@ -35,14 +35,18 @@ void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L);
 typedef struct spx_hbp_bands_dev spx_hbp_bands_dev;
 /* Uploads host bands B (each band through the csr format's upload). */
 spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B, spx_phase_log *log, spx_hbp_bands_dev **out);
-/* Cuts A (on the device; rows whose columns are out of order are first sorted into a copy)
- * into bands of that width on the device:
- * the same bands, csr algorithms and entries as spx_hbp_bands_build's. A's arrays stay the
- * caller's. Phase "convert" (and the bands' csr "analyse") go to log (may be NULL). */
-spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t width, spx_phase_log *log,
-                                   spx_hbp_bands_dev **out);
+/* Cuts A (on the device; columns numbered per mode, feat for the rule; renumbered rows, and
+ * rows whose columns are out of order, are first sorted into a copy) into bands of width W (0:
+ * the rules') on the device: the same numbering, bands, csr algorithms and entries as
+ * spx_hbp_bands_build's. A's arrays stay the caller's. Phase "convert" (and the bands' csr
+ * "analyse") go to log (may be NULL). */
+spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t W, const spx_features *feat,
+                                   spx_hbp_hot_mode mode, spx_phase_log *log, spx_hbp_bands_dev **out);
 /* y = a*A*x + b*y on device arrays: band 0 with b, the others adding into y. */
 spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D, const spx_spmv_args *args);
+/* The device bands as host CSRs, parts[k] band k (count of them, local columns) and, where
+ * hot, *col_of a host copy of the numbering (else NULL); the caller frees both. */
+spx_status spx_hbp_bands_dev_download(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **parts, int32_t **col_of);
 /* The device bands back to one host CSR. */
 spx_status spx_hbp_bands_dev_to_csr(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **out);
 /* The bands' headers (shapes, sizes, row statistics, csr algorithms; no arrays). */

@@ -40,7 +40,7 @@ const spx_format_ops spx_hbp_ops = {
     .name = "hbp",
     .summary = "2D partition (HBP paper): auto = column bands sized to L2, csr kernels per band; hash/sort = "
                "tiles of H x W, rows hashed by length into warps; wide = a CTA per row panel over L2-sized column "
-               "blocks, sums in shared memory",
+               "blocks, sums in shared memory; hot = the bands over columns renumbered by entry count",
     .algos = spx_hbp_algo_names,
     .kernel_prefix = "hbp_",
     .build = hbp_build,

@@ -24,8 +24,8 @@ spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B, spx_phase_
     return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands upload: the CUDA backend is not compiled into this build");
 }
 
-spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t width, spx_phase_log *log,
-                                   spx_hbp_bands_dev **out)
+spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t W, const spx_features *feat,
+                                   spx_hbp_hot_mode mode, spx_phase_log *log, spx_hbp_bands_dev **out)
 {
     return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands build: the CUDA backend is not compiled into this build");
 }
@@ -33,6 +33,11 @@ spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A, int32_t w
 spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D, const spx_spmv_args *args)
 {
     return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands spmv: the CUDA backend is not compiled into this build");
+}
+
+spx_status spx_hbp_bands_dev_download(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **parts, int32_t **col_of)
+{
+    return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "hbp bands download: the CUDA backend is not compiled into this build");
 }
 
 spx_status spx_hbp_bands_dev_to_csr(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **out)

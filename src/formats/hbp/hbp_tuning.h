@@ -94,6 +94,22 @@
 /* Band widths are multiples of this many columns (x segments start 128-byte aligned). */
 #define SPX_HBP_BAND_ALIGN 32
 
+/* Hot columns (beyond the paper, hbp_bands.h): the bands cut columns renumbered by
+ * descending entry count where the top 1/SPX_HBP_HOT_TOP_DEN of the non-empty columns hold at
+ * least SPX_HBP_HOT_MIN_SHARE of the entries (x larger than one segment, entries spread): 4
+ * times their share were the counts even. R-MAT at scale 20 (Graph500 parameters, vertices
+ * permuted): 48 % of the columns are empty and the top 1/16 of the others hold about 2/3 of
+ * the entries; uniform columns (Poisson counts, mean 8) about 1/9, columns used about once
+ * 1/16. A guess between the kinds. Hot bands are SPX_HBP_HOT_SEGMENT_BYTES of x, or half the
+ * columns where that is more: the L2's size, as R-MAT 23's 3.85M used columns (31 MB of fp64
+ * x) ran faster in one band than in two of 17.5 MB (H100, 2026-11-28, bench/NOTES.md: 1.34
+ * against 1.39 ms, ALG1 1.61). */
+#define SPX_HBP_HOT_TOP_DEN 16
+#define SPX_HBP_HOT_MIN_SHARE 0.25
+#ifndef SPX_HBP_HOT_SEGMENT_BYTES
+#define SPX_HBP_HOT_SEGMENT_BYTES SPX_HBP_BAND_L2_BYTES
+#endif
+
 /* Wide tiles (beyond the paper, hbp_wide.h): a CTA owns a row panel of H rows and sums its
  * tiles (column blocks of W columns, x read through L2) into H accumulators in shared memory.
  * H: at most SPX_HBP_WIDE_MAX_H, halved (down to 32) until the matrix has
