@@ -211,9 +211,9 @@ static int same_parts(spx_ctx *ctx, const spx_hbp_bands *h, const spx_hbp_bands_
 /* The bands of A (algorithm algo: band, hot or auto; width W, 0: the rules') built on the
  * device equal the host build's: the same headers (numbering, sizes, row statistics, csr
  * algorithms), the same numbering and band entries, and both round trips give A (test_gpu runs
- * the SpMV through plans of either build). */
+ * the SpMV through plans of either build); want_hot >= 0: the device build renumbered or not. */
 static void compare_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, const char *algo, int32_t W,
-                          const char *what)
+                          int want_hot, const char *what)
 {
     char label[200];
     snprintf(label, sizeof label, "%s %s %s W=%d", what, algo, prec == SPX_FP32 ? "fp32" : "fp64", W);
@@ -236,6 +236,8 @@ static void compare_bands(spx_ctx *ctx, const spx_csr *A, spx_precision prec, co
                    h->band[k]->algo == g->band[k]->algo && h->band[k]->row_max == g->band[k]->row_max &&
                    h->band[k]->row_mean == g->band[k]->row_mean && h->band[k]->row_cv == g->band[k]->row_cv;
         CHECK_MSG(same, "%s: band headers differ between host and device builds", label);
+        CHECK_MSG(want_hot < 0 || g->hot == want_hot, "%s: the device build %s", label,
+                  g->hot ? "renumbered" : "did not renumber");
         CHECK_MSG(same && same_parts(ctx, h, G), "%s: numbering or band entries differ between the builds", label);
         CHECK_MSG(has_phase(&log, "convert"), "%s: no convert phase", label);
         spx_csr *Bh = NULL, *Bg = NULL;
@@ -306,21 +308,22 @@ static void test_bands(spx_ctx *ctx)
         const int32_t widths[] = {32, 100, 0};
         for (size_t w = 0; A && w < 3; w++)
             for (int a = 0; a < 2; a++)
-                for (int p = 0; p < 2; p++) compare_bands(ctx, A, p ? SPX_FP32 : SPX_FP64, algos[a], widths[w], specs[i]);
+                for (int p = 0; p < 2; p++)
+                    compare_bands(ctx, A, p ? SPX_FP32 : SPX_FP64, algos[a], widths[w], a, specs[i]);
         spx_csr_destroy(&A);
     }
     for (int c = 0; c < TM_N_EDGE; c++) {
         spx_csr *A = tm_make(ctx, tm_edge_cases[c].m, tm_edge_cases[c].n, tm_edge_cases[c].len, 11 + (uint64_t)c);
         for (int a = 0; A && a < 2; a++) {
-            compare_bands(ctx, A, SPX_FP64, algos[a], 32, tm_edge_cases[c].name);
-            compare_bands(ctx, A, SPX_FP32, algos[a], 0, tm_edge_cases[c].name);
+            compare_bands(ctx, A, SPX_FP64, algos[a], 32, a, tm_edge_cases[c].name);
+            compare_bands(ctx, A, SPX_FP32, algos[a], 0, a, tm_edge_cases[c].name);
         }
         spx_csr_destroy(&A);
     }
     spx_csr *S = hbp_skewed_matrix(ctx, 3000, 2500000, 8, 6), *U = hbp_skewed_matrix(ctx, 3000, 2500000, 8, 0);
     for (int p = 0; p < 2; p++) {
-        if (S) compare_bands(ctx, S, p ? SPX_FP32 : SPX_FP64, "auto", 0, "skewed 3000 x 2.5M");
-        if (U) compare_bands(ctx, U, p ? SPX_FP32 : SPX_FP64, "auto", 0, "even 3000 x 2.5M");
+        if (S) compare_bands(ctx, S, p ? SPX_FP32 : SPX_FP64, "auto", 0, !p, "skewed 3000 x 2.5M");
+        if (U) compare_bands(ctx, U, p ? SPX_FP32 : SPX_FP64, "auto", 0, 0, "even 3000 x 2.5M");
     }
     spx_csr_destroy(&S);
     spx_csr_destroy(&U);

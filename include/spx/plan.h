@@ -97,8 +97,8 @@ typedef struct spx_plan_info {
  * shared context, last writer wins). Any number of threads may each use their own context;
  * give each an explicit `threads` count (spx_ctx_opts) or N contexts start N x cores OpenMP
  * threads. A CUDA plan takes one call at a time: its staging vectors and the per-call device
- * state of some algorithms (merge carries, stream split counters, cuSPARSE's vector
- * descriptors) belong to the plan, so a second call entering while one runs is refused with
+ * state of some algorithms (merge carries, stream split counters, hbp's gathered x, cuSPARSE's
+ * vector descriptors) belong to the plan, so a second call entering while one runs is refused with
  * SPX_ERR_ARG; to run one matrix on several streams at once, make a plan per stream. Calls
  * run on the context's stream at the time of the call, in order on that stream, and bind the
  * calling thread to the context's device. */

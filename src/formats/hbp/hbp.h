@@ -89,7 +89,8 @@ typedef struct spx_hbp_fmt {
      * utilisation = nnz / (32 * sum of the groups' longest row), before and after. A device
      * build computes the "after" pair only and sets the "before" pair to NaN. */
     double balance_before, balance_after, lane_util_before, lane_util_after;
-    /* SPX_HBP_BAND: the bands (the tile arrays above stay empty, H = 0, W = the band width). */
+    /* SPX_HBP_BAND, SPX_HBP_HOT: the bands (the tile arrays above stay empty, H = 0, W = the band
+     * width). */
     spx_hbp_bands *bands;
     /* SPX_HBP_WIDE: the wide tiles (the tile arrays above stay empty; H, W, n_panels and
      * n_colblocks copied from it). */

@@ -232,30 +232,47 @@ static int cmp_row_entry(const void *a, const void *b)
     return (p->pos > q->pos) - (p->pos < q->pos);
 }
 
-/* Sorts every row of A by column, equal columns in their order (tmp: a row's room per thread). */
+/* Sorts row i of A by column, equal columns in their order, through tmp (room for the row). */
+static void sort_row(spx_csr *A, int32_t i, row_entry *tmp)
+{
+    const int64_t e0 = A->rowptr[i], len = A->rowptr[i + 1] - e0;
+    for (int64_t t = 0; t < len; t++) tmp[t] = (row_entry){A->colind[e0 + t], (int32_t)t, A->val[e0 + t]};
+    qsort(tmp, (size_t)len, sizeof *tmp, cmp_row_entry);
+    for (int64_t t = 0; t < len; t++) {
+        A->colind[e0 + t] = tmp[t].col;
+        A->val[e0 + t] = tmp[t].val;
+    }
+}
+
+/* Rows of at most this many entries are sorted in parallel, each thread with room for one;
+ * longer ones after, one at a time, in one buffer of the longest row's size (so the scratch is
+ * threads x this + the longest row, not threads x the longest row). */
+#define SORT_ROW_SHARED_MAX 65536
+
+/* Sorts every row of A by column, equal columns in their order. */
 static spx_status sort_rows(spx_ctx *ctx, spx_csr *A)
 {
     int64_t row_max = 0;
     for (int32_t i = 0; i < A->m; i++)
         row_max = A->rowptr[i + 1] - A->rowptr[i] > row_max ? A->rowptr[i + 1] - A->rowptr[i] : row_max;
     const int nt = spx_ctx_threads(ctx);
-    row_entry *tmp = spx_malloc_array(ctx, (size_t)nt * (size_t)(row_max ? row_max : 1), sizeof *tmp);
+    const int64_t room = row_max < SORT_ROW_SHARED_MAX ? (row_max ? row_max : 1) : SORT_ROW_SHARED_MAX;
+    row_entry *tmp = spx_malloc_array(ctx, (size_t)nt * (size_t)room, sizeof *tmp);
     if (!tmp) return spx_fail_nomem(ctx, "hbp row sort");
 #pragma omp parallel num_threads(nt)
     {
-        row_entry *mine = tmp + (size_t)omp_get_thread_num() * (size_t)(row_max ? row_max : 1);
+        row_entry *mine = tmp + (size_t)omp_get_thread_num() * (size_t)room;
 #pragma omp for schedule(dynamic, 256)
-        for (int32_t i = 0; i < A->m; i++) {
-            const int64_t e0 = A->rowptr[i], len = A->rowptr[i + 1] - e0;
-            for (int64_t t = 0; t < len; t++) mine[t] = (row_entry){A->colind[e0 + t], (int32_t)t, A->val[e0 + t]};
-            qsort(mine, (size_t)len, sizeof *mine, cmp_row_entry);
-            for (int64_t t = 0; t < len; t++) {
-                A->colind[e0 + t] = mine[t].col;
-                A->val[e0 + t] = mine[t].val;
-            }
-        }
+        for (int32_t i = 0; i < A->m; i++)
+            if (A->rowptr[i + 1] - A->rowptr[i] <= room) sort_row(A, i, mine);
     }
     spx_free(ctx, tmp);
+    if (row_max <= room) return SPX_OK;
+    row_entry *big = spx_malloc_array(ctx, (size_t)row_max, sizeof *big);
+    if (!big) return spx_fail_nomem(ctx, "hbp row sort (a long row)");
+    for (int32_t i = 0; i < A->m; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > room) sort_row(A, i, big);
+    spx_free(ctx, big);
     return SPX_OK;
 }
 
@@ -331,7 +348,7 @@ static spx_status renumber(spx_ctx *ctx, const spx_csr *A, const int32_t *col_of
 spx_status spx_hbp_bands_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t W,
                                const spx_features *feat, spx_hbp_hot_mode mode, spx_hbp_bands **out)
 {
-    if (W < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: band width %d must be positive", W);
+    if (W < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: band width %d must not be negative (0: the rule's)", W);
     const int vb = (int)spx_precision_bytes(prec);
     int32_t *col_of = NULL, cols = 0;
     int64_t top = 0;

@@ -411,9 +411,11 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
                          st>>>((int32_t)A->nnz, A->colind, cnt);
         iota<<<grid_n, BUILD_BLOCK, 0, st>>>(n, idx);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "count_cols, iota");
-        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortPairsDescending(NULL, bytes, cnt, sorted, idx, order, n, 0, 32, st));
+        SPX_CUDA_GOTO(ctx, s,
+                      cub::DeviceRadixSort::SortPairsDescending(NULL, bytes, cnt, sorted, idx, order, n, 0, 32, st));
         if ((s = spx_cuda_malloc(ctx, &temp, bytes < 16 ? 16 : bytes))) goto done;
-        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortPairsDescending(temp, bytes, cnt, sorted, idx, order, n, 0, 32, st));
+        SPX_CUDA_GOTO(ctx, s,
+                      cub::DeviceRadixSort::SortPairsDescending(temp, bytes, cnt, sorted, idx, order, n, 0, 32, st));
         SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(idx, 0, sizeof *idx, st)); /* idx is free again: idx[0] = used */
         used_cols<<<grid_n, BUILD_BLOCK, 0, st>>>(n, sorted, idx);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "used_cols");
@@ -476,11 +478,11 @@ done:
     return s;
 }
 
-/* The kernel name: the band count and band 0's csr kernel. */
+/* The kernel name: plain or hot, the band count and band 0's csr kernel. */
 void name_kernel(spx_hbp_bands_dev *D)
 {
     const char *k0 = D->dev[0] ? spx_csr_cuda()->kernel_name(D->dev[0]) : "none";
-    snprintf(D->kernel, sizeof D->kernel, "hbp_bands%d_%s", D->head.count, k0);
+    snprintf(D->kernel, sizeof D->kernel, "hbp_%s%d_%s", D->head.hot ? "hot" : "bands", D->head.count, k0);
 }
 
 /* Hands band k's arrays to a csr GPU state built on the device with the band's algorithm. */
@@ -593,7 +595,7 @@ extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A
                                               spx_hbp_hot_mode mode, spx_phase_log *log, spx_hbp_bands_dev **out)
 {
     if (!ctx || !A || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "hbp bands build: NULL argument") : SPX_ERR_ARG;
-    if (W < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: band width %d must be positive", W);
+    if (W < 0) return spx_fail(ctx, SPX_ERR_ARG, "hbp: band width %d must not be negative (0: the rule's)", W);
     const int vb = (int)spx_precision_bytes(A->precision);
     const double t0 = spx_now();
     spx_hbp_bands_dev *D = NULL;
@@ -627,6 +629,7 @@ extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A
         col_of = NULL;
     }
     if (!s) s = cut_bands(ctx, sorted.colind ? &sorted : A, width, D, &a);
+    if (s) (void)cudaStreamSynchronize(spx_cuda_stream(ctx)); /* no kernel still reads what is freed next */
     spx_phase_add(log, "convert", spx_now() - t0);
     spx_cuda_free(ctx, col_of);
     spx_cuda_free(ctx, sorted.colind);

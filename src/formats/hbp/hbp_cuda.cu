@@ -27,7 +27,7 @@ struct hbp_dev {
     int64_t n_fixed; /* work units handed out statically */
     spx_hbp_units units; /* the unit kernel's (`hash`, `sort`) */
     char kernel[64];
-    spx_hbp_bands_dev *bands; /* SPX_HBP_BAND: the bands (L holds the header only) */
+    spx_hbp_bands_dev *bands; /* SPX_HBP_BAND, _HOT: the bands (L holds the header only) */
     spx_hbp_wide_dev *wide;   /* SPX_HBP_WIDE: the wide tiles (L holds the header only) */
 };
 

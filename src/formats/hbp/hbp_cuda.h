@@ -12,9 +12,10 @@ extern "C" {
 
 /* Builds the tiled layout of A (on the device) into L, for the tiled algorithms (hash,
  * hash_atomic, sort; `band`, `hot`, `wide` and `auto`, which is one of them, are refused:
- * spx_hbp_bands_dev_build and spx_hbp_wide_dev_build build those): L's header and figures on the host, its arrays on the device, identical to
- * spx_hbp_fmt_build's for the same algo, H and W (0, 0: the
- * shape rule's for feat, within the device's shared memory and SPX_HBP_SMEM_BUDGET). The
+ * spx_hbp_bands_dev_build and spx_hbp_wide_dev_build build those): L's header and figures on
+ * the host, its arrays on the device, identical to spx_hbp_fmt_build's for the same algo, H
+ * and W (0, 0: the shape rule's for feat, within the device's shared memory and
+ * SPX_HBP_SMEM_BUDGET). The
  * Fig. 6 "before" figures are NaN (not computed). Phases "count", "hash" or "sort", "convert"
  * go to log (may be NULL). On failure L holds no device memory. */
 spx_status spx_hbp_dev_build(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, const char *algo,
@@ -51,7 +52,7 @@ spx_status spx_hbp_bands_dev_download(spx_ctx *ctx, const spx_hbp_bands_dev *D, 
 spx_status spx_hbp_bands_dev_to_csr(spx_ctx *ctx, const spx_hbp_bands_dev *D, spx_csr **out);
 /* The bands' headers (shapes, sizes, row statistics, csr algorithms; no arrays). */
 const spx_hbp_bands *spx_hbp_bands_dev_header(const spx_hbp_bands_dev *D);
-/* The kernel the bands run ("hbp_bands<K>_<band 0's csr kernel>"). */
+/* The kernel the bands run ("hbp_bands<K>_<band 0's csr kernel>", hbp_hot<K>_... where hot). */
 const char *spx_hbp_bands_dev_kernel(const spx_hbp_bands_dev *D);
 void spx_hbp_bands_dev_free(spx_ctx *ctx, spx_hbp_bands_dev *D);
 

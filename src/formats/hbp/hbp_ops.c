@@ -29,7 +29,8 @@ static const char *hbp_algo_name(const void *impl) { return spx_hbp_algo_names[(
 static const char *hbp_cpu_kernel_name(const void *impl)
 {
     const spx_hbp_fmt *F = impl;
-    return F->bands ? "cpu_omp_hbp_bands" : F->wide ? "cpu_omp_hbp_wide" : "cpu_omp_hbp_panels";
+    if (F->bands) return F->bands->hot ? "cpu_omp_hbp_hot" : "cpu_omp_hbp_bands";
+    return F->wide ? "cpu_omp_hbp_wide" : "cpu_omp_hbp_panels";
 }
 
 static double hbp_bytes(const void *impl) { return spx_hbp_fmt_bytes(impl); }
