@@ -1,6 +1,7 @@
-/* src/formats/hbp/hbp_bands.c: hbp's band layout on the host (hbp_bands.h): the band rule,
- * the host build (OpenMP over rows; the result does not depend on the thread count), the
- * bands back to CSR, the CPU SpMV, traffic and statistics. */
+/* src/formats/hbp/hbp_bands.c: hbp's band layout on the host (hbp_bands.h): the band and hot
+ * rules, the host build (the hot-first numbering and renumbered copy where hot; OpenMP over
+ * rows; the result does not depend on the thread count), the bands back to CSR, the CPU SpMV
+ * (x gathered first where hot), traffic and statistics. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
