@@ -99,8 +99,8 @@
  * least SPX_HBP_HOT_MIN_SHARE of the entries (x larger than one segment, entries spread): 4
  * times their share were the counts even. R-MAT at scale 20 (Graph500 parameters, vertices
  * permuted): 48 % of the columns are empty and the top 1/16 of the others hold about 2/3 of
- * the entries; uniform columns (Poisson counts, mean 8) about 1/9, columns used about once
- * 1/16. A guess between the kinds. Hot bands are SPX_HBP_HOT_SEGMENT_BYTES of x, or half the
+ * the entries; uniform columns (Poisson counts of mean 8, computed) about 1/9, of mean 1
+ * about 1/7. A guess between the kinds. Hot bands are SPX_HBP_HOT_SEGMENT_BYTES of x, or half the
  * columns where that is more: the L2's size, as R-MAT 23's 3.85M used columns (31 MB of fp64
  * x) ran faster in one band than in two of 17.5 MB (H100, 2026-11-28, bench/NOTES.md: 1.34
  * against 1.39 ms, ALG1 1.61). */
