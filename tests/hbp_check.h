@@ -15,10 +15,7 @@ static inline void check_round_trip(spx_ctx *ctx, const spx_csr *A, const spx_hb
     spx_csr *B = NULL;
     CHECK_OK(ctx, spx_hbp_fmt_to_csr(ctx, F, &B));
     if (!B) return;
-    int same = B->m == A->m && B->n == A->n && B->nnz == A->nnz;
-    for (int32_t i = 0; same && i <= A->m; i++) same = B->rowptr[i] == A->rowptr[i];
-    for (int64_t k = 0; same && k < A->nnz; k++) same = B->colind[k] == A->colind[k] && B->val[k] == A->val[k];
-    CHECK_MSG(same, "%s: round trip differs", label);
+    CHECK_MSG(spx_csr_equal(B, A), "%s: round trip differs", label);
     spx_csr_destroy(&B);
 }
 

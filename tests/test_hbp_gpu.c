@@ -196,10 +196,7 @@ static int same_parts(spx_ctx *ctx, const spx_hbp_bands *h, const spx_hbp_bands_
     for (int32_t j = 0; same && h->col_of && j < h->cols; j++) same = col_of[j] == h->col_of[j];
     for (int32_t k = 0; same && k < h->count; k++) {
         spx_csr *p = NULL;
-        same = spx_csr_fmt_to_csr(ctx, h->band[k], &p) == SPX_OK && p->nnz == parts[k]->nnz;
-        for (int32_t i = 0; same && i <= p->m; i++) same = p->rowptr[i] == parts[k]->rowptr[i];
-        for (int64_t e = 0; same && e < p->nnz; e++)
-            same = p->colind[e] == parts[k]->colind[e] && p->val[e] == parts[k]->val[e];
+        same = spx_csr_fmt_to_csr(ctx, h->band[k], &p) == SPX_OK && spx_csr_equal(p, parts[k]);
         spx_csr_destroy(&p);
     }
     for (int32_t k = 0; parts && k < h->count; k++) spx_csr_destroy(&parts[k]);

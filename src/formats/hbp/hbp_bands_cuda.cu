@@ -228,10 +228,16 @@ void arrays_free(spx_ctx *ctx, band_arrays *a)
     memset(a, 0, sizeof *a);
 }
 
+/* Blocks of BUILD_BLOCK threads for a grid-stride kernel over count items. */
+unsigned build_grid(const spx_ctx *ctx, int64_t count)
+{
+    return spx_cuda_grid_stride_blocks(ctx, count, BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+}
+
 /* Blocks for the entry-parallel kernels over nnz entries. */
 unsigned entry_grid(const spx_ctx *ctx, int64_t nnz)
 {
-    return spx_cuda_grid_stride_blocks(ctx, entry_chunks((int32_t)nnz), BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+    return build_grid(ctx, entry_chunks((int32_t)nnz));
 }
 
 /* Allocates the host tables, the zeroed row pointers and the statistics. */
@@ -270,7 +276,7 @@ spx_status scan_bands(spx_ctx *ctx, band_arrays *a, int32_t m)
     spx_status s = spx_cuda_malloc(ctx, &a->temp, bytes);
     if (s) return s;
     a->temp_bytes = bytes;
-    const unsigned grid = spx_cuda_grid_stride_blocks(ctx, m, BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+    const unsigned grid = build_grid(ctx, m);
     for (int32_t k = 0; k < a->count; k++) {
         bytes = a->temp_bytes;
         SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(a->temp, bytes, a->rp[k], (int64_t)m + 1, spx_cuda_stream(ctx)));
@@ -391,7 +397,7 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
     const cudaStream_t st = spx_cuda_stream(ctx);
     const int32_t n = A->n;
     const size_t nb = (size_t)(n ? n : 1) * sizeof(int32_t);
-    const unsigned grid_n = spx_cuda_grid_stride_blocks(ctx, n, BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+    const unsigned grid_n = build_grid(ctx, n);
     int32_t *cnt = NULL, *sorted = NULL, *idx = NULL, *order = NULL, used = 0;
     unsigned long long *sum = NULL, top = 0;
     void *temp = NULL;
@@ -407,8 +413,7 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
     SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(sum, 0, sizeof *sum, st));
     if (n > 0) {
         if (A->nnz > 0)
-            count_cols<<<spx_cuda_grid_stride_blocks(ctx, A->nnz, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0,
-                         st>>>((int32_t)A->nnz, A->colind, cnt);
+            count_cols<<<build_grid(ctx, A->nnz), BUILD_BLOCK, 0, st>>>((int32_t)A->nnz, A->colind, cnt);
         iota<<<grid_n, BUILD_BLOCK, 0, st>>>(n, idx);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "count_cols, iota");
         SPX_CUDA_GOTO(ctx, s,
@@ -422,8 +427,7 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
         if ((s = spx_cuda_d2h(ctx, &used, idx, sizeof used))) goto done;
         const int64_t t = spx_hbp_hot_top_cols(used) < used ? spx_hbp_hot_top_cols(used) : used;
         if (t > 0) {
-            top_sum<<<spx_cuda_grid_stride_blocks(ctx, t, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0, st>>>(
-                t, sorted, sum);
+            top_sum<<<build_grid(ctx, t), BUILD_BLOCK, 0, st>>>(t, sorted, sum);
             SPX_CUDA_LAUNCHED_GOTO(ctx, s, "top_sum");
         }
         if ((s = spx_cuda_d2h(ctx, &top, sum, sizeof top))) goto done;
@@ -464,11 +468,10 @@ spx_status renumber(spx_ctx *ctx, const spx_dev_csr *A, const int32_t *col_of, i
     if (!s) s = spx_cuda_malloc(ctx, (void **)&T.colind, (size_t)(A->nnz ? A->nnz : 1) * sizeof(int32_t));
     if (s) goto done;
     if (cols > 0)
-        invert_order<<<spx_cuda_grid_stride_blocks(ctx, cols, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0, st>>>(
-            cols, col_of, new_of);
+        invert_order<<<build_grid(ctx, cols), BUILD_BLOCK, 0, st>>>(cols, col_of, new_of);
     if (A->nnz > 0)
-        renumber_cols<<<spx_cuda_grid_stride_blocks(ctx, A->nnz, BUILD_BLOCK, BUILD_BLOCKS_PER_SM), BUILD_BLOCK, 0,
-                        st>>>((int32_t)A->nnz, A->colind, new_of, T.colind);
+        renumber_cols<<<build_grid(ctx, A->nnz), BUILD_BLOCK, 0, st>>>((int32_t)A->nnz, A->colind, new_of,
+                                                                      T.colind);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "invert_order, renumber_cols");
     s = sort_rows<VT>(ctx, &T, R); /* syncs */
 done:
@@ -650,7 +653,7 @@ extern "C" spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D,
     const size_t vb = spx_precision_bytes(D->head.precision);
     const void *x = args->x;
     if (D->head.hot && x && D->head.cols > 0) {
-        const unsigned grid = spx_cuda_grid_stride_blocks(ctx, D->head.cols, BUILD_BLOCK, BUILD_BLOCKS_PER_SM);
+        const unsigned grid = build_grid(ctx, D->head.cols);
         if (D->head.precision == SPX_FP32)
             gather_hot<float><<<grid, BUILD_BLOCK, 0, spx_cuda_stream(ctx)>>>(D->head.cols, D->col_of, (const float *)x,
                                                                             (float *)D->x_hot);

@@ -19,6 +19,7 @@
 #include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_cuda_tuning.h"
 #include "formats/hbp/hbp_search.cuh"
+#include "formats/hbp/hbp_table.cuh"
 #include "formats/hbp/hbp_tuning.h"
 
 namespace {
@@ -397,16 +398,10 @@ spx_status pass_order(spx_ctx *ctx, const build_in *in, build_ws *ws, spx_hbp_fm
     return spx_cuda_sync(ctx); /* the phase's time is the GPU's */
 }
 
-/* Allocates L's device arrays of the counts known so far: i < upto in the array table. */
+/* Allocates L's device arrays [from, upto) of the array table, of the counts known so far. */
 spx_status alloc_arrays(spx_ctx *ctx, spx_hbp_fmt *L, int from, int upto)
 {
-    void **ptr[SPX_HBP_N_ARRAYS];
-    int64_t count[SPX_HBP_N_ARRAYS];
-    size_t size[SPX_HBP_N_ARRAYS];
-    spx_hbp_arrays(L, ptr, count, size);
-    spx_status s = SPX_OK;
-    for (int i = from; i < upto && !s; i++) s = spx_cuda_malloc(ctx, ptr[i], (size_t)count[i] * size[i]);
-    return s;
+    return hbp_table_alloc(ctx, hbp_table_of(L), from, upto);
 }
 
 /* The array table's order (hbp.h spx_hbp_arrays): panel_tile, tile_colblock, tile_slot,

@@ -12,6 +12,7 @@
 #include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_cuda_tuning.h"
 #include "formats/hbp/hbp_search.cuh"
+#include "formats/hbp/hbp_table.cuh"
 #include "formats/hbp/hbp_tuning.h"
 #include "formats/hbp/hbp_units.h"
 
@@ -406,39 +407,12 @@ spx_status plan_launch(spx_ctx *ctx, hbp_dev *d)
 
 void hbp_free(spx_ctx *ctx, void *dev);
 
-/* The layout's array table of F (hbp.h): addresses, lengths, element sizes. */
-struct array_table {
-    void **ptr[SPX_HBP_N_ARRAYS];
-    int64_t count[SPX_HBP_N_ARRAYS];
-    size_t size[SPX_HBP_N_ARRAYS];
-};
-
-array_table table_of(spx_hbp_fmt *F)
-{
-    array_table t;
-    spx_hbp_arrays(F, t.ptr, t.count, t.size);
-    return t;
-}
-
 /* Uploads the host layout's arrays into d->L (header already copied, pointers cleared). */
 spx_status upload_arrays(spx_ctx *ctx, spx_hbp_fmt *F, hbp_dev *d)
 {
-    array_table h = table_of(F), g = table_of(&d->L);
-    spx_status s = SPX_OK;
-    for (int i = 0; i < SPX_HBP_N_ARRAYS && !s; i++) {
-        const size_t bytes = (size_t)h.count[i] * h.size[i];
-        s = spx_cuda_malloc(ctx, g.ptr[i], bytes);
-        if (!s) s = spx_cuda_h2d(ctx, *g.ptr[i], *h.ptr[i], bytes);
-    }
+    spx_status s = hbp_table_upload(ctx, hbp_table_of(F), hbp_table_of(&d->L), 0, SPX_HBP_N_ARRAYS);
     if (!s) s = spx_cuda_malloc(ctx, (void **)&d->ticket, sizeof *d->ticket);
     return s;
-}
-
-/* Sets every array pointer of F to NULL (a header copy owns none). */
-void clear_arrays(spx_hbp_fmt *F)
-{
-    array_table t = table_of(F);
-    for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) *t.ptr[i] = NULL;
 }
 
 /* Uploads the host layout and sizes the launch. */
@@ -451,7 +425,7 @@ spx_status hbp_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void *
     hbp_dev *d = (hbp_dev *)spx_calloc_array(ctx, 1, sizeof *d);
     if (!d) return spx_fail_nomem(ctx, "hbp GPU state");
     d->L = *F;
-    clear_arrays(&d->L);
+    hbp_table_clear(hbp_table_of(&d->L));
     d->L.bands = NULL;
     d->L.wide = NULL;
     if (F->bands) {
@@ -609,14 +583,10 @@ extern "C" spx_status spx_hbp_dev_download(spx_ctx *ctx, const spx_hbp_fmt *L, s
     spx_hbp_fmt *F = (spx_hbp_fmt *)spx_calloc_array(ctx, 1, sizeof *F);
     if (!F) return spx_fail_nomem(ctx, "hbp download");
     *F = *L;
-    clear_arrays(F);
-    array_table h = table_of(F), g = table_of((spx_hbp_fmt *)L); /* L read only */
-    spx_status s = SPX_OK;
-    for (int i = 0; i < SPX_HBP_N_ARRAYS && !s; i++) {
-        *h.ptr[i] = spx_malloc_array(ctx, (size_t)h.count[i], h.size[i]);
-        s = *h.ptr[i] || h.count[i] == 0 ? spx_cuda_d2h(ctx, *h.ptr[i], *g.ptr[i], (size_t)h.count[i] * h.size[i])
-                                         : spx_fail_nomem(ctx, "hbp download");
-    }
+    const hbp_table h = hbp_table_of(F);
+    hbp_table_clear(h);
+    const hbp_table g = hbp_table_of((spx_hbp_fmt *)L); /* L read only */
+    const spx_status s = hbp_table_download(ctx, g, h, "hbp download");
     if (s) {
         spx_hbp_fmt_destroy(ctx, F);
         return s;
@@ -628,7 +598,7 @@ extern "C" spx_status spx_hbp_dev_download(spx_ctx *ctx, const spx_hbp_fmt *L, s
 extern "C" void spx_hbp_dev_free(spx_ctx *ctx, spx_hbp_fmt *L)
 {
     if (!L) return;
-    array_table g = table_of(L);
-    for (int i = 0; i < SPX_HBP_N_ARRAYS; i++) spx_cuda_free(ctx, *g.ptr[i]);
-    clear_arrays(L);
+    const hbp_table g = hbp_table_of(L);
+    hbp_table_free(ctx, g);
+    hbp_table_clear(g);
 }

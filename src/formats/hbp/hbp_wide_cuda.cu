@@ -18,6 +18,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/hbp/hbp_cuda.h"
 #include "formats/hbp/hbp_search.cuh"
+#include "formats/hbp/hbp_table.cuh"
 #include "formats/hbp/hbp_cuda_tuning.h"
 
 /* The device state: the header with device arrays. */
@@ -258,33 +259,13 @@ spx_status launch(spx_ctx *ctx, spx_hbp_wide_dev *D, const spx_spmv_args *args)
     return SPX_OK;
 }
 
-/* The layout's array table (hbp_wide.h's order). */
-struct wide_table {
-    void **ptr[SPX_HBP_WIDE_N_ARRAYS];
-    int64_t count[SPX_HBP_WIDE_N_ARRAYS];
-    size_t size[SPX_HBP_WIDE_N_ARRAYS];
-};
-
-wide_table table_of(spx_hbp_wide *L)
-{
-    wide_table t;
-    spx_hbp_wide_arrays(L, t.ptr, t.count, t.size);
-    return t;
-}
-
-void clear_arrays(spx_hbp_wide *L)
-{
-    wide_table t = table_of(L);
-    for (int i = 0; i < SPX_HBP_WIDE_N_ARRAYS; i++) *t.ptr[i] = NULL;
-}
-
 /* A new device state holding L's header and no arrays. */
 spx_status dev_new(spx_ctx *ctx, const spx_hbp_wide *L, spx_hbp_wide_dev **out)
 {
     spx_hbp_wide_dev *D = (spx_hbp_wide_dev *)spx_calloc_array(ctx, 1, sizeof *D);
     if (!D) return spx_fail_nomem(ctx, "hbp wide GPU state");
     D->L = *L;
-    clear_arrays(&D->L);
+    hbp_table_clear(hbp_table_of(&D->L));
     snprintf(D->kernel, sizeof D->kernel, "hbp_wide_%s", L->precision == SPX_FP32 ? "fp32" : "fp64");
     *out = D;
     return SPX_OK;
@@ -316,15 +297,6 @@ spx_status size_grid(spx_ctx *ctx, spx_hbp_wide_dev *D)
     spx_status s = spx_cuda_malloc(ctx, (void **)&D->arrived, bytes);
     if (!s) SPX_CUDA_RET(ctx, cudaMemsetAsync(D->arrived, 0, bytes, spx_cuda_stream(ctx)));
     return s;
-}
-
-/* Uploads host array i of H's table into D's (allocated here). */
-spx_status upload_array(spx_ctx *ctx, spx_hbp_wide *H, spx_hbp_wide *D, int i)
-{
-    wide_table h = table_of(H), d = table_of(D);
-    const size_t bytes = (size_t)h.count[i] * h.size[i];
-    spx_status s = spx_cuda_malloc(ctx, d.ptr[i], bytes);
-    return s ? s : spx_cuda_h2d(ctx, *d.ptr[i], *h.ptr[i], bytes);
 }
 
 /* ---- device build ---- */
@@ -526,7 +498,7 @@ spx_status gather_entries(spx_ctx *ctx, const spx_dev_csr *A, spx_hbp_wide *D, w
 spx_status make_units(spx_ctx *ctx, spx_hbp_wide *D, const wide_scratch *w)
 {
     spx_hbp_wide H = *D;
-    clear_arrays(&H);
+    hbp_table_clear(hbp_table_of(&H));
     int64_t *panel_nnz = (int64_t *)spx_malloc_array(ctx, (size_t)D->n_panels + 1, sizeof *panel_nnz);
     if (!panel_nnz) return spx_fail_nomem(ctx, "hbp wide panels");
     spx_status s = spx_cuda_d2h(ctx, panel_nnz, w->panel_nnz, ((size_t)D->n_panels + 1) * sizeof *panel_nnz);
@@ -534,7 +506,8 @@ spx_status make_units(spx_ctx *ctx, spx_hbp_wide *D, const wide_scratch *w)
     D->n_units = H.n_units;
     D->n_split = H.n_split;
     /* table order: unit_panel, unit_start, split_panel are the last three */
-    for (int i = SPX_HBP_WIDE_N_ARRAYS - 3; i < SPX_HBP_WIDE_N_ARRAYS && !s; i++) s = upload_array(ctx, &H, D, i);
+    if (!s)
+        s = hbp_table_upload(ctx, hbp_table_of(&H), hbp_table_of(D), SPX_HBP_WIDE_N_ARRAYS - 3, SPX_HBP_WIDE_N_ARRAYS);
     spx_free(ctx, panel_nnz);
     spx_free(ctx, H.unit_panel);
     spx_free(ctx, H.unit_start);
@@ -547,8 +520,7 @@ spx_status make_units(spx_ctx *ctx, spx_hbp_wide *D, const wide_scratch *w)
 extern "C" void spx_hbp_wide_dev_free(spx_ctx *ctx, spx_hbp_wide_dev *D)
 {
     if (!D) return;
-    wide_table t = table_of(&D->L);
-    for (int i = 0; i < SPX_HBP_WIDE_N_ARRAYS; i++) spx_cuda_free(ctx, *t.ptr[i]);
+    hbp_table_free(ctx, hbp_table_of(&D->L));
     spx_cuda_free(ctx, D->arrived);
     spx_free(ctx, D);
 }
@@ -560,7 +532,8 @@ extern "C" spx_status spx_hbp_wide_upload(spx_ctx *ctx, const spx_hbp_wide *L, s
     spx_status s = dev_new(ctx, L, &D);
     if (!s) s = size_grid(ctx, D);
     const double t0 = spx_now();
-    for (int i = 0; i < SPX_HBP_WIDE_N_ARRAYS && !s; i++) s = upload_array(ctx, (spx_hbp_wide *)L, &D->L, i);
+    if (!s) s = hbp_table_upload(ctx, hbp_table_of((spx_hbp_wide *)L) /* read only */, hbp_table_of(&D->L), 0,
+                                 SPX_HBP_WIDE_N_ARRAYS);
     spx_phase_add(log, "upload", spx_now() - t0);
     if (s) {
         spx_hbp_wide_dev_free(ctx, D);
@@ -612,15 +585,10 @@ extern "C" spx_status spx_hbp_wide_dev_download(spx_ctx *ctx, const spx_hbp_wide
     spx_hbp_wide *H = (spx_hbp_wide *)spx_calloc_array(ctx, 1, sizeof *H);
     if (!H) return spx_fail_nomem(ctx, "hbp wide download");
     *H = D->L;
-    clear_arrays(H);
-    wide_table h = table_of(H), d = table_of((spx_hbp_wide *)&D->L); /* read only */
-    spx_status s = SPX_OK;
-    for (int i = 0; i < SPX_HBP_WIDE_N_ARRAYS && !s; i++) {
-        const size_t bytes = (size_t)h.count[i] * h.size[i];
-        *h.ptr[i] = spx_malloc_array(ctx, (size_t)h.count[i], h.size[i]);
-        s = *h.ptr[i] || h.count[i] == 0 ? spx_cuda_d2h(ctx, *h.ptr[i], *d.ptr[i], bytes)
-                                         : spx_fail_nomem(ctx, "hbp wide download");
-    }
+    const hbp_table h = hbp_table_of(H);
+    hbp_table_clear(h);
+    const spx_status s =
+        hbp_table_download(ctx, hbp_table_of((spx_hbp_wide *)&D->L) /* read only */, h, "hbp wide download");
     if (s) {
         spx_hbp_wide_destroy(ctx, H);
         return s;
