@@ -1,4 +1,4 @@
-/* src/cuda/primitives.cuh: device building blocks shared by the kernels: shuffle reductions
+/* src/cuda/primitives.cuh: device building blocks shared by the kernels: the matrix-stream load, shuffle reductions
  * over lane groups and blocks, the keyed (segmented) warp scan, and merge-path searches. */
 #ifndef SPX_CUDA_PRIMITIVES_CUH
 #define SPX_CUDA_PRIMITIVES_CUH
@@ -6,6 +6,25 @@
 #include <stdint.h>
 
 #define SPX_FULL_MASK 0xffffffffu
+
+/* A load of matrix data that one SpMV reads once (values, column indices): ld.cs, evict-first in
+ * L1 and L2, so the lines it brings in go first and the gathered x and y stay cached. Measured
+ * on an H200 against __ldg (bench/NOTES.md, 2026-11-28, third session): csr stream on powerlaw
+ * 4M fp64 12 % faster, uniform 4M 13 %, R-MAT 23 4-6 %, poisson3d n=300 equal; an L2
+ * evict_first policy (createpolicy + L2::cache_hint) cost 39 % on poisson3d n=300, L1 no_allocate
+ * alone gained less. SPX_CUDA_STREAM_LOAD_CS=0 gives __ldg back. */
+#ifndef SPX_CUDA_STREAM_LOAD_CS
+#define SPX_CUDA_STREAM_LOAD_CS 1
+#endif
+template <typename T>
+__device__ __forceinline__ T spx_ld_stream(const T *p)
+{
+#if SPX_CUDA_STREAM_LOAD_CS
+    return __ldcs(p);
+#else
+    return __ldg(p);
+#endif
+}
 
 /* Sum over aligned groups of G lanes (G a power of two, 1..32); every lane gets its group's
  * total. A tree of log2(G) xor-shuffles; all 32 lanes of the warp must call it. */

@@ -79,7 +79,7 @@ struct spmv_view {
 template <typename VT>
 __device__ __forceinline__ acc_t nz_prod(const spmv_view<VT> &v, int64_t k)
 {
-    return (acc_t)__ldg(v.val + k) * (acc_t)__ldg(v.x + __ldg(v.colind + k));
+    return (acc_t)spx_ld_stream(v.val + k) * (acc_t)__ldg(v.x + spx_ld_stream(v.colind + k));
 }
 
 /* y[row] = a*sum + b*y[row] (b*y only when y may be read). */
@@ -225,8 +225,8 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_MERGE_BLOCK, SPX_CSR_CUDA_MERGE_M
 #pragma unroll
         for (int it = 0; it < IPT; it++) {
             const int i = tid + it * BLOCK;
-            col[it] = i < n_nz ? __ldg(v.colind + c0.y + i) : 0;
-            val[it] = i < n_nz ? __ldg(v.val + c0.y + i) : VT(0);
+            col[it] = i < n_nz ? spx_ld_stream(v.colind + c0.y + i) : 0;
+            val[it] = i < n_nz ? spx_ld_stream(v.val + c0.y + i) : VT(0);
             if (i < n_rows) s_end[i] = __ldg(v.rowptr + c0.x + 1 + i);
         }
 #pragma unroll
@@ -329,8 +329,8 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_NZSPLIT_BLOCK)
 #pragma unroll
         for (int j = 0; j < K; j++) {
             const int64_t k = beg + (int64_t)j * 32 + lane;
-            col[j] = k < end ? __ldg(v.colind + k) : 0;
-            val[j] = k < end ? __ldg(v.val + k) : VT(0);
+            col[j] = k < end ? spx_ld_stream(v.colind + k) : 0;
+            val[j] = k < end ? spx_ld_stream(v.val + k) : VT(0);
         }
 #pragma unroll
         for (int j = 0; j < K; j++) p[j] = beg + (int64_t)j * 32 + lane < end ? (acc_t)val[j] * (acc_t)__ldg(v.x + col[j]) : 0;
@@ -554,9 +554,9 @@ __global__ void __launch_bounds__(SPX_CSR_CUDA_COLBLOCK_BLOCK)
         acc_t sum = 0;
 #pragma unroll 4
         for (int32_t k = __ldg(o) + lane; k < k1; k += 32) {
-            const int32_t c = __ldg(v.colind + k);
+            const int32_t c = spx_ld_stream(v.colind + k);
             const acc_t xv = SMEM ? (acc_t)xs[c - c0] : (acc_t)__ldg(v.x + c);
-            sum += (acc_t)__ldg(v.val + k) * xv;
+            sum += (acc_t)spx_ld_stream(v.val + k) * xv;
         }
         sum = spx_group_sum<32>(sum);
         if (lane != 0) continue;

@@ -59,7 +59,7 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
     const int64_t end = __ldg(v.long_ptr + w + 1);
     acc_t sum = 0;
     for (int64_t k = __ldg(v.long_ptr + w) + lane; k < end; k += 32)
-        sum += (acc_t)__ldg(v.long_val + k) * (acc_t)__ldg(v.x + __ldg(v.long_col + k));
+        sum += (acc_t)spx_ld_stream(v.long_val + k) * (acc_t)__ldg(v.x + spx_ld_stream(v.long_col + k));
     sum = spx_group_sum<32>(sum);
     if (lane == 0) {
         const int32_t i = __ldg(v.long_row + w);
@@ -123,10 +123,10 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
         acc_t sum = 0;
 #pragma unroll EHYB_UNROLL
         for (int64_t k = ell_begin + lane; k < ell_end; k += 32)
-            sum += (acc_t)__ldg(v.ell_val + k) * (acc_t)xs[__ldg(v.ell_col + k)];
+            sum += (acc_t)spx_ld_stream(v.ell_val + k) * (acc_t)xs[spx_ld_stream(v.ell_col + k)];
         for (int64_t k = er_begin + lane; k < er_end; k += 32) {
-            const int32_t c = __ldg(v.er_col + k);
-            if (c >= 0) sum += (acc_t)__ldg(v.er_val + k) * (acc_t)__ldg(v.x + c);
+            const int32_t c = spx_ld_stream(v.er_col + k);
+            if (c >= 0) sum += (acc_t)spx_ld_stream(v.er_val + k) * (acc_t)__ldg(v.x + c);
         }
         for (int off = G / 2; off >= 1; off /= 2) sum += __shfl_xor_sync(SPX_FULL_MASK, sum, off);
         if (writes) {

@@ -75,8 +75,8 @@ __device__ __forceinline__ double group_sum(const hbp_view<VT> &v, int64_t g, in
         }
 #pragma unroll
         for (int j = 0; j < SPX_HBP_ILP; j++) {
-            c[j] = q[j] >= 0 ? (int)__ldg(v.L.col + q[j]) : 0;
-            a[j] = q[j] >= 0 ? __ldg(v.val + q[j]) : (VT)0;
+            c[j] = q[j] >= 0 ? (int)spx_ld_stream(v.L.col + q[j]) : 0;
+            a[j] = q[j] >= 0 ? spx_ld_stream(v.val + q[j]) : (VT)0;
         }
 #pragma unroll
         for (int j = 0; j < SPX_HBP_ILP; j++)

@@ -87,8 +87,8 @@ __device__ __forceinline__ void chunk_sum(const wide_view<VT> &v, int64_t base, 
 #pragma unroll
     for (int j = 0; j < SPX_HBP_WIDE_ILP; j++) {
         const int64_t q = base + 32 * j + lane;
-        id[j] = q < te ? __ldg(v.idx + q) : 0u;
-        a[j] = q < te ? __ldg(v.val + q) : (VT)0;
+        id[j] = q < te ? spx_ld_stream(v.idx + q) : 0u;
+        a[j] = q < te ? spx_ld_stream(v.val + q) : (VT)0;
     }
 #pragma unroll
     for (int j = 0; j < SPX_HBP_WIDE_ILP; j++) {

@@ -54,7 +54,7 @@ __device__ __forceinline__ acc_t row_part(const teb_view<VT> &v, int64_t r, int 
     acc_t sum = 0;
 #pragma unroll 4
     for (int64_t k = (int64_t)__ldg(v.row_off + r) + first; k < e; k += stride)
-        sum += (acc_t)__ldg(v.val + k) * (acc_t)__ldg(v.x + __ldg(v.colind + k));
+        sum += (acc_t)spx_ld_stream(v.val + k) * (acc_t)__ldg(v.x + spx_ld_stream(v.colind + k));
     return sum;
 }
 
