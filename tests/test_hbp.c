@@ -374,7 +374,7 @@ static void test_bands(spx_ctx *ctx)
 
 /* The band rule: segments of SPX_HBP_BAND_SEGMENT_BYTES where rows spread, two bands near
  * the diagonal, at least two bands, widths aligned; `auto` is the wide tiles where the rule
- * cuts SPX_HBP_WIDE_MIN_BANDS bands or more, else the bands. */
+ * cuts SPX_HBP_WIDE_MIN_BANDS bands or more, else the bands, one band where it cuts two or fewer. */
 static void test_band_rule(void)
 {
     spx_features f = {.m = 16777216, .n = 16777216, .nnz = 134217728, .row_mean = 8, .diag_distance = 1.0 / 3};
@@ -387,6 +387,20 @@ static void test_band_rule(void)
     CHECK(spx_hbp_band_width(100, 8, NULL) == 64 && spx_hbp_band_count(100, 64) == 2);
     CHECK(spx_hbp_band_width(20, 8, NULL) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(20, SPX_HBP_BAND_ALIGN) == 1);
     CHECK(spx_hbp_band_width(0, 8, NULL) == SPX_HBP_BAND_ALIGN && spx_hbp_band_count(0, SPX_HBP_BAND_ALIGN) == 1);
+    f.diag_distance = 1.0 / 3;
+    /* auto's plain bands: one where the rule cuts two or fewer (x within 2/3 of the L2, or near
+       the diagonal), the rule's where it cuts more; the other modes always the rule's */
+    CHECK(spx_hbp_band_count(16777216, spx_hbp_auto_width(16777216, 8, &f)) == 8);
+    CHECK(spx_hbp_band_count(16777216, spx_hbp_auto_width(16777216, 4, NULL)) == 4);
+    CHECK(spx_hbp_band_count(4000000, spx_hbp_band_width(4000000, 8, &f)) == 2);
+    CHECK(spx_hbp_band_count(4000000, spx_hbp_auto_width(4000000, 8, &f)) == 1); /* x 32 MB */
+    CHECK(spx_hbp_band_count(4000000, spx_hbp_auto_width(4000000, 4, &f)) == 1);
+    CHECK(spx_hbp_band_count(1000, spx_hbp_auto_width(1000, 8, NULL)) == 1);
+    CHECK(spx_hbp_band_count(0, spx_hbp_auto_width(0, 8, NULL)) == 1);
+    CHECK(spx_hbp_plain_width(4000000, 8, &f, SPX_HBP_HOT_RULE) == spx_hbp_auto_width(4000000, 8, &f));
+    CHECK(spx_hbp_plain_width(4000000, 8, &f, SPX_HBP_HOT_NEVER) == spx_hbp_band_width(4000000, 8, &f));
+    f.diag_distance = 0.001;
+    CHECK(spx_hbp_band_count(16777216, spx_hbp_auto_width(16777216, 8, &f)) == 1);
     f.diag_distance = 1.0 / 3;
     CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 8, &f) == SPX_HBP_WIDE); /* 8 bands */
     CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 4, &f) == SPX_HBP_BAND); /* 4 bands */

@@ -25,7 +25,8 @@ typedef enum spx_hbp_algo {
     SPX_HBP_SORT,        /* sort reorder (the paper's sort2D baseline); work units as HASH */
     SPX_HBP_BAND,        /* beyond the paper: column bands sized to L2, each a csr layout run by
                             the csr kernels, one band after the other (hbp_bands.h); what
-                            `auto` takes below SPX_HBP_WIDE_MIN_BANDS bands (faster than HASH
+                            `auto` takes below SPX_HBP_WIDE_MIN_BANDS bands, as one band where
+                            the rule cuts two or fewer (faster than HASH
                             on 77 of the 82 matrices measured, H100 2026-11-26, bench/NOTES.md) */
     SPX_HBP_WIDE,        /* beyond the paper: row panels over column blocks sized to L2, one
                             CTA per panel summing its blocks in shared memory, y written once

@@ -38,6 +38,18 @@ int32_t spx_hbp_band_width(int64_t n, int value_bytes, const spx_features *feat)
     return align_width((n + k - 1) / k);
 }
 
+int32_t spx_hbp_auto_width(int64_t n, int value_bytes, const spx_features *feat)
+{
+    const int32_t w = spx_hbp_band_width(n, value_bytes, feat);
+    if (n > INT32_MAX || spx_hbp_band_count((int32_t)n, w) > SPX_HBP_AUTO_ONE_BAND_MAX) return w;
+    return align_width(n > 0 ? n : 1);
+}
+
+int32_t spx_hbp_plain_width(int64_t n, int value_bytes, const spx_features *feat, spx_hbp_hot_mode mode)
+{
+    return mode == SPX_HBP_HOT_RULE ? spx_hbp_auto_width(n, value_bytes, feat) : spx_hbp_band_width(n, value_bytes, feat);
+}
+
 int spx_hbp_hot_considered(int64_t n, int value_bytes, const spx_features *feat)
 {
     return spread(feat) && n * (int64_t)value_bytes > SPX_HBP_BAND_SEGMENT_BYTES;
@@ -362,7 +374,7 @@ spx_status spx_hbp_bands_build(spx_ctx *ctx, const spx_csr *A, spx_precision pre
     }
     if (!hot) {
         spx_free(ctx, col_of);
-        return build_plain(ctx, A, prec, W ? W : spx_hbp_band_width(A->n, vb, feat), out);
+        return build_plain(ctx, A, prec, W ? W : spx_hbp_plain_width(A->n, vb, feat, mode), out);
     }
     spx_csr *R = NULL;
     spx_hbp_bands *B = NULL;

@@ -53,6 +53,13 @@ typedef struct spx_hbp_bands {
  * near the diagonal: more bands only add y traffic); at least two bands where n allows;
  * widths rounded up to SPX_HBP_BAND_ALIGN columns. */
 int32_t spx_hbp_band_width(int64_t n, int value_bytes, const spx_features *feat);
+/* The width `auto`'s plain bands take: spx_hbp_band_width's, or one band (all n columns,
+ * aligned) where that would cut at most SPX_HBP_AUTO_ONE_BAND_MAX bands (x fits the L2, or rows
+ * stay near the diagonal: a second band only reads y again). */
+int32_t spx_hbp_auto_width(int64_t n, int value_bytes, const spx_features *feat);
+/* The width of bands over unrenumbered columns built in mode: spx_hbp_auto_width's for the
+ * rule's mode (`auto`), spx_hbp_band_width's otherwise. Shared by the host and device builds. */
+int32_t spx_hbp_plain_width(int64_t n, int value_bytes, const spx_features *feat, spx_hbp_hot_mode mode);
 /* Bands of width columns over n columns (1 for n = 0). */
 int32_t spx_hbp_band_count(int32_t n, int32_t width);
 /* The columns of band k: width, or what is left of n for the last band (0 for n = 0). */
@@ -76,7 +83,7 @@ int spx_hbp_hot_wanted(int64_t nnz, int64_t top_nnz);
 int32_t spx_hbp_hot_width(int32_t cols, int value_bytes);
 
 /* Builds the bands of A (values in prec): columns numbered per mode (feat for the rule, may be
- * NULL), width W (0: spx_hbp_band_width's, or spx_hbp_hot_width's where hot). */
+ * NULL), width W (0: spx_hbp_hot_width's where hot, else spx_hbp_plain_width's). */
 spx_status spx_hbp_bands_build(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int32_t W,
                                const spx_features *feat, spx_hbp_hot_mode mode, spx_hbp_bands **out);
 void spx_hbp_bands_destroy(spx_ctx *ctx, spx_hbp_bands *B);

@@ -625,7 +625,7 @@ extern "C" spx_status spx_hbp_bands_dev_build(spx_ctx *ctx, const spx_dev_csr *A
     if (!s && !hot) s = spx_cuda_dev_csr_unsorted(ctx, A, &unsorted);
     if (!s && unsorted)
         s = A->precision == SPX_FP32 ? sort_rows<float>(ctx, A, &sorted) : sort_rows<double>(ctx, A, &sorted);
-    const int32_t width = W ? W : hot ? spx_hbp_hot_width(cols, vb) : spx_hbp_band_width(A->n, vb, feat);
+    const int32_t width = W ? W : hot ? spx_hbp_hot_width(cols, vb) : spx_hbp_plain_width(A->n, vb, feat, mode);
     if (!s) s = dev_new(ctx, A->m, A->n, cols, A->nnz, A->precision, width, &D);
     if (!s && hot) {
         s = adopt_hot(ctx, D, col_of);

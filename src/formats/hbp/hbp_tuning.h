@@ -131,6 +131,13 @@
 #define SPX_HBP_WIDE_SEGMENT_BYTES ((long long)SPX_HBP_WIDE_SEGMENT_MB << 20)
 #define SPX_HBP_WIDE_UNIT_MIN_NNZ 65536
 #define SPX_HBP_WIDE_UNIT_MEANS 4
+/* `auto`'s plain bands are one band (the csr layout, no column split) where the band rule would
+ * cut at most this many: x within two segments (2/3 of the L2) or rows near the diagonal. H200,
+ * 2026-11-28 (bench/NOTES.md, with the matrix loads evict-first), csr auto on the whole matrix
+ * against two bands: powerlaw 4M 0.282 / 0.293 ms fp64, 0.218 / 0.257 fp32; uniform 4M x 8
+ * 0.300 / 0.374 fp64, 0.244 / 0.318 fp32; R-MAT 23 fp64 (4 bands) 1.289 / 1.354. Stencils
+ * (H100, 2026-11-25): poisson3d n=300 bands 0.91x ALG1 where csr auto is 1.4x. */
+#define SPX_HBP_AUTO_ONE_BAND_MAX 2
 /* `auto` takes the wide tiles where the band rule would cut x into at least this many bands
  * (every band after the first reads and writes y again), else the bands. Measured on the H100
  * (2026-11-28): uniform 16.8M fp64 (8 bands) wide 1.91 ms against bands 2.15; uniform fp32 (4
