@@ -1,5 +1,6 @@
-/* src/cuda/primitives.cuh: device building blocks shared by the kernels: the matrix-stream load, shuffle reductions
- * over lane groups and blocks, the keyed (segmented) warp scan, and merge-path searches. */
+/* src/cuda/primitives.cuh: device building blocks shared by the kernels: the matrix-stream
+ * load, shuffle reductions over lane groups and blocks, the keyed (segmented) warp scan, and
+ * merge-path searches. */
 #ifndef SPX_CUDA_PRIMITIVES_CUH
 #define SPX_CUDA_PRIMITIVES_CUH
 

@@ -47,7 +47,8 @@ int32_t spx_hbp_auto_width(int64_t n, int value_bytes, const spx_features *feat)
 
 int32_t spx_hbp_plain_width(int64_t n, int value_bytes, const spx_features *feat, spx_hbp_hot_mode mode)
 {
-    return mode == SPX_HBP_HOT_RULE ? spx_hbp_auto_width(n, value_bytes, feat) : spx_hbp_band_width(n, value_bytes, feat);
+    return mode == SPX_HBP_HOT_RULE ? spx_hbp_auto_width(n, value_bytes, feat)
+                                    : spx_hbp_band_width(n, value_bytes, feat);
 }
 
 int spx_hbp_hot_considered(int64_t n, int value_bytes, const spx_features *feat)
