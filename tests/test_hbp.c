@@ -330,7 +330,7 @@ static void check_bands(const spx_csr *A, const spx_hbp_fmt *F, int32_t W, const
             row_max = len > row_max ? len : row_max;
             sum_sq += len * len;
         }
-        spx_hbp_band_row_stats(&probe, row_max, sum_sq);
+        spx_hbp_band_row_stats(&probe, row_max, sum_sq, B->count == 1);
         ok = ok && probe.algo == b->algo && b->algo != SPX_CSR_AUTO;
         total += b->nnz;
     }
@@ -370,6 +370,32 @@ static void test_bands(spx_ctx *ctx)
         spx_csr_destroy(&A);
     }
     CHECK(spx_hbp_fmt_build(ctx, NULL, NULL, SPX_FP64, "band", 0, -1, NULL) == SPX_ERR_ARG);
+}
+
+/* `auto` where the rule cuts two bands: one band, run by the algorithm csr's auto takes on the
+ * whole matrix (colblock for a few long rows over a million columns), where `band` keeps its
+ * two bands and never colblock; round trip and SpMV. */
+static void test_auto_one_band(spx_ctx *ctx)
+{
+    spx_csr *A = NULL;
+    CHECK_OK(ctx, spx_gen(ctx, "gen:wide:m=128,n=1100000,k=20000", &A));
+    if (!A) return;
+    spx_hbp_fmt *F = NULL, *G = NULL;
+    CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "auto", 0, 0, &F));
+    CHECK_OK(ctx, spx_hbp_fmt_build(ctx, A, NULL, SPX_FP64, "band", 0, 0, &G));
+    CHECK_MSG(F && F->algo == SPX_HBP_BAND && F->bands && F->bands->count == 1 &&
+                  F->bands->band[0]->algo == SPX_CSR_COLBLOCK,
+              "wide 128 x 1.1M, auto: not one band in colblock");
+    CHECK_MSG(G && G->bands && G->bands->count == 2 && G->bands->band[0]->algo != SPX_CSR_COLBLOCK &&
+                  G->bands->band[1]->algo != SPX_CSR_COLBLOCK,
+              "wide 128 x 1.1M, band: not two bands without colblock");
+    if (F) {
+        check_round_trip(ctx, A, F, "wide 128 x 1.1M, auto");
+        check_spmv(ctx, A, F, "wide 128 x 1.1M, auto");
+    }
+    spx_hbp_fmt_destroy(ctx, F);
+    spx_hbp_fmt_destroy(ctx, G);
+    spx_csr_destroy(&A);
 }
 
 /* The band rule: segments of SPX_HBP_BAND_SEGMENT_BYTES where rows spread, two bands near
@@ -423,6 +449,7 @@ int main(void)
     test_stats(ctx);
     test_bands(ctx);
     test_band_rule();
+    test_auto_one_band(ctx);
     spx_ctx_destroy(&ctx);
     return check_report();
 }

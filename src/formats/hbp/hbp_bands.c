@@ -85,17 +85,18 @@ int32_t spx_hbp_band_cols(int32_t n, int32_t width, int32_t k)
     return (int32_t)(hi > lo ? hi - lo : 0);
 }
 
-void spx_hbp_band_row_stats(spx_csr_fmt *band, int64_t row_max, int64_t sum_sq)
+void spx_hbp_band_row_stats(spx_csr_fmt *band, int64_t row_max, int64_t sum_sq, int whole)
 {
     const double m = band->m > 0 ? (double)band->m : 1.0;
     const double mean = (double)band->nnz / m, var = (double)sum_sq / m - mean * mean;
     band->row_max = row_max;
     band->row_mean = mean;
     band->row_cv = mean > 0.0 && var > 0.0 ? sqrt(var) / mean : 0.0;
-    /* cols 0: a band is already one column block of the matrix, never csr's colblock */
+    /* one of several bands is already one column block of the matrix, never csr's colblock
+       (cols 0); the only band is the matrix, where csr's auto may take it */
     band->algo = SPX_HBP_BAND_CSR_ALGO != SPX_CSR_AUTO
                      ? (spx_csr_algo)SPX_HBP_BAND_CSR_ALGO
-                     : spx_csr_auto_algo(band->nnz, 0, band->row_mean, band->row_max, band->row_cv);
+                     : spx_csr_auto_algo(band->nnz, whole ? band->n : 0, band->row_mean, band->row_max, band->row_cv);
 }
 
 void spx_hbp_bands_destroy(spx_ctx *ctx, spx_hbp_bands *B)
@@ -147,9 +148,9 @@ static void count_rows(spx_ctx *ctx, const spx_csr *A, spx_hbp_bands *B)
         for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) B->band[A->colind[e] / B->width]->rowptr[i + 1]++;
 }
 
-/* Row pointers from the counts, the band's size and row statistics; SPX_ERR_OVERFLOW when a
- * band holds more than INT32_MAX entries. */
-static spx_status finish_band(spx_ctx *ctx, spx_csr_fmt *F, int32_t k)
+/* Row pointers from the counts, the band's size and row statistics (band k of count);
+ * SPX_ERR_OVERFLOW when a band holds more than INT32_MAX entries. */
+static spx_status finish_band(spx_ctx *ctx, spx_csr_fmt *F, int32_t k, int32_t count)
 {
     int64_t sum = 0, row_max = 0, sum_sq = 0;
     for (int32_t i = 0; i < F->m; i++) {
@@ -163,7 +164,7 @@ static spx_status finish_band(spx_ctx *ctx, spx_csr_fmt *F, int32_t k)
         F->rowptr[i + 1] = (int32_t)sum;
     }
     F->nnz = sum;
-    spx_hbp_band_row_stats(F, row_max, sum_sq);
+    spx_hbp_band_row_stats(F, row_max, sum_sq, count == 1);
     return SPX_OK;
 }
 
@@ -222,7 +223,7 @@ static spx_status build_plain(spx_ctx *ctx, const spx_csr *A, spx_precision prec
     spx_status s = bands_new(ctx, A, prec, width, &B);
     if (s) return s;
     count_rows(ctx, A, B);
-    for (int32_t k = 0; k < B->count && !s; k++) s = finish_band(ctx, B->band[k], k);
+    for (int32_t k = 0; k < B->count && !s; k++) s = finish_band(ctx, B->band[k], k, B->count);
     if (!s) s = alloc_entries(ctx, B);
     if (!s) s = place_rows(ctx, A, B);
     if (s) {

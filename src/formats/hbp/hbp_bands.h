@@ -35,7 +35,8 @@ typedef enum spx_hbp_hot_mode {
  * min(cols, (k+1)*width)), columns stored minus k*width, in the row order of the source and
  * each row's columns ascending (the source's column order where not hot); every band is an
  * m-row csr layout (csr.h's invariants) in the bands' precision, its algorithm the one csr's
- * `auto` picks for its own row statistics (spx_hbp_band_row_stats). */
+ * `auto` picks for its own row statistics (and its columns where it is the only band:
+ * spx_hbp_band_row_stats). */
 typedef struct spx_hbp_bands {
     int32_t m, n;
     int64_t nnz;
@@ -66,9 +67,10 @@ int32_t spx_hbp_band_count(int32_t n, int32_t width);
 int32_t spx_hbp_band_cols(int32_t n, int32_t width, int32_t k);
 
 /* A band's csr row statistics (max, mean, cv) from its m row lengths' maximum and sum of
- * squares, and the csr algorithm `auto` resolves to for them; shared by both builds so they
- * pick the same kernel. */
-void spx_hbp_band_row_stats(spx_csr_fmt *band, int64_t row_max, int64_t sum_sq);
+ * squares, and the csr algorithm `auto` resolves to for them (whole: the only band, all of
+ * the columns, where csr's colblock may be chosen as on the matrix; else never); shared by
+ * both builds so they pick the same kernel. */
+void spx_hbp_band_row_stats(spx_csr_fmt *band, int64_t row_max, int64_t sum_sq, int whole);
 
 /* Whether the rule looks at the column counts at all: x beyond one L2 segment
  * (SPX_HBP_BAND_SEGMENT_BYTES) and entries spread over the columns (as spx_hbp_band_width). */

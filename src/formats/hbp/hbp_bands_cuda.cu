@@ -304,7 +304,7 @@ spx_status size_bands(spx_ctx *ctx, band_arrays *a, spx_hbp_bands *head)
         F->n = spx_hbp_band_cols(head->cols, head->width, k);
         F->nnz = nnz;
         F->precision = head->precision;
-        spx_hbp_band_row_stats(F, (int64_t)stats[2 * k], (int64_t)stats[2 * k + 1]);
+        spx_hbp_band_row_stats(F, (int64_t)stats[2 * k], (int64_t)stats[2 * k + 1], a->count == 1);
         s = spx_cuda_malloc(ctx, (void **)&a->col[k], (size_t)nnz * sizeof(int32_t));
         if (!s) s = spx_cuda_malloc(ctx, &a->val[k], (size_t)nnz * vb);
     }
