@@ -84,7 +84,8 @@
  * and get two bands. Guess between the two kinds; measure on graphs of moderate spread. */
 #define SPX_HBP_BAND_MIN_SPREAD 0.05
 /* The csr algorithm every band runs (an spx_csr_algo value): SPX_CSR_AUTO lets csr's `auto`
- * choose from each band's row statistics. A/B builds forcing scalar, vector, merge and stream
+ * choose from each band's row statistics (and, for the only band, its columns: colblock is
+ * then allowed, spx_hbp_band_row_stats). A/B builds forcing scalar, vector, merge and stream
  * (H100, 2026-11-26, bench/NOTES.md) found none faster than auto by more than 3 % on any of 8
  * matrices (stream on poisson3d n=300: 1.21 against 1.25 ms), and scalar, vector, merge far
  * slower on skewed ones. */
