@@ -30,6 +30,7 @@ namespace {
 
 /* #pragma unroll takes a constant expression, not a macro. */
 constexpr int EHYB_UNROLL = SPX_EHYB_CUDA_UNROLL;
+constexpr int EHYB_ER_UNROLL = SPX_EHYB_CUDA_ER_UNROLL;
 
 /* The kernel's operands (passed by value). */
 template <typename VT>
@@ -124,6 +125,7 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
 #pragma unroll EHYB_UNROLL
         for (int64_t k = ell_begin + lane; k < ell_end; k += 32)
             sum += (acc_t)spx_ld_stream(v.ell_val + k) * (acc_t)xs[spx_ld_stream(v.ell_col + k)];
+#pragma unroll EHYB_ER_UNROLL
         for (int64_t k = er_begin + lane; k < er_end; k += 32) {
             const int32_t c = spx_ld_stream(v.er_col + k);
             if (c >= 0) sum += (acc_t)spx_ld_stream(v.er_val + k) * (acc_t)__ldg(v.x + c);

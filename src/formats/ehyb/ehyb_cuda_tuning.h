@@ -27,4 +27,13 @@
 #define SPX_EHYB_CUDA_UNROLL 4
 #endif
 
+/* Unrolling of a lane's loop over its slice's ER columns (each step two dependent loads: the
+ * column, then x from global memory, so unrolling puts several gathers in flight). H200,
+ * 2026-11-28, grow, plan order, 1 against 4 in one run (two rounds, call ms):
+ * stencil27 n=160 fp64 0.419 -> 0.378, fp32 0.274 -> 0.236; poisson3d n=300 fp64 0.741 -> 0.726,
+ * fp32 0.471 -> 0.453 (bench/results/2026-11-28-nvidia-h200-ehyb-er-unroll/). */
+#ifndef SPX_EHYB_CUDA_ER_UNROLL
+#define SPX_EHYB_CUDA_ER_UNROLL 4
+#endif
+
 #endif
