@@ -90,7 +90,7 @@ static void check_one(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_target *tg,
     if (!F) return;
     spx_status s = spx_ehyb_fmt_check(ctx, F);
     CHECK_MSG(s == SPX_OK, "%s: %s", label, spx_ctx_last_error(ctx));
-    CHECK_MSG(F->seg_max <= SPX_EHYB_SEG_LIMIT && F->seg_max <= spx_ehyb_seg_cap(tg, prec), "%s: segment %d", label,
+    CHECK_MSG(F->seg_max <= SPX_EHYB_SEG_LIMIT && F->seg_max <= spx_ehyb_seg_cap(tg, prec, F->blocks_per_sm), "%s: segment %d", label,
               F->seg_max);
     CHECK_MSG(same_as(ctx, F, A, prec), "%s: ELL + ER != A", label);
     CHECK_MSG(er_outside(ctx, F), "%s: an ER entry lies inside its part", label);
@@ -264,6 +264,31 @@ static void test_16bit_limit(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
+/* The kernel's shape: on a 2-SM target, a 90000-row mesh needs two waves of the narrow
+ * shape's segments (K = 2), so it takes the wide one (longer segments, half the parts); a
+ * 10000-row mesh fits one wave and keeps the narrow shape. */
+static void test_block_shape(spx_ctx *ctx)
+{
+    const spx_ehyb_target two_sms = {2, SPX_EHYB_CPU_DEFAULT_SMEM};
+    const char *specs[] = {"gen:poisson2d:n=300", "gen:poisson2d:n=100"};
+    const int32_t want[] = {SPX_EHYB_WIDE_BLOCKS_PER_SM, SPX_EHYB_BLOCKS_PER_SM};
+    for (int i = 0; i < 2; i++) {
+        spx_csr *A = NULL;
+        spx_status s = spx_gen(ctx, specs[i], &A);
+        CHECK_MSG(s == SPX_OK, "%s", spx_ctx_last_error(ctx));
+        if (s) continue;
+        for (int a = SPX_EHYB_BFS; a < SPX_EHYB_ALGO_COUNT; a++) {
+            check_layout(ctx, A, (spx_ehyb_algo)a, &two_sms, SPX_FP64, specs[i]);
+            spx_ehyb_fmt *F = build(ctx, A, (spx_ehyb_algo)a, &two_sms, SPX_FP64, specs[i]);
+            CHECK_MSG(F && F->blocks_per_sm == want[i] && F->P == 2 * want[i] &&
+                          F->seg_cap == spx_ehyb_seg_cap(&two_sms, SPX_FP64, want[i]),
+                      "%s: shape %d, P %d", specs[i], F ? F->blocks_per_sm : -1, F ? F->P : -1);
+            spx_ehyb_fmt_destroy(ctx, F);
+        }
+        spx_csr_destroy(&A);
+    }
+}
+
 /* Two METIS builds of one matrix give the same permutations (fixed seed). */
 static void test_deterministic(spx_ctx *ctx)
 {
@@ -343,6 +368,7 @@ int main(void)
     test_check_refuses_plan_order(ctx);
     test_generated(ctx);
     test_16bit_limit(ctx);
+    test_block_shape(ctx);
     test_deterministic(ctx);
     test_plans(ctx);
     spx_ctx_destroy(&ctx);

@@ -9,6 +9,7 @@
 
 #include "spx/spx.h"
 #include "core/ctx.h"
+#include "formats/ehyb/ehyb_tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,6 +92,7 @@ typedef struct spx_ehyb_fmt {
     /* partition (§3.3, eq. 1-2) */
     int32_t K, P, nparts;
     int32_t seg_cap; /* longest segment the target's shared memory (and 16 bits) allow */
+    int32_t blocks_per_sm; /* the kernel's shape: SPX_EHYB_BLOCKS_PER_SM or _WIDE_ (ehyb_tuning.h) */
     int32_t seg_max; /* longest segment of this layout (the kernel's shared memory) */
     int32_t *row_start, *col_start; /* nparts + 1 each */
     int32_t *row_perm, *col_perm;   /* m, n */
@@ -155,6 +157,7 @@ static inline size_t spx_ehyb_vbytes(const spx_ehyb_fmt *F) { return F->precisio
 /* The parts of a matrix: for each original row and column its part, and the counts. */
 typedef struct spx_ehyb_parts {
     int32_t K, P, nparts, seg_cap;
+    int32_t blocks_per_sm; /* the shape the segments were sized for */
     spx_ehyb_split split;
     int64_t edge_cut;
     int32_t *row_part; /* m */
@@ -169,8 +172,11 @@ int spx_ehyb_have_metis(void);
  * parts. Without METIS: SPX_ERR_UNSUPPORTED. Also the distributed module's metis partition. */
 spx_status spx_ehyb_metis_kway(spx_ctx *ctx, const spx_csr *A, const int32_t *vwgt, int32_t nparts, int32_t *part);
 
-/* The longest x segment (elements) a block may cache on target in prec. */
-int32_t spx_ehyb_seg_cap(const spx_ehyb_target *t, spx_precision prec);
+/* The longest x segment (elements) a block may cache on target in prec, blocks_per_sm blocks
+ * sharing an SM. */
+int32_t spx_ehyb_seg_cap(const spx_ehyb_target *t, spx_precision prec, int32_t blocks_per_sm);
+/* Threads of one slice-kernel block in the shape of blocks_per_sm blocks an SM. */
+static inline int32_t spx_ehyb_block_threads(int32_t blocks_per_sm) { return SPX_EHYB_SM_THREADS / blocks_per_sm; }
 
 /* Assigns every row and column of A to a part (§3.1, §3.3): K x P parts sized so that a
  * part's segment fits seg_cap, by algo or the block fallback; parts longer than seg_cap are

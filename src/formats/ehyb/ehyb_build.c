@@ -112,13 +112,13 @@ static void count_in_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_part
     F->out_nnz = A->nnz - in_all;
 }
 
-/* Lanes per row of an m-row matrix with mean row length `mean` on a device of P block slots:
- * the smallest power of two >= mean / SPX_EHYB_NZ_PER_LANE, from 1 to SPX_EHYB_MAX_LANES,
- * but no more than keeps m x G within SPX_EHYB_LANE_WAVES times the lanes the device holds
- * (P blocks of SPX_EHYB_CUDA_ELL_BLOCK threads). */
-static int32_t lanes_per_row(int32_t m, double mean, int32_t P)
+/* Lanes per row of an m-row matrix with mean row length `mean` on a device of P block slots
+ * of `threads` each: the smallest power of two >= mean / SPX_EHYB_NZ_PER_LANE, from 1 to
+ * SPX_EHYB_MAX_LANES, but no more than keeps m x G within SPX_EHYB_LANE_WAVES times the lanes
+ * the device holds (P x threads). */
+static int32_t lanes_per_row(int32_t m, double mean, int32_t P, int32_t threads)
 {
-    const double lanes_held = (double)P * SPX_EHYB_CUDA_ELL_BLOCK * SPX_EHYB_LANE_WAVES;
+    const double lanes_held = (double)P * threads * SPX_EHYB_LANE_WAVES;
     int32_t g = 1;
     while (g < SPX_EHYB_MAX_LANES && g * SPX_EHYB_NZ_PER_LANE < mean && (double)m * 2 * g <= lanes_held)
         g *= 2;
@@ -370,7 +370,8 @@ static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
 {
     const int nt = spx_ctx_threads(ctx);
     count_in_part(F, A, P, w->in_cnt, nt);
-    F->lanes = lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P);
+    F->lanes = lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P,
+                             spx_ehyb_block_threads(F->blocks_per_sm));
     F->plan_order = want_plan_order && plan_order_fits(F, A);
     spx_status s;
     if ((F->plan_order && (s = plan_order_scratch(ctx, A, w, nt))) || (s = renumber(ctx, F, A, P, w, nt)) ||
@@ -394,7 +395,7 @@ spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_par
     if (!F) return spx_fail_nomem(ctx, "ehyb layout");
     *F = (spx_ehyb_fmt){.m = A->m, .n = A->n, .nnz = A->nnz, .precision = prec, .algo = algo, .split = parts->split,
                         .K = parts->K, .P = parts->P, .nparts = parts->nparts, .seg_cap = parts->seg_cap,
-                        .edge_cut = parts->edge_cut};
+                        .blocks_per_sm = parts->blocks_per_sm, .edge_cut = parts->edge_cut};
     ehyb_work w = {0};
     w.in_cnt = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *w.in_cnt);
     w.col_new = spx_malloc_array(ctx, (size_t)A->n + 1, sizeof *w.col_new);

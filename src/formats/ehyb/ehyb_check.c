@@ -139,6 +139,8 @@ static const char *check_parts(const spx_ehyb_fmt *F, unsigned char *seen)
         !is_ranges(F->col_start, F->nparts, F->n))
         return "part ranges not contiguous";
     if (F->seg_max > F->seg_cap || F->seg_cap > SPX_EHYB_SEG_LIMIT) return "segment bound exceeds the 16-bit limit";
+    if (F->blocks_per_sm != SPX_EHYB_BLOCKS_PER_SM && F->blocks_per_sm != SPX_EHYB_WIDE_BLOCKS_PER_SM)
+        return "blocks_per_sm is neither kernel shape";
     for (int32_t p = 0; p < F->nparts; p++)
         if (F->col_start[p + 1] - F->col_start[p] > F->seg_max) return "a segment exceeds seg_max";
     if (!is_bijection(F->row_perm, F->m, seen)) return "row_perm is not a bijection";

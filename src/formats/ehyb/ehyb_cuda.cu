@@ -83,15 +83,16 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
  * launch bound keeps the registers at 32 a thread, so SPX_EHYB_BLOCKS_PER_SM
  * blocks of 512 threads fit an SM as the segments were sized for (loading the first ER step
  * ahead of the ELL loop took 38: 3 blocks an SM, poisson3d n = 100 0.91x -> 0.76x ALG1).
- * PLAN_ORDER (the layout's plan_order): x and y in the new numbering, no permutation read. */
-template <typename VT, bool PLAN_ORDER>
-__global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_SM) ehyb_slice_kernel(slice_view<VT> v)
+ * PLAN_ORDER (the layout's plan_order): x and y in the new numbering, no permutation read.
+ * BLOCK: threads a block, the layout's shape (spx_ehyb_block_threads). */
+template <typename VT, bool PLAN_ORDER, int BLOCK>
+__global__ void __launch_bounds__(BLOCK, SPX_EHYB_SM_THREADS / BLOCK) ehyb_slice_kernel(slice_view<VT> v)
 {
     extern __shared__ __align__(16) unsigned char ehyb_smem[];
     VT *xs = reinterpret_cast<VT *>(ehyb_smem);
     __shared__ int32_t next_slice;
     if ((int32_t)blockIdx.x >= v.part_grid) { /* a long rows' block (block-uniform) */
-        const int64_t w = (int64_t)(blockIdx.x - v.part_grid) * (SPX_EHYB_CUDA_ELL_BLOCK / 32) + (threadIdx.x >> 5);
+        const int64_t w = (int64_t)(blockIdx.x - v.part_grid) * (BLOCK / 32) + (threadIdx.x >> 5);
         if (w < v.n_long) long_row(v, w, threadIdx.x & 31);
         return;
     }
@@ -105,11 +106,11 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
     if (first == last) return; /* no slices for this block (block-uniform, before any barrier) */
     const int32_t seg = c_end - c0;
 #pragma unroll 4
-    for (int32_t t = threadIdx.x; t < seg; t += SPX_EHYB_CUDA_ELL_BLOCK)
+    for (int32_t t = threadIdx.x; t < seg; t += BLOCK)
         xs[t] = PLAN_ORDER ? __ldg(v.x + c0 + t) : __ldg(v.x + __ldg(v.col_perm + c0 + t));
     if (threadIdx.x == 0) {
         xs[seg] = VT(0);
-        next_slice = first + SPX_EHYB_CUDA_ELL_BLOCK / 32;
+        next_slice = first + BLOCK / 32;
     }
     __syncthreads();
     const int lane = threadIdx.x & 31, G = v.lanes;
@@ -144,24 +145,37 @@ __global__ void __launch_bounds__(SPX_EHYB_CUDA_ELL_BLOCK, SPX_EHYB_BLOCKS_PER_S
 
 } // namespace
 
+/* The two block shapes' threads (ehyb_tuning.h). */
+constexpr int NARROW_BLOCK = SPX_EHYB_SM_THREADS / SPX_EHYB_BLOCKS_PER_SM;
+constexpr int WIDE_BLOCK = SPX_EHYB_SM_THREADS / SPX_EHYB_WIDE_BLOCKS_PER_SM;
+
 /* Lets the slice kernel of value type VT take all the opt-in shared memory of the device
  * (spx_cuda_allow_max_smem) and prefer the shared-memory carveout. */
-template <typename VT, bool PLAN_ORDER>
+template <typename VT, bool PLAN_ORDER, int BLOCK>
 static spx_status allow_smem(spx_ctx *ctx)
 {
-    spx_status s = spx_cuda_allow_max_smem(ctx, ehyb_slice_kernel<VT, PLAN_ORDER>);
+    spx_status s = spx_cuda_allow_max_smem(ctx, ehyb_slice_kernel<VT, PLAN_ORDER, BLOCK>);
     if (s) return s;
-    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_slice_kernel<VT, PLAN_ORDER>,
+    SPX_CUDA_RET(ctx, cudaFuncSetAttribute(ehyb_slice_kernel<VT, PLAN_ORDER, BLOCK>,
                                            cudaFuncAttributePreferredSharedMemoryCarveout,
                                            (int)cudaSharedmemCarveoutMaxShared));
     return SPX_OK;
 }
 
+/* allow_smem for the kernel of VT and F's shape. */
+template <typename VT, bool PLAN_ORDER>
+static spx_status allow_smem_shape(spx_ctx *ctx, const spx_ehyb_fmt *F)
+{
+    return F->blocks_per_sm == SPX_EHYB_WIDE_BLOCKS_PER_SM ? allow_smem<VT, PLAN_ORDER, WIDE_BLOCK>(ctx)
+                                                           : allow_smem<VT, PLAN_ORDER, NARROW_BLOCK>(ctx);
+}
+
 /* allow_smem for the kernel the layout F runs. */
 static spx_status allow_smem_for(spx_ctx *ctx, const spx_ehyb_fmt *F)
 {
-    if (F->precision == SPX_FP32) return F->plan_order ? allow_smem<float, true>(ctx) : allow_smem<float, false>(ctx);
-    return F->plan_order ? allow_smem<double, true>(ctx) : allow_smem<double, false>(ctx);
+    if (F->precision == SPX_FP32)
+        return F->plan_order ? allow_smem_shape<float, true>(ctx, F) : allow_smem_shape<float, false>(ctx, F);
+    return F->plan_order ? allow_smem_shape<double, true>(ctx, F) : allow_smem_shape<double, false>(ctx, F);
 }
 
 static void ehyb_free(spx_ctx *ctx, void *dev);
@@ -174,10 +188,10 @@ static void ehyb_free(spx_ctx *ctx, void *dev);
  * that costs little, and a second launch cost more (bench/NOTES.md, 2026-11-26). */
 static int32_t part_blocks(const spx_ehyb_fmt *F, int sms)
 {
-    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * SPX_EHYB_BLOCKS_PER_SM, parts = F->nparts > 0 ? F->nparts : 1;
+    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * F->blocks_per_sm, parts = F->nparts > 0 ? F->nparts : 1;
     int64_t c = (slots + parts - 1) / parts;
     const int64_t per_part = ((int64_t)F->n_ell_slices + parts - 1) / parts;
-    const int64_t by_slices = per_part / (SPX_EHYB_CUDA_ELL_BLOCK / 32);
+    const int64_t by_slices = per_part / (spx_ehyb_block_threads(F->blocks_per_sm) / 32);
     if (c > by_slices) c = by_slices;
     if (c > SPX_EHYB_CUDA_MAX_PART_BLOCKS) c = SPX_EHYB_CUDA_MAX_PART_BLOCKS;
     return c < 1 ? 1 : (int32_t)c;
@@ -199,7 +213,7 @@ static void set_kernel_name(ehyb_dev *d)
     if (d->L.m == 0 || d->L.nnz == 0)
         snprintf(d->kernel, sizeof d->kernel, "ehyb_empty(y=b*y)");
     else
-        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s_%s", SPX_EHYB_CUDA_ELL_BLOCK, d->L.lanes,
+        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s_%s", spx_ehyb_block_threads(d->L.blocks_per_sm), d->L.lanes,
                  d->part_blocks, d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", prec);
 }
 
@@ -292,8 +306,18 @@ static spx_status ehyb_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
 /* The kernel the plan runs. */
 static const char *ehyb_kernel(const void *dev) { return dev ? ((const ehyb_dev *)dev)->kernel : "none"; }
 
+/* Launches the slice kernel of VT in F's vector order, BLOCK threads a block. */
+template <typename VT, int BLOCK>
+static void launch_slices(const spx_ehyb_fmt *L, unsigned grid, size_t smem, cudaStream_t st, const slice_view<VT> &e)
+{
+    if (L->plan_order)
+        ehyb_slice_kernel<VT, true, BLOCK><<<grid, BLOCK, smem, st>>>(e);
+    else
+        ehyb_slice_kernel<VT, false, BLOCK><<<grid, BLOCK, smem, st>>>(e);
+}
+
 /* y = a*A*x + b*y in value type VT: one launch, the parts' blocks then the long rows' (the
- * kernel of the layout's vector order). */
+ * kernel of the layout's vector order and shape). */
 template <typename VT>
 static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_args *args)
 {
@@ -302,17 +326,18 @@ static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_arg
     const VT *x = (const VT *)args->x;
     VT *y = (VT *)args->y;
     const int32_t part_grid = L->nparts * d->part_blocks;
-    const int64_t warps = SPX_EHYB_CUDA_ELL_BLOCK / 32, long_blocks = ((int64_t)L->n_long + warps - 1) / warps;
+    const int64_t warps = spx_ehyb_block_threads(L->blocks_per_sm) / 32;
+    const int64_t long_blocks = ((int64_t)L->n_long + warps - 1) / warps;
     const slice_view<VT> e = {L->row_start, L->col_start, L->row_perm, L->col_perm, L->part_slice, L->er_col,
                               L->ell_ptr, L->er_ptr, L->ell_col, (const VT *)L->ell_val, (const VT *)L->er_val,
                               L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val, x, y,
                               (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->part_blocks, part_grid,
                               args->beta != 0.0};
     const unsigned grid = (unsigned)(part_grid + long_blocks);
-    if (L->plan_order)
-        ehyb_slice_kernel<VT, true><<<grid, SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
+    if (L->blocks_per_sm == SPX_EHYB_WIDE_BLOCKS_PER_SM)
+        launch_slices<VT, WIDE_BLOCK>(L, grid, d->smem_bytes, st, e);
     else
-        ehyb_slice_kernel<VT, false><<<grid, SPX_EHYB_CUDA_ELL_BLOCK, d->smem_bytes, st>>>(e);
+        launch_slices<VT, NARROW_BLOCK>(L, grid, d->smem_bytes, st, e);
     SPX_CUDA_LAUNCHED(ctx, "ehyb_slice_kernel");
     return SPX_OK;
 }

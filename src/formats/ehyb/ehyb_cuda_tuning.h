@@ -7,13 +7,6 @@
 
 #include "formats/ehyb/ehyb_tuning.h"
 
-/* Slice kernel: threads of a block, which owns one part or a share of its slices (its warps
- * take them through a shared-memory counter). Guess: 16 warps, so SPX_EHYB_BLOCKS_PER_SM = 4 blocks
- * fill an SM's 64 warp slots; to measure with 8 and 32 warps. */
-#ifndef SPX_EHYB_CUDA_ELL_BLOCK
-#define SPX_EHYB_CUDA_ELL_BLOCK 512
-#endif
-
 /* Most blocks that share one part's slices when the parts are fewer than the device's block
  * slots (small matrices: bcsstk33 has 34 parts for 528 slots). Each loads the part's segment
  * again; 16 bounds that cost. H100, 1 against 16 in one run (bench/NOTES.md, 2026-11-26):

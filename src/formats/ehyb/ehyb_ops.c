@@ -95,6 +95,7 @@ static void ehyb_stats(const void *impl, spx_stat_list *l)
     spx_stat_num(l, "K", F->K);
     spx_stat_num(l, "P", F->P);
     spx_stat_num(l, "parts", F->nparts);
+    spx_stat_num(l, "blocks_per_sm", F->blocks_per_sm);
     spx_stat_num(l, "segment_cap", F->seg_cap);
     spx_stat_num(l, "segment_max", F->seg_max);
     spx_stat_num(l, "edge_cut", (double)F->edge_cut);

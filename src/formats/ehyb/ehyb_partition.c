@@ -44,10 +44,10 @@ static void graph_free(spx_ctx *ctx, ehyb_graph *g)
     g->adj = NULL;
 }
 
-int32_t spx_ehyb_seg_cap(const spx_ehyb_target *t, spx_precision prec)
+int32_t spx_ehyb_seg_cap(const spx_ehyb_target *t, spx_precision prec, int32_t blocks_per_sm)
 {
     const int64_t vb = prec == SPX_FP32 ? 4 : 8;
-    const int64_t per_block = (t->smem_per_block + SPX_EHYB_SMEM_SYSTEM) / SPX_EHYB_BLOCKS_PER_SM - SPX_EHYB_SMEM_SYSTEM;
+    const int64_t per_block = (t->smem_per_block + SPX_EHYB_SMEM_SYSTEM) / blocks_per_sm - SPX_EHYB_SMEM_SYSTEM;
     int64_t cells = (per_block - SPX_EHYB_SMEM_RESERVE) / vb;
     int64_t cap = cells - 1; /* one cell holds the 0 that padding points at */
     if (cap > SPX_EHYB_SEG_LIMIT) cap = SPX_EHYB_SEG_LIMIT;
@@ -437,16 +437,27 @@ static spx_status graph_split(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo
     return s;
 }
 
+/* R's shape of blocks_per_sm blocks an SM: P = the blocks resident at once (the paper's SM
+ * count, times the blocks an SM holds since seg_cap sized each for that many: one part a
+ * block fills every slot; H200, poisson3d n = 100 with P = SMs: 132 blocks, 25 % achieved
+ * occupancy), the segment cap, K and the part count. */
+static void size_parts(const spx_csr *A, const spx_ehyb_target *tg, spx_precision prec, int32_t blocks_per_sm,
+                       spx_ehyb_parts *R)
+{
+    R->blocks_per_sm = blocks_per_sm;
+    R->P = (tg->sms > 0 ? tg->sms : SPX_EHYB_CPU_DEFAULT_SMS) * blocks_per_sm;
+    R->seg_cap = spx_ehyb_seg_cap(tg, prec, blocks_per_sm);
+    part_count(A->m, A->n, R->P, R->seg_cap, &R->K, &R->nparts);
+}
+
 spx_status spx_ehyb_partition(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
                               spx_precision prec, spx_ehyb_parts *out, double *t_graph, double *t_part)
 {
     spx_ehyb_parts R = {0};
-    /* P: the blocks resident at once (the paper's SM count, times the blocks an SM holds
-     * since seg_cap sized each for SPX_EHYB_BLOCKS_PER_SM): one part a block fills every slot
-     * (H200, poisson3d n = 100 with P = SMs: 132 blocks, 25 % achieved occupancy) */
-    R.P = (tg->sms > 0 ? tg->sms : SPX_EHYB_CPU_DEFAULT_SMS) * SPX_EHYB_BLOCKS_PER_SM;
-    R.seg_cap = spx_ehyb_seg_cap(tg, prec);
-    part_count(A->m, A->n, R.P, R.seg_cap, &R.K, &R.nparts);
+    size_parts(A, tg, prec, SPX_EHYB_BLOCKS_PER_SM, &R);
+    /* where the narrow segments bind (more than one wave of them), the wide shape's longer
+     * segments cut fewer entries out of their parts */
+    if (R.K >= 2) size_parts(A, tg, prec, SPX_EHYB_WIDE_BLOCKS_PER_SM, &R);
     const int graph = A->m == A->n && R.nparts > 1 && A->nnz > 0;
     R.split = graph ? SPX_EHYB_SPLIT_GRAPH : SPX_EHYB_SPLIT_BLOCKS;
     R.row_part = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *R.row_part);
