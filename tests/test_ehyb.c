@@ -264,15 +264,16 @@ static void test_16bit_limit(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* The kernel's shape: on a 2-SM target, a 90000-row mesh needs two waves of the narrow
- * shape's segments (K = 2), so it takes the wide one (longer segments, half the parts); a
- * 10000-row mesh fits one wave and keeps the narrow shape. */
+/* The kernel's shape: on a 2-SM target (8 narrow slots) a 90000-row mesh (two waves of
+ * narrow segments, K = 2) and a 10000-row one (one wave, a part for every slot) take the wide
+ * shape (longer segments, half the parts); a 1600-row mesh (fewer parts than slots: too few
+ * rows for 8 parts of SPX_EHYB_MIN_PART_ROWS) keeps the narrow one. */
 static void test_block_shape(spx_ctx *ctx)
 {
     const spx_ehyb_target two_sms = {2, SPX_EHYB_CPU_DEFAULT_SMEM};
-    const char *specs[] = {"gen:poisson2d:n=300", "gen:poisson2d:n=100"};
-    const int32_t want[] = {SPX_EHYB_WIDE_BLOCKS_PER_SM, SPX_EHYB_BLOCKS_PER_SM};
-    for (int i = 0; i < 2; i++) {
+    const char *specs[] = {"gen:poisson2d:n=300", "gen:poisson2d:n=100", "gen:poisson2d:n=40"};
+    const int32_t want[] = {SPX_EHYB_WIDE_BLOCKS_PER_SM, SPX_EHYB_WIDE_BLOCKS_PER_SM, SPX_EHYB_BLOCKS_PER_SM};
+    for (int i = 0; i < 3; i++) {
         spx_csr *A = NULL;
         spx_status s = spx_gen(ctx, specs[i], &A);
         CHECK_MSG(s == SPX_OK, "%s", spx_ctx_last_error(ctx));

@@ -455,9 +455,9 @@ spx_status spx_ehyb_partition(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo
 {
     spx_ehyb_parts R = {0};
     size_parts(A, tg, prec, SPX_EHYB_BLOCKS_PER_SM, &R);
-    /* where the narrow segments bind (more than one wave of them), the wide shape's longer
+    /* where the narrow shape has a part for every block slot, the wide shape's longer
      * segments cut fewer entries out of their parts */
-    if (R.K >= 2) size_parts(A, tg, prec, SPX_EHYB_WIDE_BLOCKS_PER_SM, &R);
+    if (R.nparts >= R.P) size_parts(A, tg, prec, SPX_EHYB_WIDE_BLOCKS_PER_SM, &R);
     const int graph = A->m == A->n && R.nparts > 1 && A->nnz > 0;
     R.split = graph ? SPX_EHYB_SPLIT_GRAPH : SPX_EHYB_SPLIT_BLOCKS;
     R.row_part = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *R.row_part);

@@ -49,13 +49,14 @@
 #define SPX_EHYB_BLOCKS_PER_SM 4
 #endif
 
-/* The wide shape: blocks an SM where the narrow shape's segments bind (K >= 2, a matrix whose
- * columns do not fit one wave of SPX_EHYB_BLOCKS_PER_SM blocks' segments). Twice the threads a
- * block and twice the segment: half the parts, fewer entries outside them, the same warps an
- * SM. H200, 2026-11-28 (bench/results/2026-11-28-nvidia-h200-ehyb-er-unroll/run5), 1024 x 2
- * against 512 x 4 for every matrix, plan order: stencil27 n=160 METIS 0.392 -> 0.370 ms fp64,
- * 0.252 -> 0.237 fp32; poisson3d n=300 grow 0.726 -> 0.697, 0.455 -> 0.446; the FEM16 set
- * (K = 1) 4 % slower by batch time, hence only where K >= 2. */
+/* The wide shape: blocks an SM where the narrow shape would have a part for every block slot
+ * (parts >= SMs x SPX_EHYB_BLOCKS_PER_SM: a matrix of more than ~135K rows on 132 SMs). Twice
+ * the threads a block and twice the segment: half the parts, fewer entries outside them, the
+ * same warps an SM. H200, 2026-11-28 (bench/results/2026-11-28-nvidia-h200-ehyb-er-unroll/run5),
+ * 1024 x 2 against 512 x 4 for every matrix, plan order: stencil27 n=160 METIS 0.392 -> 0.370
+ * ms fp64, 0.252 -> 0.237 fp32; poisson3d n=300 grow 0.726 -> 0.697, 0.455 -> 0.446; the FEM16
+ * set (under 75K rows: fewer parts than slots, several blocks a part) 4 % slower by batch
+ * time, so it keeps the narrow shape. */
 #ifndef SPX_EHYB_WIDE_BLOCKS_PER_SM
 #define SPX_EHYB_WIDE_BLOCKS_PER_SM 2
 #endif
