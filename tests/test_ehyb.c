@@ -90,8 +90,8 @@ static void check_one(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_target *tg,
     if (!F) return;
     spx_status s = spx_ehyb_fmt_check(ctx, F);
     CHECK_MSG(s == SPX_OK, "%s: %s", label, spx_ctx_last_error(ctx));
-    CHECK_MSG(F->seg_max <= SPX_EHYB_SEG_LIMIT && F->seg_max <= spx_ehyb_seg_cap(tg, prec, F->blocks_per_sm), "%s: segment %d", label,
-              F->seg_max);
+    CHECK_MSG(F->seg_max <= SPX_EHYB_SEG_LIMIT && F->seg_max <= spx_ehyb_seg_cap(tg, prec, F->blocks_per_sm),
+              "%s: segment %d", label, F->seg_max);
     CHECK_MSG(same_as(ctx, F, A, prec), "%s: ELL + ER != A", label);
     CHECK_MSG(er_outside(ctx, F), "%s: an ER entry lies inside its part", label);
     spx_ehyb_fmt_destroy(ctx, F);

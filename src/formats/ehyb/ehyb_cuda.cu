@@ -80,8 +80,8 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
  * the G lanes' sums meet by a butterfly and the group's first lane writes y[row_perm[...]] =
  * a*sum + b*y. Dynamic shared memory holds seg_max + 1 values; every offset read is <= L <=
  * seg_max. The blocks after nparts x C take the long rows, a warp each (long_row). The
- * launch bound keeps the registers at 32 a thread, so SPX_EHYB_BLOCKS_PER_SM
- * blocks of 512 threads fit an SM as the segments were sized for (loading the first ER step
+ * launch bound keeps the registers at 32 a thread, so the layout's blocks an SM (4 of 512
+ * threads or 2 of 1024) fit an SM as the segments were sized for (loading the first ER step
  * ahead of the ELL loop took 38: 3 blocks an SM, poisson3d n = 100 0.91x -> 0.76x ALG1).
  * PLAN_ORDER (the layout's plan_order): x and y in the new numbering, no permutation read.
  * BLOCK: threads a block, the layout's shape (spx_ehyb_block_threads). */
@@ -213,8 +213,9 @@ static void set_kernel_name(ehyb_dev *d)
     if (d->L.m == 0 || d->L.nnz == 0)
         snprintf(d->kernel, sizeof d->kernel, "ehyb_empty(y=b*y)");
     else
-        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s_%s", spx_ehyb_block_threads(d->L.blocks_per_sm), d->L.lanes,
-                 d->part_blocks, d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", prec);
+        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s_%s",
+                 spx_ehyb_block_threads(d->L.blocks_per_sm), d->L.lanes, d->part_blocks,
+                 d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", prec);
 }
 
 /* Copies the host layout's arrays to the device (each allocation recorded as it succeeds,

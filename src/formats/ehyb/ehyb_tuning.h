@@ -38,8 +38,8 @@
 #define SPX_EHYB_CPU_DEFAULT_SMS 132
 #define SPX_EHYB_CPU_DEFAULT_SMEM (227 * 1024)
 
-/* Blocks of the slice kernel that share one SM: the x segment gets smem_per_block_optin /
- * this, and the parts number SMs x this x K. The paper uses the whole of it (one block per
+/* Blocks of the slice kernel that share one SM in the narrow shape (the wide one is below):
+ * the x segment gets smem_per_block_optin / this, and the parts number SMs x this x K. The paper uses the whole of it (one block per
  * SM); more lets one block's segment load overlap the others' slices and fills the SM's warp
  * slots (512-thread blocks: 4 fill an sm_90 SM), at the price of more rows outside their
  * part. Measured on the H200 (bench/NOTES.md, 2026-11-25), 4 against 2: poisson3d n = 100
