@@ -4,6 +4,7 @@
 #ifndef SPX_CUDA_PRIMITIVES_CUH
 #define SPX_CUDA_PRIMITIVES_CUH
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SPX_FULL_MASK 0xffffffffu
@@ -24,6 +25,22 @@ __device__ __forceinline__ T spx_ld_stream(const T *p)
     return __ldcs(p);
 #else
     return __ldg(p);
+#endif
+}
+
+/* Asks the L2 to fetch bytes [p, p + n) ahead of their loads (sm_90's bulk prefetch: one
+ * instruction, served by the copy engine, no registers held). The range shrinks to 16-byte
+ * bounds as the instruction requires, so it never reaches outside [p, p + n); a hint only:
+ * before sm_90 it does nothing. */
+__device__ __forceinline__ void spx_prefetch_l2(const void *p, size_t n)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const uintptr_t a = ((uintptr_t)p + 15) & ~(uintptr_t)15, e = ((uintptr_t)p + n) & ~(uintptr_t)15;
+    if (e > a)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"((unsigned)(e - a)) : "memory");
+#else
+    (void)p;
+    (void)n;
 #endif
 }
 

@@ -23,6 +23,8 @@ typedef struct ehyb_dev {
     spx_ehyb_fmt L;
     size_t smem_bytes;     /* dynamic shared memory of the slice kernel: seg_max + 1 values */
     int32_t part_blocks;   /* blocks of the slice kernel per part (each a share of its slices) */
+    bool prefetch;              /* the kernel prefetches slices into L2 (prefetches) */
+    int64_t prefetch_whole_max; /* slice bytes up to which a slice is prefetched whole */
     char kernel[64];
 } ehyb_dev;
 
@@ -31,6 +33,8 @@ namespace {
 /* #pragma unroll takes a constant expression, not a macro. */
 constexpr int EHYB_UNROLL = SPX_EHYB_CUDA_UNROLL;
 constexpr int EHYB_ER_UNROLL = SPX_EHYB_CUDA_ER_UNROLL;
+constexpr int64_t EHYB_PREFETCH_LEAD = SPX_EHYB_CUDA_PREFETCH_LEAD;
+constexpr int64_t EHYB_CHUNK = 32 * EHYB_UNROLL;
 
 /* The kernel's operands (passed by value). */
 template <typename VT>
@@ -49,6 +53,8 @@ struct slice_view {
     int32_t part_blocks; /* C: blocks per part */
     int32_t part_grid;   /* nparts x C: the blocks before the long rows' */
     bool read_y;         /* b != 0 (BLAS rule: b == 0 never reads y) */
+    bool prefetch;              /* slices prefetched into L2 (host: prefetches) */
+    int64_t prefetch_whole_max; /* slices of at most these bytes take the plain loop, whole (prefetch_whole_max) */
 };
 
 /* Long row w (one warp, after the parts' blocks in the same launch): its whole row with x
@@ -70,6 +76,57 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
     }
 }
 
+/* Where slice s's entries lie in the ELL and ER arrays. */
+struct slice_bounds {
+    int64_t ell_begin, ell_end, er_begin, er_end;
+};
+
+/* Slice s's bounds (four loads, one memory round trip). */
+template <typename VT>
+__device__ slice_bounds load_bounds(const slice_view<VT> &v, int32_t s)
+{
+    return {__ldg(v.ell_ptr + s), __ldg(v.ell_ptr + s + 1), __ldg(v.er_ptr + s), __ldg(v.er_ptr + s + 1)};
+}
+
+/* The bytes of a slice's ELL and ER entries (values and columns). */
+template <typename VT>
+__device__ __forceinline__ int64_t slice_bytes(const slice_bounds &b)
+{
+    return (b.ell_end - b.ell_begin) * (int64_t)(sizeof(VT) + sizeof(uint16_t)) +
+           (b.er_end - b.er_begin) * (int64_t)(sizeof(VT) + sizeof(int32_t));
+}
+
+/* Asks the L2 for ELL entries [from, to) of slice b (clipped to its end), and for its ER
+ * entries when the span reaches the ELL end (at the slice's start, or from inside the ELL). */
+template <typename VT>
+__device__ void prefetch_span(const slice_view<VT> &v, const slice_bounds &b, int64_t from, int64_t to, bool start)
+{
+    if (to > b.ell_end) to = b.ell_end;
+    if (from < to) {
+        spx_prefetch_l2(v.ell_val + from, (size_t)(to - from) * sizeof(VT));
+        spx_prefetch_l2(v.ell_col + from, (size_t)(to - from) * sizeof(uint16_t));
+    }
+    if (to == b.ell_end && (start || from < to)) {
+        spx_prefetch_l2(v.er_col + b.er_begin, (size_t)(b.er_end - b.er_begin) * sizeof(int32_t));
+        spx_prefetch_l2(v.er_val + b.er_begin, (size_t)(b.er_end - b.er_begin) * sizeof(VT));
+    }
+}
+
+/* Asks the L2 for a whole slice, ELL and ER entries (one lane calls it). */
+template <typename VT>
+__device__ void prefetch_slice(const slice_view<VT> &v, const slice_bounds &b)
+{
+    prefetch_span(v, b, b.ell_begin, b.ell_end, true);
+}
+
+/* The block's next slice, from its shared counter (lane 0 claims; every lane gets it). */
+__device__ __forceinline__ int32_t claim_slice(int32_t *counter, int lane)
+{
+    int32_t n = 0;
+    if (lane == 0) n = atomicAdd(counter, 1);
+    return __shfl_sync(SPX_FULL_MASK, n, 0);
+}
+
 /* Slices (Algorithm 3 lines 1-20, the ER part fused in) and long rows, one launch. Block b
  * of part p = b / C takes the (b % C)-th of C equal shares of the part's slices: it loads
  * x[col_perm[col_start[p] + t]] for t < L into shared memory, cell L = 0 (padding's
@@ -83,6 +140,9 @@ __device__ void long_row(const slice_view<VT> &v, int64_t w, int lane)
  * launch bound keeps the registers at 32 a thread, so the layout's blocks an SM (4 of 512
  * threads or 2 of 1024) fit an SM as the segments were sized for (loading the first ER step
  * ahead of the ELL loop took 38: 3 blocks an SM, poisson3d n = 100 0.91x -> 0.76x ALG1).
+ * With v.prefetch (a layout larger than the L2), a warp asks the L2 for a slice's entries as
+ * it starts it: the whole slice when it has at most v.prefetch_whole_max bytes, else
+ * EHYB_PREFETCH_LEAD entries ahead of its loads, a chunk of EHYB_UNROLL steps at a time.
  * PLAN_ORDER (the layout's plan_order): x and y in the new numbering, no permutation read.
  * BLOCK: threads a block, the layout's shape (spx_ehyb_block_threads). */
 template <typename VT, bool PLAN_ORDER, int BLOCK>
@@ -117,17 +177,31 @@ __global__ void __launch_bounds__(BLOCK, SPX_EHYB_SM_THREADS / BLOCK) ehyb_slice
     const int32_t first_row = r0 + lane / G;
     int32_t s = first + (int32_t)(threadIdx.x >> 5);
     while (s < last) { /* warp-uniform */
-        const int64_t ell_end = __ldg(v.ell_ptr + s + 1), er_end = __ldg(v.er_ptr + s + 1);
-        const int64_t ell_begin = __ldg(v.ell_ptr + s), er_begin = __ldg(v.er_ptr + s);
+        const slice_bounds cur = load_bounds(v, s);
         const int32_t r = first_row + (s - s0) * (32 / G);
         const bool writes = (lane & (G - 1)) == 0 && r < r1;
         const int32_t i = !writes ? 0 : PLAN_ORDER ? r : __ldg(v.row_perm + r); /* in flight during the sums */
         acc_t sum = 0;
+        if (slice_bytes<VT>(cur) <= v.prefetch_whole_max) { /* warp-uniform */
+            if (v.prefetch && lane == 0) prefetch_slice(v, cur);
 #pragma unroll EHYB_UNROLL
-        for (int64_t k = ell_begin + lane; k < ell_end; k += 32)
-            sum += (acc_t)spx_ld_stream(v.ell_val + k) * (acc_t)xs[spx_ld_stream(v.ell_col + k)];
+            for (int64_t k = cur.ell_begin + lane; k < cur.ell_end; k += 32)
+                sum += (acc_t)spx_ld_stream(v.ell_val + k) * (acc_t)xs[spx_ld_stream(v.ell_col + k)];
+        } else { /* a long slice: EHYB_PREFETCH_LEAD entries ahead of the loads, a chunk at a time */
+            if (lane == 0) prefetch_span(v, cur, cur.ell_begin, cur.ell_begin + EHYB_PREFETCH_LEAD, true);
+            for (int64_t k0 = cur.ell_begin; k0 < cur.ell_end; k0 += EHYB_CHUNK) {
+                const int64_t ahead = k0 + EHYB_PREFETCH_LEAD;
+                if (lane == 0) prefetch_span(v, cur, ahead, ahead + EHYB_CHUNK, false);
+#pragma unroll
+                for (int j = 0; j < EHYB_UNROLL; ++j) {
+                    const int64_t k = k0 + 32 * j + lane;
+                    if (k < cur.ell_end)
+                        sum += (acc_t)spx_ld_stream(v.ell_val + k) * (acc_t)xs[spx_ld_stream(v.ell_col + k)];
+                }
+            }
+        }
 #pragma unroll EHYB_ER_UNROLL
-        for (int64_t k = er_begin + lane; k < er_end; k += 32) {
+        for (int64_t k = cur.er_begin + lane; k < cur.er_end; k += 32) {
             const int32_t c = spx_ld_stream(v.er_col + k);
             if (c >= 0) sum += (acc_t)spx_ld_stream(v.er_val + k) * (acc_t)__ldg(v.x + c);
         }
@@ -137,9 +211,7 @@ __global__ void __launch_bounds__(BLOCK, SPX_EHYB_SM_THREADS / BLOCK) ehyb_slice
             if (v.read_y) out += v.b * (acc_t)v.y[i];
             v.y[i] = (VT)out;
         }
-        int32_t nxt = 0;
-        if (lane == 0) nxt = atomicAdd(&next_slice, 1);
-        s = __shfl_sync(SPX_FULL_MASK, nxt, 0);
+        s = claim_slice(&next_slice, lane);
     }
 }
 
@@ -197,6 +269,34 @@ static int32_t part_blocks(const spx_ehyb_fmt *F, int sms)
     return c < 1 ? 1 : (int32_t)c;
 }
 
+/* Whether the slice kernel prefetches layout F's slices into L2: SPX_EHYB_CUDA_L2_PREFETCH on,
+ * and (SPX_EHYB_CUDA_PREFETCH_ABOVE_L2) the layout larger than the L2. */
+static bool prefetches(const spx_cuda_state *st, const spx_ehyb_fmt *F)
+{
+    if (!SPX_EHYB_CUDA_L2_PREFETCH) return false;
+    if (!SPX_EHYB_CUDA_PREFETCH_ABOVE_L2) return true;
+    spx_ehyb_fmt copy = *F;
+    spx_ehyb_array arr[SPX_EHYB_N_ARRAYS];
+    spx_ehyb_fmt_arrays(&copy, arr);
+    long long bytes = 0;
+    for (int i = 0; i < SPX_EHYB_N_ARRAYS; i++) bytes += (long long)arr[i].bytes;
+    return bytes > st->l2_bytes;
+}
+
+/* The largest slice (bytes of entries) the kernel prefetches into L2 whole as a warp starts
+ * it: one slice for every warp the device holds at once must fit the L2 (H200: 50 MB over
+ * 132 x 64 warps, 6.2 KB), else the prefetched lines evict each other before their loads.
+ * Longer slices are prefetched a chunk ahead. A layout that fits the L2 stays there from one
+ * SpMV to the next, so it is not prefetched (INT64_MAX: the plain loop, and the kernel's
+ * prefetch flag off; see SPX_EHYB_CUDA_PREFETCH_ABOVE_L2). */
+static int64_t prefetch_whole_max(const spx_cuda_state *st, const spx_ehyb_fmt *F)
+{
+    if (!prefetches(st, F)) return INT64_MAX;
+    const int64_t warps = (int64_t)(st->sm_count > 0 ? st->sm_count : 1) * (SPX_EHYB_SM_THREADS / 32);
+    const int64_t l2 = st->l2_bytes > 0 ? st->l2_bytes : 0;
+    return l2 / warps;
+}
+
 /* Sets every array field of L to NULL (before they receive device or host copies). */
 static void clear_arrays(spx_ehyb_fmt *L)
 {
@@ -213,9 +313,9 @@ static void set_kernel_name(ehyb_dev *d)
     if (d->L.m == 0 || d->L.nnz == 0)
         snprintf(d->kernel, sizeof d->kernel, "ehyb_empty(y=b*y)");
     else
-        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s_%s",
+        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s%s_%s",
                  spx_ehyb_block_threads(d->L.blocks_per_sm), d->L.lanes, d->part_blocks,
-                 d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", prec);
+                 d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", d->prefetch ? "_pf" : "", prec);
 }
 
 /* Copies the host layout's arrays to the device (each allocation recorded as it succeeds,
@@ -255,6 +355,8 @@ static spx_status ehyb_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log
     clear_arrays(&d->L);
     d->smem_bytes = smem;
     d->part_blocks = part_blocks(F, st->sm_count);
+    d->prefetch = prefetches(st, F);
+    d->prefetch_whole_max = prefetch_whole_max(st, F);
     const double t0 = spx_now();
     s = upload_arrays(ctx, F, d);
     spx_phase_add(log, "upload", spx_now() - t0);
@@ -333,7 +435,7 @@ static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_arg
                               L->ell_ptr, L->er_ptr, L->ell_col, (const VT *)L->ell_val, (const VT *)L->er_val,
                               L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val, x, y,
                               (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->part_blocks, part_grid,
-                              args->beta != 0.0};
+                              args->beta != 0.0, d->prefetch, d->prefetch_whole_max};
     const unsigned grid = (unsigned)(part_grid + long_blocks);
     if (L->blocks_per_sm == SPX_EHYB_WIDE_BLOCKS_PER_SM)
         launch_slices<VT, WIDE_BLOCK>(L, grid, d->smem_bytes, st, e);

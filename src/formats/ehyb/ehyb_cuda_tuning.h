@@ -29,4 +29,27 @@
 #define SPX_EHYB_CUDA_ER_UNROLL 4
 #endif
 
+/* L2 prefetch of the slices' data (spx_prefetch_l2, sm_90's bulk prefetch): 1 on, 0 off. A
+ * slice whose entries fit the L2's share of one warp is prefetched whole as its warp starts
+ * it (its later unrolled steps and its ER entries then hit L2); a longer one a chunk of
+ * UNROLL steps at a time, SPX_EHYB_CUDA_PREFETCH_LEAD entries ahead of the loads. H200,
+ * 2026-11-29, grow, plan order, call ms, none / whole / lead 128 / lead 256
+ * (bench/results/2026-11-29-nvidia-h200-ehyb-l2-prefetch/, run 2): stencil27 n=160 fp64 (8.6
+ * KB slices) 0.368 / 0.372 / 0.344 / 0.353; poisson3d n=300 fp64 (2.2 KB) 0.697 / 0.638 /
+ * 0.672 / 0.665; fp32 stencil27 0.228 / 0.211 / 0.243 / 0.234, poisson3d 0.449 / 0.427 / 0.560
+ * / 0.515. Whole slices for all warps at once (73 MB on stencil27 fp64) overflow the 50 MB L2. */
+#ifndef SPX_EHYB_CUDA_L2_PREFETCH
+#define SPX_EHYB_CUDA_L2_PREFETCH 1
+#endif
+/* 1: only layouts larger than the device's L2 are prefetched (a smaller one stays in L2 from
+ * one SpMV to the next; H200, run 3, FEM16 prefetched: 1.35x -> 1.24x ALG1 geomean by call,
+ * 1.61x -> 1.32x by batch). 0: every layout (a build that tests the prefetch paths on small
+ * matrices). */
+#ifndef SPX_EHYB_CUDA_PREFETCH_ABOVE_L2
+#define SPX_EHYB_CUDA_PREFETCH_ABOVE_L2 1
+#endif
+#ifndef SPX_EHYB_CUDA_PREFETCH_LEAD
+#define SPX_EHYB_CUDA_PREFETCH_LEAD 128
+#endif
+
 #endif
