@@ -54,7 +54,7 @@ struct slice_view {
     int32_t part_grid;   /* nparts x C: the blocks before the long rows' */
     bool read_y;         /* b != 0 (BLAS rule: b == 0 never reads y) */
     bool prefetch;              /* slices prefetched into L2 (host: prefetches) */
-    int64_t prefetch_whole_max; /* slices of at most these bytes take the plain loop, whole (prefetch_whole_max) */
+    int64_t prefetch_whole_max; /* longer slices take the chunked loop (host: prefetch_whole_max) */
 };
 
 /* Long row w (one warp, after the parts' blocks in the same launch): its whole row with x
@@ -270,28 +270,20 @@ static int32_t part_blocks(const spx_ehyb_fmt *F, int sms)
 }
 
 /* Whether the slice kernel prefetches layout F's slices into L2: SPX_EHYB_CUDA_L2_PREFETCH on,
- * and (SPX_EHYB_CUDA_PREFETCH_ABOVE_L2) the layout larger than the L2. */
+ * and (SPX_EHYB_CUDA_PREFETCH_ABOVE_L2) one SpMV's bytes (spx_ehyb_fmt_bytes) more than the
+ * L2 holds: a smaller layout stays there from one SpMV to the next. */
 static bool prefetches(const spx_cuda_state *st, const spx_ehyb_fmt *F)
 {
     if (!SPX_EHYB_CUDA_L2_PREFETCH) return false;
-    if (!SPX_EHYB_CUDA_PREFETCH_ABOVE_L2) return true;
-    spx_ehyb_fmt copy = *F;
-    spx_ehyb_array arr[SPX_EHYB_N_ARRAYS];
-    spx_ehyb_fmt_arrays(&copy, arr);
-    long long bytes = 0;
-    for (int i = 0; i < SPX_EHYB_N_ARRAYS; i++) bytes += (long long)arr[i].bytes;
-    return bytes > st->l2_bytes;
+    return !SPX_EHYB_CUDA_PREFETCH_ABOVE_L2 || spx_ehyb_fmt_bytes(F) > (double)st->l2_bytes;
 }
 
 /* The largest slice (bytes of entries) the kernel prefetches into L2 whole as a warp starts
  * it: one slice for every warp the device holds at once must fit the L2 (H200: 50 MB over
  * 132 x 64 warps, 6.2 KB), else the prefetched lines evict each other before their loads.
- * Longer slices are prefetched a chunk ahead. A layout that fits the L2 stays there from one
- * SpMV to the next, so it is not prefetched (INT64_MAX: the plain loop, and the kernel's
- * prefetch flag off; see SPX_EHYB_CUDA_PREFETCH_ABOVE_L2). */
-static int64_t prefetch_whole_max(const spx_cuda_state *st, const spx_ehyb_fmt *F)
+ * Longer slices are prefetched a chunk ahead. */
+static int64_t prefetch_whole_max(const spx_cuda_state *st)
 {
-    if (!prefetches(st, F)) return INT64_MAX;
     const int64_t warps = (int64_t)(st->sm_count > 0 ? st->sm_count : 1) * (SPX_EHYB_SM_THREADS / 32);
     const int64_t l2 = st->l2_bytes > 0 ? st->l2_bytes : 0;
     return l2 / warps;
@@ -356,7 +348,7 @@ static spx_status ehyb_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log
     d->smem_bytes = smem;
     d->part_blocks = part_blocks(F, st->sm_count);
     d->prefetch = prefetches(st, F);
-    d->prefetch_whole_max = prefetch_whole_max(st, F);
+    d->prefetch_whole_max = d->prefetch ? prefetch_whole_max(st) : INT64_MAX; /* INT64_MAX: every slice the plain loop */
     const double t0 = spx_now();
     s = upload_arrays(ctx, F, d);
     spx_phase_add(log, "upload", spx_now() - t0);
