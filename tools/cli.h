@@ -56,6 +56,7 @@ typedef struct cli_opts {
     int device;             /* the context's CUDA device (the distributed commands: one per rank) */
     int64_t expected_spmvs; /* --expected-spmvs (0: not given, the library's default) */
     spx_vector_order order; /* spmv, bench, info, solve: --order caller|plan (SPX_ORDER_CALLER) */
+    spx_build_site build;   /* spmv, bench, info: --build auto|host|device (SPX_BUILD_AUTO) */
     size_t mem_limit; /* --mem-limit in bytes; 0: the default (half the available memory) */
     const char *positional[256];
     int n_positional;

@@ -159,6 +159,11 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         if (!strcmp(val, "caller")) o->order = SPX_ORDER_CALLER;
         else if (!strcmp(val, "plan")) o->order = SPX_ORDER_PLAN;
         else return cli_error("--order must be caller or plan, not '%s'", val);
+    } else if (!strcmp(opt, "--build")) {
+        if (!strcmp(val, "auto")) o->build = SPX_BUILD_AUTO;
+        else if (!strcmp(val, "host")) o->build = SPX_BUILD_HOST;
+        else if (!strcmp(val, "device")) o->build = SPX_BUILD_DEVICE;
+        else return cli_error("--build must be auto, host or device, not '%s'", val);
     } else if (!strcmp(opt, "--precision")) {
         if (!strcmp(val, "fp64")) o->precision = SPX_FP64;
         else if (!strcmp(val, "fp32")) o->precision = SPX_FP32;

@@ -164,7 +164,7 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
         spx_plan_opts po = {.format = br->v[i].format, .algo = br->v[i].algo, .backend = br->backend,
                             .precision = br->o.precision,
                             .expected_spmvs = strcmp(br->v[i].format, "auto") ? 0 : n_spmvs,
-                            .order = br->o.order};
+                            .order = br->o.order, .build = br->o.build};
         spx_bench_opts bo = {.reps = br->o.reps, .warmup = br->o.warmup, .cold = br->o.cold, .plan_reps = br->o.plan_reps};
         if (br->v[i].why) skip_result(r, br, &br->v[i]);
         else if ((s = spx_bench_spmv(ctx, c, &po, &bo, &r->r))) rc = cli_fail(ctx, src, s);
@@ -322,7 +322,7 @@ int cmd_bench(int argc, char **argv)
     bench_run br;
     memset(&br, 0, sizeof br);
     if (cli_parse(argc, argv, 2,
-                  "--op: --suite: --formats: --backend: --precision: --reps: --plan-reps: --warmup: --threads: --expected-spmvs: --order: --cold --strict "
+                  "--op: --suite: --formats: --backend: --precision: --reps: --plan-reps: --warmup: --threads: --expected-spmvs: --order: --build: --cold --strict "
                   "--json: --csv: --plot:",
                   &br.o) ||
         cli_check_outputs(&br.o)) /* a bad --json or --csv path is an error before any work */

@@ -17,6 +17,15 @@ static void print_algos(FILE *f, const spx_format_desc *d, int json)
     }
 }
 
+/* Where a format's CUDA plans build their layout: "device", "host", "-" (no CUDA path), or
+ * "some" (some algorithms on the device: the JSON's device_algos names them). */
+static const char *gpu_build_site(const spx_format_desc *d)
+{
+    if (!d->has_cuda) return "-";
+    if (!d->builds_on_device) return "host";
+    return d->device_algos ? "some" : "device";
+}
+
 int cmd_formats(int argc, char **argv)
 {
     cli_opts o = {0};
@@ -44,6 +53,17 @@ int cmd_formats(int argc, char **argv)
             else json_str(stdout, d.why_unavailable ? d.why_unavailable : "");
             json_kv_int(stdout, &first, "baseline", d.is_baseline);
             json_kv_int(stdout, &first, "builds_on_device", d.builds_on_device);
+            json_key(stdout, &first, "device_algos"); /* null: every algorithm (when builds_on_device) */
+            if (!d.device_algos) {
+                fputs("null", stdout);
+            } else {
+                putchar('[');
+                for (int a = 0; d.device_algos[a]; a++) {
+                    if (a) putchar(',');
+                    json_str(stdout, d.device_algos[a]);
+                }
+                putchar(']');
+            }
             json_kv_int(stdout, &first, "device_to_csr", d.has_device_to_csr);
             json_kv_int(stdout, &first, "plan_order", d.has_plan_order);
             json_kv_str(stdout, &first, "kernel_prefix", d.kernel_prefix ? d.kernel_prefix : "");
@@ -59,7 +79,7 @@ int cmd_formats(int argc, char **argv)
         spx_format_desc d;
         spx_format_describe(i, &d);
         printf("%-10s %-4s %-5s %-5s %-9s ", d.name, d.has_cpu ? "yes" : "no", d.has_cuda ? "yes" : "no",
-               d.is_baseline ? "yes" : "no", !d.has_cuda ? "-" : d.builds_on_device ? "device" : "host");
+               d.is_baseline ? "yes" : "no", gpu_build_site(&d));
         char buf[256] = "";
         for (int a = 0; d.algos && d.algos[a]; a++) {
             if (a) strncat(buf, ",", sizeof buf - strlen(buf) - 1);

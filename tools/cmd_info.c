@@ -141,7 +141,7 @@ static void print_plan_json(const spx_plan_info *pi)
 static int info_plan(spx_ctx *ctx, const spx_csr *A, const cli_opts *o, spx_plan_info *pi)
 {
     spx_plan_opts po = {.format = o->format, .algo = o->algo, .backend = o->backend, .precision = o->precision,
-                        .order = o->order};
+                        .order = o->order, .build = o->build};
     spx_plan *p = NULL;
     spx_status s = spx_plan_create(ctx, A, &po, &p);
     if (s) return cli_fail(ctx, "plan", s);
@@ -174,7 +174,7 @@ static int info_select(spx_ctx *ctx, const spx_csr *A, const cli_opts *o)
 int cmd_info(int argc, char **argv)
 {
     cli_opts o = {0};
-    if (cli_parse(argc, argv, 2, "--json --strict --threads: --format: --algo: --backend: --precision: --order: --select --expected-spmvs:", &o))
+    if (cli_parse(argc, argv, 2, "--json --strict --threads: --format: --algo: --backend: --precision: --order: --build: --select --expected-spmvs:", &o))
         return CLI_ERROR;
     if (o.n_positional != 1)
         return cli_error("usage: spx info SRC [--json] [--strict] [--format F [--algo A] [--backend B] [--precision P] [--order O]]"

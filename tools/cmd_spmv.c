@@ -81,7 +81,7 @@ int cmd_spmv(int argc, char **argv)
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
                   "--format: --algo: --backend: --precision: --reps: --warmup: --threads: --cold --json --strict "
-                  "--no-baseline --x: --y-out: --expected-spmvs: --order:",
+                  "--no-baseline --x: --y-out: --expected-spmvs: --order: --build:",
                   &o))
         return CLI_ERROR;
     if (o.n_positional != 1) return cli_error("usage: spx spmv SRC [options] (see `spx --help`)");
@@ -108,7 +108,7 @@ int cmd_spmv(int argc, char **argv)
         goto done;
     }
     spx_plan_opts po = {.format = o.format, .algo = o.algo, .backend = o.backend, .precision = o.precision,
-                        .expected_spmvs = o.expected_spmvs, .order = o.order}; /* y_out: the caller's order */
+                        .expected_spmvs = o.expected_spmvs, .order = o.order, .build = o.build}; /* y_out: the caller's order */
     spx_bench_opts bo = {.reps = o.reps, .warmup = o.warmup, .cold = o.cold, .y_out = y, .plan_reps = 1}; /* one plan: `spx bench` repeats them */
     if ((s = spx_bench_spmv(ctx, c, &po, &bo, &res.r))) {
         rc = cli_fail(ctx, "spmv", s);

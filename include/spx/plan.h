@@ -143,6 +143,7 @@ typedef struct spx_format_desc {
     int has_cuda; /* a CUDA SpMV exists and is compiled into this build */
     int is_baseline;       /* a vendor library measured as the reference (cuSPARSE) */
     int builds_on_device;  /* CUDA plans can build the layout on the GPU from the CSR */
+    const char *const *device_algos; /* ... for these algorithms (NULL-terminated; NULL: all) */
     int has_device_to_csr; /* a CUDA plan's device layout converts back to CSR */
     int has_plan_order;    /* its plans may take x and y in their own numbering (SPX_ORDER_PLAN) */
     const char *kernel_prefix; /* every kernel name the format reports starts with this */

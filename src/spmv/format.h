@@ -75,6 +75,13 @@ typedef struct spx_format_cuda {
     double (*bytes_per_spmv)(const void *dev);
     /* The layout's statistics as the GPU holds them (NULL: the host half's, if any). */
     void (*stats)(const void *dev, spx_stat_list *out);
+    /* The algorithms build takes, NULL-terminated (NULL: every one); the others build on the
+     * host and upload. */
+    const char *const *build_algos;
+    /* For a plan built on the device in SPX_ORDER_PLAN: its renumbering (m = n values, new ->
+     * original) as a host array the GPU state keeps, or NULL when it keeps the caller's order
+     * (NULL slot: never renumbers). */
+    const int32_t *(*permutation)(const void *dev);
 } spx_format_cuda;
 
 typedef struct spx_format_ops {
@@ -119,6 +126,9 @@ const spx_format_ops *spx_format_find(const char *name);
 int spx_format_has_algo(const spx_format_ops *ops, const char *name);
 /* The format's GPU half, or NULL when it has none in this build. */
 const spx_format_cuda *spx_format_cuda_of(const spx_format_ops *ops);
+/* Whether a CUDA plan of the format can build algo (NULL or "auto": the format's default, its
+ * first) on the device. */
+int spx_format_builds_on_device(const spx_format_ops *ops, const char *algo);
 /* Whether the format can run algo (NULL: any) in this build; *why when not. */
 int spx_format_available(const spx_format_ops *ops, const char *algo, const char **why);
 /* What keeps format ops from running algo (NULL or "auto": the format's own) on backend b in

@@ -44,22 +44,25 @@ static spx_status resolve_format(spx_ctx *ctx, const spx_plan_opts *o, spx_backe
     }
 }
 
-/* Whether a CUDA plan of the format with GPU half cu builds on the device under option b. */
-static int builds_on_device(spx_build_site b, const spx_format_cuda *cu)
+/* Whether a CUDA plan of format ops builds algo on the device under option b. */
+static int builds_on_device(spx_build_site b, const spx_format_ops *ops, const char *algo)
 {
-    return b != SPX_BUILD_HOST && cu && cu->build;
+    return b != SPX_BUILD_HOST && spx_format_builds_on_device(ops, algo);
 }
 
 /* Whether the CUDA plan builds on the device, per the option and what the format offers. */
 static spx_status choose_site(spx_plan *p, const spx_plan_opts *o, int *on_device)
 {
-    const int can = p->cuda->build != NULL;
+    const int can = spx_format_builds_on_device(p->ops, o->algo);
+    if (o->build == SPX_BUILD_DEVICE && !can && p->cuda->build)
+        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' cannot build algorithm '%s' on the device",
+                        p->ops->name, o->algo && strcmp(o->algo, "auto") ? o->algo : p->ops->algos[0]);
     if (o->build == SPX_BUILD_DEVICE && !can)
         return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' cannot build its layout on the device",
                         p->ops->name);
     if (o->build == SPX_BUILD_HOST && !p->cuda->upload)
         return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' builds only on the device", p->ops->name);
-    *on_device = builds_on_device(o->build, p->cuda);
+    *on_device = builds_on_device(o->build, p->ops, o->algo);
     return SPX_OK;
 }
 
@@ -94,6 +97,14 @@ static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *
     return s;
 }
 
+/* The renumbering of a plan made in SPX_ORDER_PLAN, from its host layout or, built on the
+ * device, from its GPU state; NULL when it keeps the caller's order. */
+static const int32_t *plan_permutation(const spx_plan *p)
+{
+    if (p->impl) return p->ops->permutation ? p->ops->permutation(p->impl) : NULL;
+    return p->dev && p->cuda && p->cuda->permutation ? p->cuda->permutation(p->dev) : NULL;
+}
+
 /* Whether opts ask for the format `auto` (or name none). */
 static int format_is_auto(const spx_plan_opts *o) { return !o->format || !strcmp(o->format, "auto"); }
 
@@ -112,7 +123,7 @@ static int features_on_device(const spx_plan_opts *o)
 {
     if (format_is_auto(o)) return o->build != SPX_BUILD_HOST;
     const spx_format_ops *ops = spx_format_find(o->format);
-    return builds_on_device(o->build, ops ? spx_format_cuda_of(ops) : NULL);
+    return ops && builds_on_device(o->build, ops, o->algo);
 }
 
 /* A's features computed on the host for backend b: as the device computes them for CUDA
@@ -199,7 +210,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_cuda_dev_csr_free(ctx, &D);
     if (!s && b == SPX_BACKEND_CUDA) s = spx_cuda_sync(ctx);
     spx_phase_add(&p->log, "finish", spx_now() - t1);
-    if (!s && p->impl && o.order == SPX_ORDER_PLAN && ops->permutation) p->perm = ops->permutation(p->impl);
+    if (!s && o.order == SPX_ORDER_PLAN) p->perm = plan_permutation(p);
     if (s) {
         spx_plan_destroy(&p);
         return s;

@@ -57,6 +57,17 @@ spx_format_fit spx_format_fits(const spx_format_ops *ops, const char *algo, spx_
     return SPX_FORMAT_RUNS;
 }
 
+int spx_format_builds_on_device(const spx_format_ops *ops, const char *algo)
+{
+    const spx_format_cuda *cu = ops ? spx_format_cuda_of(ops) : NULL;
+    if (!cu || !cu->build) return 0;
+    if (!cu->build_algos) return 1;
+    const char *name = !algo || !strcmp(algo, "auto") ? ops->algos[0] : algo;
+    for (int i = 0; cu->build_algos[i]; i++)
+        if (!strcmp(cu->build_algos[i], name)) return 1;
+    return 0;
+}
+
 int spx_format_count(void) { return N_FORMATS; }
 
 spx_status spx_format_describe(int i, spx_format_desc *out)
@@ -72,6 +83,7 @@ spx_status spx_format_describe(int i, spx_format_desc *out)
     out->has_cuda = cu != NULL && cu->spmv != NULL;
     out->is_baseline = (ops->flags & SPX_FORMAT_BASELINE) != 0;
     out->builds_on_device = cu != NULL && cu->build != NULL;
+    out->device_algos = out->builds_on_device ? cu->build_algos : NULL;
     out->has_device_to_csr = cu != NULL && cu->to_csr != NULL;
     out->has_plan_order = ops->permutation != NULL;
     out->kernel_prefix = ops->kernel_prefix;
