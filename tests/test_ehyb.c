@@ -135,6 +135,7 @@ static void test_edge_cases(spx_ctx *ctx)
             if (c->m < 65536) check_layout(ctx, A, SPX_EHYB_METIS, &cpu_target, SPX_FP64, c->name);
             check_layout(ctx, A, SPX_EHYB_BFS, &cpu_target, SPX_FP32, c->name);
             check_layout(ctx, A, SPX_EHYB_GROW, &cpu_target, SPX_FP64, c->name);
+            check_layout(ctx, A, SPX_EHYB_VORONOI, &cpu_target, SPX_FP32, c->name);
         } else if (A) {
             check_all(ctx, A, &cpu_target, c->name);
         }

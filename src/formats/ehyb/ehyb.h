@@ -24,6 +24,7 @@ typedef enum spx_ehyb_algo {
     SPX_EHYB_METIS = 0, /* METIS_PartGraphKway on the symmetrized pattern (§3.1) */
     SPX_EHYB_BFS,       /* breadth-first order of the same graph cut into equal blocks */
     SPX_EHYB_GROW,      /* greedy graph growing: each part a breadth-first ball from a seed */
+    SPX_EHYB_VORONOI,   /* graph Voronoi cells of hashed seeds, data-parallel: built on the GPU too */
     SPX_EHYB_ALGO_COUNT
 } spx_ehyb_algo;
 
@@ -178,6 +179,19 @@ int32_t spx_ehyb_seg_cap(const spx_ehyb_target *t, spx_precision prec, int32_t b
 /* Threads of one slice-kernel block in the shape of blocks_per_sm blocks an SM. */
 static inline int32_t spx_ehyb_block_threads(int32_t blocks_per_sm) { return SPX_EHYB_SM_THREADS / blocks_per_sm; }
 
+/* The mean cell size (rows) of the voronoi partitioner for n rows that part_count would cut
+ * into nparts parts of at most seg_cap: n / nparts, at most SPX_EHYB_VORONOI_FILL_PCT % of
+ * seg_cap, at least 1. */
+int32_t spx_ehyb_voronoi_mean(int32_t n, int32_t nparts, int32_t seg_cap);
+/* The voronoi partitioner (ehyb_voronoi.h's rules) on square A's pattern: part[v] for every
+ * row, numbered densely 0 .. *nparts - 1 in ascending label order (not yet split to seg_cap). */
+spx_status spx_ehyb_voronoi_parts(spx_ctx *ctx, const spx_csr *A, int32_t mean, int32_t *part, int32_t *nparts);
+
+/* The part sizing of an m x n matrix of nnz entries on target in prec (§3.3, eq. 1-2): K, P,
+ * the part count before any split, seg_cap, the shape, and whether the graph split applies
+ * (square, more than one part, entries); no arrays. */
+void spx_ehyb_parts_shape(int32_t m, int32_t n, int64_t nnz, const spx_ehyb_target *tg, spx_precision prec,
+                          spx_ehyb_parts *R);
 /* Assigns every row and column of A to a part (§3.1, §3.3): K x P parts sized so that a
  * part's segment fits seg_cap, by algo or the block fallback; parts longer than seg_cap are
  * split. Adds the "graph" and "partition" phases' seconds to *t_graph, *t_part. */
@@ -189,6 +203,17 @@ void spx_ehyb_parts_free(spx_ctx *ctx, spx_ehyb_parts *P);
  * order when want_plan_order and the layout allows it (F->plan_order says which). */
 spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_parts *parts, spx_precision prec,
                               spx_ehyb_algo algo, int want_plan_order, spx_ehyb_fmt **out);
+/* Lanes per row of an m-row matrix with mean row length `mean` on a device of P block slots
+ * of `threads` each: the smallest power of two >= mean / SPX_EHYB_NZ_PER_LANE, from 1 to
+ * SPX_EHYB_MAX_LANES, but no more than keeps m x G within SPX_EHYB_LANE_WAVES times the lanes
+ * the device holds (P x threads). */
+int32_t spx_ehyb_lanes_per_row(int32_t m, double mean, int32_t P, int32_t threads);
+/* The layout's statistics (spx info --format ehyb) from its counts alone: host or device layout. */
+struct spx_stat_list;
+void spx_ehyb_fmt_stats(const spx_ehyb_fmt *F, struct spx_stat_list *l);
+/* A device layout (the GPU state of spx_ehyb_cuda()'s upload and build begins with one: the
+ * counts with device arrays) downloaded into a new host layout: the GPU round trip, the tests. */
+spx_status spx_ehyb_dev_download(spx_ctx *ctx, const spx_ehyb_fmt *L, spx_ehyb_fmt **out);
 /* Frees the host layout (NULL accepted). */
 void spx_ehyb_fmt_destroy(spx_ctx *ctx, spx_ehyb_fmt *F);
 /* The layout back to a library CSR in original numbering (fp32 values widened). */

@@ -13,7 +13,7 @@
 #include "formats/ehyb/ehyb_cuda_tuning.h"
 #include "formats/ehyb/ehyb_tuning.h"
 
-const char *const spx_ehyb_algo_names[] = {"metis", "bfs", "grow", NULL};
+const char *const spx_ehyb_algo_names[] = {"metis", "bfs", "grow", "voronoi", NULL};
 
 void spx_ehyb_fmt_arrays(spx_ehyb_fmt *F, spx_ehyb_array out[SPX_EHYB_N_ARRAYS])
 {
@@ -112,11 +112,7 @@ static void count_in_part(spx_ehyb_fmt *F, const spx_csr *A, const spx_ehyb_part
     F->out_nnz = A->nnz - in_all;
 }
 
-/* Lanes per row of an m-row matrix with mean row length `mean` on a device of P block slots
- * of `threads` each: the smallest power of two >= mean / SPX_EHYB_NZ_PER_LANE, from 1 to
- * SPX_EHYB_MAX_LANES, but no more than keeps m x G within SPX_EHYB_LANE_WAVES times the lanes
- * the device holds (P x threads). */
-static int32_t lanes_per_row(int32_t m, double mean, int32_t P, int32_t threads)
+int32_t spx_ehyb_lanes_per_row(int32_t m, double mean, int32_t P, int32_t threads)
 {
     const double lanes_held = (double)P * threads * SPX_EHYB_LANE_WAVES;
     int32_t g = 1;
@@ -370,7 +366,7 @@ static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
 {
     const int nt = spx_ctx_threads(ctx);
     count_in_part(F, A, P, w->in_cnt, nt);
-    F->lanes = lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P,
+    F->lanes = spx_ehyb_lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P,
                              spx_ehyb_block_threads(F->blocks_per_sm));
     F->plan_order = want_plan_order && plan_order_fits(F, A);
     spx_status s;

@@ -14,6 +14,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_cuda_tuning.h"
+#include "formats/ehyb/ehyb_dev.cuh"
 
 /* Sums in fp64 for both precisions (as the csr kernels: one rounding per row in fp32). */
 typedef double acc_t;
@@ -22,9 +23,14 @@ typedef double acc_t;
 typedef struct ehyb_dev {
     spx_ehyb_fmt L;
     size_t smem_bytes;     /* dynamic shared memory of the slice kernel: seg_max + 1 values */
-    int32_t part_blocks;   /* blocks of the slice kernel per part (each a share of its slices) */
+    int32_t part_grid;     /* blocks of the slice kernel over the parts (each a share of a part's slices) */
+    int32_t max_part_blocks; /* the most blocks one part has */
+    bool longest_first;        /* unequal parts: the blocks ordered by descending share */
+    int2 *block_task;          /* device, part_grid: each such block's part and share (block_task_of) */
     bool prefetch;              /* the kernel prefetches slices into L2 (prefetches) */
     int64_t prefetch_whole_max; /* slice bytes up to which a slice is prefetched whole */
+    int32_t *host_perm;         /* built on the device in plan order: row_perm on the host (the
+                                   plan's permutation), else NULL */
     char kernel[64];
 } ehyb_dev;
 
@@ -50,8 +56,8 @@ struct slice_view {
     VT *y;
     acc_t a, b;
     int32_t lanes;       /* G: lanes per row, a power of two <= 32 */
-    int32_t part_blocks; /* C: blocks per part */
-    int32_t part_grid;   /* nparts x C: the blocks before the long rows' */
+    const int2 *block_task; /* block -> {part, share | C << 16} */
+    int32_t part_grid; /* the parts' blocks, before the long rows' */
     bool read_y;         /* b != 0 (BLAS rule: b == 0 never reads y) */
     bool prefetch;              /* slices prefetched into L2 (host: prefetches) */
     int64_t prefetch_whole_max; /* longer slices take the chunked loop (host: prefetch_whole_max) */
@@ -128,7 +134,8 @@ __device__ __forceinline__ int32_t claim_slice(int32_t *counter, int lane)
 }
 
 /* Slices (Algorithm 3 lines 1-20, the ER part fused in) and long rows, one launch. Block b
- * of part p = b / C takes the (b % C)-th of C equal shares of the part's slices: it loads
+ * of the parts' takes task block_task[b] = {p, share | C << 16}: the share-th of C equal
+ * shares of part p's slices. It loads
  * x[col_perm[col_start[p] + t]] for t < L into shared memory, cell L = 0 (padding's
  * target); each warp starts at the
  * share's slice first + warp and then takes the next from the block's counter. Lane l of
@@ -156,13 +163,14 @@ __global__ void __launch_bounds__(BLOCK, SPX_EHYB_SM_THREADS / BLOCK) ehyb_slice
         if (w < v.n_long) long_row(v, w, threadIdx.x & 31);
         return;
     }
-    const int32_t p = blockIdx.x / v.part_blocks, share = blockIdx.x % v.part_blocks;
+    const int2 task = __ldg(v.block_task + blockIdx.x);
+    const int32_t p = task.x, C = task.y >> 16, share = task.y & 0xffff;
     /* the part's bounds, loaded together (one memory round trip, not three) */
     const int32_t s0 = __ldg(v.part_slice + p), s_end = __ldg(v.part_slice + p + 1);
     const int32_t c0 = __ldg(v.col_start + p), c_end = __ldg(v.col_start + p + 1);
     const int32_t r0 = __ldg(v.row_start + p), r1 = __ldg(v.row_start + p + 1);
-    const int32_t first = s0 + (int32_t)((int64_t)(s_end - s0) * share / v.part_blocks);
-    const int32_t last = s0 + (int32_t)((int64_t)(s_end - s0) * (share + 1) / v.part_blocks);
+    const int32_t first = s0 + (int32_t)((int64_t)(s_end - s0) * share / C);
+    const int32_t last = s0 + (int32_t)((int64_t)(s_end - s0) * (share + 1) / C);
     if (first == last) return; /* no slices for this block (block-uniform, before any barrier) */
     const int32_t seg = c_end - c0;
 #pragma unroll 4
@@ -252,21 +260,81 @@ static spx_status allow_smem_for(spx_ctx *ctx, const spx_ehyb_fmt *F)
 
 static void ehyb_free(spx_ctx *ctx, void *dev);
 
-/* Blocks per part: a matrix with fewer parts than the device holds blocks (SMs x
- * SPX_EHYB_BLOCKS_PER_SM) would leave SMs idle, so each part's slices are shared by up to
- * SPX_EHYB_CUDA_MAX_PART_BLOCKS blocks, each loading the (small, L2-resident) segment; never
- * more than a part has, on average, slices for each warp of one block. The long rows'
- * blocks of the same launch get the same dynamic shared memory, unused: with few long rows
- * that costs little, and a second launch cost more (bench/NOTES.md, 2026-11-26). */
-static int32_t part_blocks(const spx_ehyb_fmt *F, int sms)
+/* Blocks of a part of `slices` slices (split into equal shares): enough that none has more
+ * than `unit` slices, at most SPX_EHYB_CUDA_MAX_PART_BLOCKS. */
+static int32_t blocks_of_part(int32_t slices, int64_t unit)
 {
-    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * F->blocks_per_sm, parts = F->nparts > 0 ? F->nparts : 1;
-    int64_t c = (slots + parts - 1) / parts;
-    const int64_t per_part = ((int64_t)F->n_ell_slices + parts - 1) / parts;
-    const int64_t by_slices = per_part / (spx_ehyb_block_threads(F->blocks_per_sm) / 32);
-    if (c > by_slices) c = by_slices;
-    if (c > SPX_EHYB_CUDA_MAX_PART_BLOCKS) c = SPX_EHYB_CUDA_MAX_PART_BLOCKS;
-    return c < 1 ? 1 : (int32_t)c;
+    const int64_t c = (slices + unit - 1) / unit;
+    return c < 1 ? 1 : c > SPX_EHYB_CUDA_MAX_PART_BLOCKS ? SPX_EHYB_CUDA_MAX_PART_BLOCKS : (int32_t)c;
+}
+
+/* The slices a block may take (blocks_of_part's unit) for layout F on sms SMs, at least one a
+ * warp. Parts of about equal size (the largest at most SPX_EHYB_CUDA_UNEQUAL_PARTS x the mean:
+ * METIS, grow): SPX_EHYB_CUDA_BLOCK_SLACK x the slices a block slot gets with all of them
+ * spread over the device's slots (SMs x blocks an SM), so parts that fill the slots keep one
+ * block each and small matrices (parts fewer than slots) get a block per `warps` slices.
+ * Unequal parts (voronoi's cells): that share over SPX_EHYB_CUDA_BALANCE_WAVES waves, so the
+ * larger parts are shared by several blocks (*unequal = 1). */
+static int64_t block_unit(const spx_ehyb_fmt *F, const int32_t *part_slice, int sms, bool *unequal)
+{
+    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * F->blocks_per_sm;
+    const int64_t warps = spx_ehyb_block_threads(F->blocks_per_sm) / 32;
+    int32_t largest = 0;
+    for (int32_t p = 0; p < F->nparts; p++)
+        if (part_slice[p + 1] - part_slice[p] > largest) largest = part_slice[p + 1] - part_slice[p];
+    const double mean = F->nparts > 0 ? (double)F->n_ell_slices / F->nparts : 0.0;
+    *unequal = largest > SPX_EHYB_CUDA_UNEQUAL_PARTS * mean;
+    const double share = (double)F->n_ell_slices / (double)slots;
+    const int64_t unit = (int64_t)(*unequal ? share / SPX_EHYB_CUDA_BALANCE_WAVES : SPX_EHYB_CUDA_BLOCK_SLACK * share);
+    return unit > warps ? unit : warps;
+}
+
+/* A part's blocks, for the launch order. */
+typedef struct part_blocks_t {
+    int32_t part, blocks, share; /* share: slices a block of the part takes (rounded up) */
+} part_blocks_t;
+
+/* Descending share, then ascending part (longest processing time first). */
+static int cmp_longest_first(const void *a, const void *b)
+{
+    const part_blocks_t *x = (const part_blocks_t *)a, *y = (const part_blocks_t *)b;
+    if (x->share != y->share) return x->share > y->share ? -1 : 1;
+    return (x->part > y->part) - (x->part < y->part);
+}
+
+/* d's block tasks from the host's part_slice (F's nparts + 1 slice offsets), uploaded: each
+ * part's blocks_of_part blocks, in part order, or longest share first when the parts are
+ * unequal and few waves of them (a block slot that frees takes the next block, so the short
+ * ones fill the end; over more waves the part order, whose neighbouring parts run together,
+ * keeps the ER part's x in L2); part_grid and max_part_blocks. */
+static spx_status set_blocks(spx_ctx *ctx, ehyb_dev *d, const int32_t *part_slice, int sms)
+{
+    const spx_ehyb_fmt *F = &d->L;
+    bool unequal = false;
+    const int64_t unit = block_unit(F, part_slice, sms, &unequal);
+    part_blocks_t *pb = (part_blocks_t *)spx_malloc_array(ctx, (size_t)F->nparts + 1, sizeof *pb);
+    if (!pb) return spx_fail_nomem(ctx, "ehyb: block table");
+    int64_t grid = 0;
+    d->max_part_blocks = 1;
+    for (int32_t p = 0; p < F->nparts; p++) {
+        const int32_t slices = part_slice[p + 1] - part_slice[p], c = blocks_of_part(slices, unit);
+        pb[p] = (part_blocks_t){p, c, (slices + c - 1) / c};
+        grid += c;
+        if (c > d->max_part_blocks) d->max_part_blocks = c;
+    }
+    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * F->blocks_per_sm;
+    d->longest_first = unequal && F->nparts <= SPX_EHYB_CUDA_LPT_WAVES * slots;
+    if (d->longest_first) qsort(pb, (size_t)F->nparts, sizeof *pb, cmp_longest_first);
+    d->part_grid = (int32_t)grid;
+    int2 *task = (int2 *)spx_malloc_array(ctx, (size_t)grid + 1, sizeof *task);
+    spx_status s = task ? SPX_OK : spx_fail_nomem(ctx, "ehyb: block table");
+    for (int64_t b = 0, i = 0; !s && i < F->nparts; i++)
+        for (int32_t c = 0; c < pb[i].blocks; c++) task[b++] = make_int2(pb[i].part, c | pb[i].blocks << 16);
+    if (!s) s = spx_cuda_malloc(ctx, (void **)&d->block_task, ((size_t)grid + 1) * sizeof *task);
+    if (!s && grid) s = spx_cuda_h2d(ctx, d->block_task, task, (size_t)grid * sizeof *task);
+    spx_free(ctx, pb);
+    spx_free(ctx, task);
+    return s;
 }
 
 /* Whether the slice kernel prefetches layout F's slices into L2: SPX_EHYB_CUDA_L2_PREFETCH on,
@@ -297,17 +365,19 @@ static void clear_arrays(spx_ehyb_fmt *L)
     for (int i = 0; i < SPX_EHYB_N_ARRAYS; i++) *arr[i].ptr = NULL;
 }
 
-/* The kernel's name, e.g. "ehyb_slices512_g4_c2+long_fp64" (block size, lanes per row, blocks
- * per part, whether there are long rows; "_plan" before the precision in plan order). */
+/* The kernel's name, e.g. "ehyb_slices512_g4_c2+long_fp64" (block size, lanes per row, the
+ * most blocks a part has, whether there are long rows; before the precision: "_plan" in plan
+ * order, "_pf" when it prefetches slices, "_lpt" when its blocks run longest share first). */
 static void set_kernel_name(ehyb_dev *d)
 {
     const char *prec = d->L.precision == SPX_FP32 ? "fp32" : "fp64";
     if (d->L.m == 0 || d->L.nnz == 0)
         snprintf(d->kernel, sizeof d->kernel, "ehyb_empty(y=b*y)");
     else
-        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s%s_%s",
-                 spx_ehyb_block_threads(d->L.blocks_per_sm), d->L.lanes, d->part_blocks,
-                 d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", d->prefetch ? "_pf" : "", prec);
+        snprintf(d->kernel, sizeof d->kernel, "ehyb_slices%d_g%d_c%d%s%s%s%s_%s",
+                 spx_ehyb_block_threads(d->L.blocks_per_sm), d->L.lanes, d->max_part_blocks,
+                 d->L.n_long > 0 ? "+long" : "", d->L.plan_order ? "_plan" : "", d->prefetch ? "_pf" : "",
+                 d->longest_first ? "_lpt" : "", prec);
 }
 
 /* Copies the host layout's arrays to the device (each allocation recorded as it succeeds,
@@ -326,37 +396,153 @@ static spx_status upload_arrays(spx_ctx *ctx, const spx_ehyb_fmt *F, ehyb_dev *d
     return SPX_OK;
 }
 
+/* The shared memory the kernel of layout F needs (its longest segment and the padding's 0),
+ * checked against the device's. */
+static spx_status kernel_smem(spx_ctx *ctx, const spx_ehyb_fmt *F, size_t *smem)
+{
+    const spx_cuda_state *st = spx_cuda_state_of(ctx);
+    *smem = ((size_t)F->seg_max + 1) * spx_ehyb_vbytes(F);
+    if (*smem + SPX_EHYB_SMEM_RESERVE > (size_t)st->smem_per_block_optin)
+        return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
+                        "ehyb: a segment of %d values needs %zu bytes of shared memory, the device has %d", F->seg_max,
+                        *smem, st->smem_per_block_optin);
+    return allow_smem_for(ctx, F);
+}
+
+/* The launch settings of d's layout (d->L's counts set; part_slice: its slice offsets on the
+ * host): the block tables, the prefetch, the kernel's name. */
+static spx_status set_launch(spx_ctx *ctx, ehyb_dev *d, const int32_t *part_slice)
+{
+    const spx_cuda_state *st = spx_cuda_state_of(ctx);
+    spx_status s = set_blocks(ctx, d, part_slice, st->sm_count);
+    if (s) return s;
+    d->prefetch = prefetches(st, &d->L);
+    d->prefetch_whole_max = d->prefetch ? prefetch_whole_max(st) : INT64_MAX; /* INT64_MAX: every slice the plain loop */
+    set_kernel_name(d);
+    return SPX_OK;
+}
+
+/* set_launch for a layout built on the device: its part_slice downloaded first. */
+static spx_status set_launch_device(spx_ctx *ctx, ehyb_dev *d)
+{
+    const size_t bytes = ((size_t)d->L.nparts + 1) * sizeof(int32_t);
+    int32_t *part_slice = (int32_t *)spx_malloc(ctx, bytes);
+    if (!part_slice) return spx_fail_nomem(ctx, "ehyb: slice offsets on the host");
+    spx_status s = spx_cuda_d2h(ctx, part_slice, d->L.part_slice, bytes);
+    if (!s) s = set_launch(ctx, d, part_slice);
+    spx_free(ctx, part_slice);
+    return s;
+}
+
 /* Uploads the host layout; checks that its segments fit this device's shared memory. */
 static spx_status ehyb_upload(spx_ctx *ctx, const void *impl, spx_phase_log *log, void **dev)
 {
     const spx_ehyb_fmt *F = (const spx_ehyb_fmt *)impl;
     if (!ctx || !F || !dev) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "ehyb upload: NULL argument") : SPX_ERR_ARG;
+    size_t smem = 0;
     spx_status s = spx_cuda_init(ctx);
-    if (s) return s;
-    const spx_cuda_state *st = spx_cuda_state_of(ctx);
-    const size_t smem = ((size_t)F->seg_max + 1) * spx_ehyb_vbytes(F);
-    if (smem + SPX_EHYB_SMEM_RESERVE > (size_t)st->smem_per_block_optin)
-        return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
-                        "ehyb upload: a segment of %d values needs %zu bytes of shared memory, the device has %d",
-                        F->seg_max, smem, st->smem_per_block_optin);
-    s = allow_smem_for(ctx, F);
-    if (s) return s;
+    if (s || (s = kernel_smem(ctx, F, &smem))) return s;
     ehyb_dev *d = (ehyb_dev *)spx_calloc_array(ctx, 1, sizeof *d);
     if (!d) return spx_fail_nomem(ctx, "ehyb GPU state");
     d->L = *F;
     clear_arrays(&d->L);
     d->smem_bytes = smem;
-    d->part_blocks = part_blocks(F, st->sm_count);
-    d->prefetch = prefetches(st, F);
-    d->prefetch_whole_max = d->prefetch ? prefetch_whole_max(st) : INT64_MAX; /* INT64_MAX: every slice the plain loop */
     const double t0 = spx_now();
     s = upload_arrays(ctx, F, d);
+    if (!s) s = set_launch(ctx, d, F->part_slice);
     spx_phase_add(log, "upload", spx_now() - t0);
     if (s) {
         ehyb_free(ctx, d);
         return s;
     }
-    set_kernel_name(d);
+    *dev = d;
+    return SPX_OK;
+}
+
+/* The algorithms ehyb builds on the device: the data-parallel partitioner, and auto (the
+ * default) as it. */
+static const char *const ehyb_device_algos[] = {"auto", "voronoi", NULL};
+
+/* Every row's and column's part on the device into P (arrays of the context's device memory),
+ * as the host's spx_ehyb_partition with algorithm voronoi: the voronoi split of a square
+ * matrix with entries off the diagonal, else contiguous blocks. */
+static spx_status device_parts(spx_ctx *ctx, const spx_dev_csr *A, spx_precision prec, spx_ehyb_parts *P,
+                               ehyb_scratch *t)
+{
+    const spx_cuda_state *st = spx_cuda_state_of(ctx);
+    const spx_ehyb_target tg = {st->sm_count, st->smem_per_block_optin};
+    spx_ehyb_parts_shape(A->m, A->n, A->nnz, &tg, prec, P);
+    int graph = P->split == SPX_EHYB_SPLIT_GRAPH;
+    spx_status s = spx_cuda_malloc(ctx, (void **)&P->row_part, ((size_t)A->m + 1) * sizeof(int32_t));
+    if (!s && graph) s = ehyb_dev_has_off_diagonal(ctx, A, &graph);
+    if (s) return s;
+    if (!graph) P->split = SPX_EHYB_SPLIT_BLOCKS;
+    if (graph) {
+        P->col_part = P->row_part;
+        return ehyb_dev_voronoi(ctx, A, spx_ehyb_voronoi_mean(A->n, P->nparts, P->seg_cap), P->seg_cap,
+                                P->row_part, &P->nparts, t);
+    }
+    if (A->m == A->n) P->col_part = P->row_part;
+    else if ((s = spx_cuda_malloc(ctx, (void **)&P->col_part, ((size_t)A->n + 1) * sizeof(int32_t)))) return s;
+    if ((s = ehyb_dev_blocks(ctx, A->m, P->nparts, P->row_part))) return s;
+    return P->col_part == P->row_part ? SPX_OK : ehyb_dev_blocks(ctx, A->n, P->nparts, P->col_part);
+}
+
+/* Frees the device part maps. */
+static void device_parts_free(spx_ctx *ctx, spx_ehyb_parts *P)
+{
+    if (P->col_part != P->row_part) spx_cuda_free(ctx, P->col_part);
+    spx_cuda_free(ctx, P->row_part);
+    P->row_part = P->col_part = NULL;
+}
+
+/* A plan-order layout's renumbering downloaded into d->host_perm (the plan's permutation:
+ * the caller renumbers x and y with it on the host). */
+static spx_status keep_permutation(spx_ctx *ctx, ehyb_dev *d)
+{
+    d->host_perm = (int32_t *)spx_malloc_array(ctx, (size_t)d->L.m + 1, sizeof *d->host_perm);
+    if (!d->host_perm) return spx_fail_nomem(ctx, "ehyb: the plan's permutation");
+    return spx_cuda_d2h(ctx, d->host_perm, d->L.row_perm, (size_t)d->L.m * sizeof *d->host_perm);
+}
+
+/* Builds the GPU state from the uploaded CSR with the voronoi partitioner, every step on the
+ * device ("partition" and "reorder" phases, as the host's build): the same layout as a host
+ * build of algorithm voronoi for this device. */
+static spx_status ehyb_build(spx_ctx *ctx, spx_dev_csr *A, const spx_features *feat, const spx_plan_opts *o,
+                             spx_phase_log *log, void **dev)
+{
+    (void)feat;
+    if (!ctx || !A || !o || !dev) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "ehyb build: NULL argument") : SPX_ERR_ARG;
+    if (o->algo && strcmp(o->algo, "auto") && strcmp(o->algo, "voronoi"))
+        return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "ehyb: only algorithms auto and voronoi build on the device");
+    spx_status s = spx_cuda_init(ctx);
+    if (s) return s;
+    ehyb_dev *d = (ehyb_dev *)spx_calloc_array(ctx, 1, sizeof *d);
+    if (!d) return spx_fail_nomem(ctx, "ehyb GPU state");
+    ehyb_scratch t = {};
+    spx_ehyb_parts P = {};
+    double t0 = spx_now();
+    s = device_parts(ctx, A, o->precision, &P, &t);
+    if (!s) s = spx_cuda_sync(ctx);
+    spx_phase_add(log, "partition", spx_now() - t0);
+    spx_ehyb_fmt *L = &d->L;
+    *L = (spx_ehyb_fmt){.m = A->m, .n = A->n, .nnz = A->nnz, .precision = o->precision, .algo = SPX_EHYB_VORONOI,
+                        .split = P.split, .K = P.K, .P = P.P, .nparts = P.nparts, .seg_cap = P.seg_cap,
+                        .blocks_per_sm = P.blocks_per_sm};
+    t0 = spx_now();
+    if (!s) s = ehyb_dev_layout(ctx, A, &P, o->order == SPX_ORDER_PLAN, L, &t);
+    if (!s && L->plan_order) s = keep_permutation(ctx, d);
+    spx_phase_add(log, "reorder", spx_now() - t0);
+    /* the voronoi split's cut: half its entries outside their part (its pattern is square) */
+    if (P.split == SPX_EHYB_SPLIT_GRAPH) L->edge_cut = L->out_nnz / 2;
+    device_parts_free(ctx, &P);
+    ehyb_scratch_free(ctx, &t);
+    if (!s) s = kernel_smem(ctx, L, &d->smem_bytes);
+    if (!s) s = set_launch_device(ctx, d);
+    if (s) {
+        ehyb_free(ctx, d);
+        return s;
+    }
     *dev = d;
     return SPX_OK;
 }
@@ -369,19 +555,18 @@ static void ehyb_free(spx_ctx *ctx, void *dev)
     spx_ehyb_array arr[SPX_EHYB_N_ARRAYS];
     spx_ehyb_fmt_arrays(&d->L, arr);
     for (int i = 0; i < SPX_EHYB_N_ARRAYS; i++) spx_cuda_free(ctx, *arr[i].ptr);
+    spx_free(ctx, d->host_perm);
+    spx_cuda_free(ctx, d->block_task);
     spx_free(ctx, d);
 }
 
-/* The device layout downloaded into a host layout, then back to CSR: the round trip checks
- * what the GPU holds. */
-static spx_status ehyb_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
+extern "C" spx_status spx_ehyb_dev_download(spx_ctx *ctx, const spx_ehyb_fmt *L, spx_ehyb_fmt **out)
 {
-    const ehyb_dev *d = (const ehyb_dev *)dev;
     spx_ehyb_fmt *H = (spx_ehyb_fmt *)spx_malloc(ctx, sizeof *H);
     if (!H) return spx_fail_nomem(ctx, "ehyb: downloaded layout");
-    *H = d->L;
+    *H = *L;
     clear_arrays(H);
-    spx_ehyb_fmt src = d->L;
+    spx_ehyb_fmt src = *L;
     spx_ehyb_array harr[SPX_EHYB_N_ARRAYS], darr[SPX_EHYB_N_ARRAYS];
     spx_ehyb_fmt_arrays(H, harr);
     spx_ehyb_fmt_arrays(&src, darr);
@@ -393,10 +578,31 @@ static spx_status ehyb_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
         else if (harr[i].bytes)
             s = spx_cuda_d2h(ctx, *harr[i].ptr, *darr[i].ptr, harr[i].bytes);
     }
+    if (s) {
+        spx_ehyb_fmt_destroy(ctx, H);
+        return s;
+    }
+    *out = H;
+    return SPX_OK;
+}
+
+/* The device layout downloaded into a host layout, then back to CSR: the round trip checks
+ * what the GPU holds. */
+static spx_status ehyb_dev_to_csr(spx_ctx *ctx, const void *dev, spx_csr **out)
+{
+    spx_ehyb_fmt *H = NULL;
+    spx_status s = spx_ehyb_dev_download(ctx, &((const ehyb_dev *)dev)->L, &H);
     if (!s) s = spx_ehyb_fmt_to_csr(ctx, H, out);
     spx_ehyb_fmt_destroy(ctx, H);
     return s;
 }
+
+/* For a plan built on the device: its algorithm, bytes per SpMV and statistics from the
+ * device layout's counts. */
+static const char *ehyb_dev_algo(const void *dev) { return spx_ehyb_algo_names[((const ehyb_dev *)dev)->L.algo]; }
+static double ehyb_dev_bytes(const void *dev) { return spx_ehyb_fmt_bytes(&((const ehyb_dev *)dev)->L); }
+static void ehyb_dev_stats(const void *dev, spx_stat_list *l) { spx_ehyb_fmt_stats(&((const ehyb_dev *)dev)->L, l); }
+static const int32_t *ehyb_dev_permutation(const void *dev) { return ((const ehyb_dev *)dev)->host_perm; }
 
 /* The kernel the plan runs. */
 static const char *ehyb_kernel(const void *dev) { return dev ? ((const ehyb_dev *)dev)->kernel : "none"; }
@@ -420,13 +626,13 @@ static spx_status spmv_typed(spx_ctx *ctx, const ehyb_dev *d, const spx_spmv_arg
     cudaStream_t st = spx_cuda_stream(ctx);
     const VT *x = (const VT *)args->x;
     VT *y = (VT *)args->y;
-    const int32_t part_grid = L->nparts * d->part_blocks;
+    const int32_t part_grid = d->part_grid;
     const int64_t warps = spx_ehyb_block_threads(L->blocks_per_sm) / 32;
     const int64_t long_blocks = ((int64_t)L->n_long + warps - 1) / warps;
     const slice_view<VT> e = {L->row_start, L->col_start, L->row_perm, L->col_perm, L->part_slice, L->er_col,
                               L->ell_ptr, L->er_ptr, L->ell_col, (const VT *)L->ell_val, (const VT *)L->er_val,
                               L->n_long, L->long_row, L->long_col, L->long_ptr, (const VT *)L->long_val, x, y,
-                              (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->part_blocks, part_grid,
+                              (acc_t)args->alpha, (acc_t)args->beta, L->lanes, d->block_task, part_grid,
                               args->beta != 0.0, d->prefetch, d->prefetch_whole_max};
     const unsigned grid = (unsigned)(part_grid + long_blocks);
     if (L->blocks_per_sm == SPX_EHYB_WIDE_BLOCKS_PER_SM)
@@ -453,15 +659,17 @@ static spx_status ehyb_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
 
 /* The ehyb format's GPU half (slots in spx_format_cuda's order). */
 static const spx_format_cuda ehyb_cuda = {
-    ehyb_upload,     /* upload */
-    NULL,            /* build: the partitioner runs on the host */
-    ehyb_dev_to_csr, /* to_csr */
-    ehyb_spmv,       /* spmv */
-    ehyb_free,       /* free */
-    ehyb_kernel,     /* kernel_name */
-    NULL,            /* algo_name: from the host layout */
-    NULL,            /* bytes_per_spmv: from the host layout */
-    NULL,            /* stats: the host layout's */
+    ehyb_upload,       /* upload: a host-built layout (metis, bfs, grow; voronoi with SPX_BUILD_HOST) */
+    ehyb_build,        /* build: voronoi on the device */
+    ehyb_dev_to_csr,   /* to_csr */
+    ehyb_spmv,         /* spmv */
+    ehyb_free,         /* free */
+    ehyb_kernel,       /* kernel_name */
+    ehyb_dev_algo,     /* algo_name */
+    ehyb_dev_bytes,    /* bytes_per_spmv */
+    ehyb_dev_stats,    /* stats */
+    ehyb_device_algos, /* build_algos */
+    ehyb_dev_permutation, /* permutation: a device-built plan's, in plan order */
 };
 
 extern "C" const spx_format_cuda *spx_ehyb_cuda(void) { return &ehyb_cuda; }

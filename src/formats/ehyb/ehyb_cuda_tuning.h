@@ -15,6 +15,30 @@
 #define SPX_EHYB_CUDA_MAX_PART_BLOCKS 16
 #endif
 
+/* Parts of about equal size (the largest at most SPX_EHYB_CUDA_UNEQUAL_PARTS x the mean, as
+ * METIS's and grow's): a block takes at most SPX_EHYB_CUDA_BLOCK_SLACK x the slices a block
+ * slot would get with all of them spread evenly over the device's slots (ehyb_cuda.cu,
+ * block_unit), so parts that fill the slots keep one block each. Unequal parts (voronoi's
+ * cells: the largest ~1.9x the mean on stencil27 n = 160): that even share over
+ * SPX_EHYB_CUDA_BALANCE_WAVES waves, the larger parts shared by several blocks, launched
+ * longest first. H200, stencil27 n = 160 fp64, plan order (run 3): voronoi's layout moved the
+ * same 1.20 GB as grow's in 479 us against 344 us, parts in seed order, one block each. */
+#ifndef SPX_EHYB_CUDA_BLOCK_SLACK
+#define SPX_EHYB_CUDA_BLOCK_SLACK 1.25
+#endif
+#ifndef SPX_EHYB_CUDA_UNEQUAL_PARTS
+#define SPX_EHYB_CUDA_UNEQUAL_PARTS 1.1
+#endif
+#ifndef SPX_EHYB_CUDA_BALANCE_WAVES
+#define SPX_EHYB_CUDA_BALANCE_WAVES 2
+#endif
+/* ... launched longest first when the parts are at most this many times the slots, else in
+ * part order. H200, voronoi, plan order (runs 2 and 4): poisson3d n = 300 fp32 (1450 parts,
+ * 5.5 waves) 0.470 -> 0.438 ms longest first, fp64 (2916 parts, 11 waves) 0.632 -> 0.648. */
+#ifndef SPX_EHYB_CUDA_LPT_WAVES
+#define SPX_EHYB_CUDA_LPT_WAVES 8
+#endif
+
 /* Unrolling of a lane's loop over its slice's columns. Guess: 4, as csr's row loops. */
 #ifndef SPX_EHYB_CUDA_UNROLL
 #define SPX_EHYB_CUDA_UNROLL 4

@@ -7,7 +7,12 @@
 #include "formats/ehyb/ehyb_tuning.h"
 #include "spmv/format.h"
 
-/* The algorithm of that name (NULL, "auto": the default, metis), or -1. */
+/* The algorithms a plan may name: "auto" (the default) is voronoi built on the device for a
+ * CUDA plan (ehyb_cuda.cu's build_algos: a plan of ~100-300 SpMVs), metis for a plan built on
+ * the host (the CPU, or --build host); then the partitioners. */
+static const char *const ehyb_plan_algos[] = {"auto", "metis", "bfs", "grow", "voronoi", NULL};
+
+/* The algorithm of that name for a host build (NULL, "auto": metis), or -1. */
 static int algo_from_name(const char *name)
 {
     if (!name || !strcmp(name, "auto")) return SPX_EHYB_METIS;
@@ -16,7 +21,7 @@ static int algo_from_name(const char *name)
     return -1;
 }
 
-/* metis (the default, and what NULL asks about) needs METIS; bfs and grow run everywhere. */
+/* metis (and auto, and what NULL asks about) needs METIS; bfs, grow and voronoi run everywhere. */
 static int ehyb_available(const char *algo, const char **why)
 {
     if (algo_from_name(algo) != SPX_EHYB_METIS || spx_ehyb_have_metis()) return 1;
@@ -86,9 +91,8 @@ static double ehyb_bytes(const void *impl) { return spx_ehyb_fmt_bytes(impl); }
 
 /* K, P, parts, segment sizes, the ER fraction (nonzeros outside their row's part), lanes per
  * row and slices, how full the ELL and ER slots are, bytes per nonzero. */
-static void ehyb_stats(const void *impl, spx_stat_list *l)
+void spx_ehyb_fmt_stats(const spx_ehyb_fmt *F, spx_stat_list *l)
 {
-    const spx_ehyb_fmt *F = impl;
     const double nnz = F->nnz > 0 ? (double)F->nnz : 1.0;
     spx_stat_text(l, "partitioner", F->split == SPX_EHYB_SPLIT_BLOCKS ? "blocks (fallback)"
                                                                       : spx_ehyb_algo_names[F->algo]);
@@ -111,6 +115,8 @@ static void ehyb_stats(const void *impl, spx_stat_list *l)
     spx_stat_num(l, "bytes_per_nnz", spx_ehyb_fmt_bytes(F) / nnz);
 }
 
+static void ehyb_stats(const void *impl, spx_stat_list *l) { spx_ehyb_fmt_stats(impl, l); }
+
 /* The new -> original numbering x and y take in plan order, else NULL. */
 static const int32_t *ehyb_permutation(const void *impl)
 {
@@ -121,7 +127,7 @@ static const int32_t *ehyb_permutation(const void *impl)
 const spx_format_ops spx_ehyb_ops = {
     .name = "ehyb",
     .summary = "explicit-caching hybrid: METIS parts, x segments in shared memory, 16-bit sliced ELL + ER (EHYB)",
-    .algos = spx_ehyb_algo_names,
+    .algos = ehyb_plan_algos,
     .kernel_prefix = "ehyb_",
     .available = ehyb_available,
     .build = ehyb_build,

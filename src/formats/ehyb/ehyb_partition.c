@@ -437,29 +437,75 @@ static spx_status graph_split(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo
     return s;
 }
 
+/* Off-diagonal entries of A whose row and column lie in different parts, halved: the cut of a
+ * symmetric pattern's graph, counted without building the graph. */
+static int64_t entry_cut(const spx_csr *A, const int32_t *part)
+{
+    int64_t cut = 0;
+    for (int32_t i = 0; i < A->m; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) cut += part[A->colind[k]] != part[i];
+    return cut / 2;
+}
+
+/* Whether square A has an entry off its diagonal. */
+static int has_off_diagonal(const spx_csr *A)
+{
+    for (int32_t i = 0; i < A->m; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] != i) return 1;
+    return 0;
+}
+
+/* The voronoi split of square A: Voronoi cells of A's own pattern (no graph is built), then
+ * oversize cells split; edge_cut from A's entries. */
+static spx_status voronoi_split(spx_ctx *ctx, const spx_csr *A, spx_ehyb_parts *out, double *t_part)
+{
+    const double t0 = spx_now();
+    spx_status s = SPX_OK;
+    if (!has_off_diagonal(A)) { /* any split is as good */
+        out->split = SPX_EHYB_SPLIT_BLOCKS;
+        block_parts(A->n, out->nparts, out->row_part);
+    } else {
+        const int32_t mean = spx_ehyb_voronoi_mean(A->n, out->nparts, out->seg_cap);
+        s = spx_ehyb_voronoi_parts(ctx, A, mean, out->row_part, &out->nparts);
+        if (!s) s = split_oversize(ctx, A->n, out->seg_cap, out->row_part, &out->nparts);
+        if (!s) out->edge_cut = entry_cut(A, out->row_part);
+    }
+    *t_part += spx_now() - t0;
+    return s;
+}
+
 /* R's shape of blocks_per_sm blocks an SM: P = the blocks resident at once (the paper's SM
  * count, times the blocks an SM holds since seg_cap sized each for that many: one part a
  * block fills every slot; H200, poisson3d n = 100 with P = SMs: 132 blocks, 25 % achieved
  * occupancy), the segment cap, K and the part count. */
-static void size_parts(const spx_csr *A, const spx_ehyb_target *tg, spx_precision prec, int32_t blocks_per_sm,
+static void size_parts(int32_t m, int32_t n, const spx_ehyb_target *tg, spx_precision prec, int32_t blocks_per_sm,
                        spx_ehyb_parts *R)
 {
     R->blocks_per_sm = blocks_per_sm;
     R->P = (tg->sms > 0 ? tg->sms : SPX_EHYB_CPU_DEFAULT_SMS) * blocks_per_sm;
     R->seg_cap = spx_ehyb_seg_cap(tg, prec, blocks_per_sm);
-    part_count(A->m, A->n, R->P, R->seg_cap, &R->K, &R->nparts);
+    part_count(m, n, R->P, R->seg_cap, &R->K, &R->nparts);
+}
+
+void spx_ehyb_parts_shape(int32_t m, int32_t n, int64_t nnz, const spx_ehyb_target *tg, spx_precision prec,
+                          spx_ehyb_parts *R)
+{
+    *R = (spx_ehyb_parts){0};
+    size_parts(m, n, tg, prec, SPX_EHYB_BLOCKS_PER_SM, R);
+    /* where the narrow shape has a part for every block slot, the wide shape's longer
+     * segments cut fewer entries out of their parts */
+    if (R->nparts >= R->P) size_parts(m, n, tg, prec, SPX_EHYB_WIDE_BLOCKS_PER_SM, R);
+    const int graph = m == n && R->nparts > 1 && nnz > 0;
+    R->split = graph ? SPX_EHYB_SPLIT_GRAPH : SPX_EHYB_SPLIT_BLOCKS;
 }
 
 spx_status spx_ehyb_partition(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo, const spx_ehyb_target *tg,
                               spx_precision prec, spx_ehyb_parts *out, double *t_graph, double *t_part)
 {
-    spx_ehyb_parts R = {0};
-    size_parts(A, tg, prec, SPX_EHYB_BLOCKS_PER_SM, &R);
-    /* where the narrow shape has a part for every block slot, the wide shape's longer
-     * segments cut fewer entries out of their parts */
-    if (R.nparts >= R.P) size_parts(A, tg, prec, SPX_EHYB_WIDE_BLOCKS_PER_SM, &R);
-    const int graph = A->m == A->n && R.nparts > 1 && A->nnz > 0;
-    R.split = graph ? SPX_EHYB_SPLIT_GRAPH : SPX_EHYB_SPLIT_BLOCKS;
+    spx_ehyb_parts R;
+    spx_ehyb_parts_shape(A->m, A->n, A->nnz, tg, prec, &R);
+    const int graph = R.split == SPX_EHYB_SPLIT_GRAPH;
     R.row_part = spx_malloc_array(ctx, (size_t)A->m + 1, sizeof *R.row_part);
     R.col_part = graph ? R.row_part : spx_malloc_array(ctx, (size_t)A->n + 1, sizeof *R.col_part);
     if (!R.row_part || !R.col_part) {
@@ -467,7 +513,9 @@ spx_status spx_ehyb_partition(spx_ctx *ctx, const spx_csr *A, spx_ehyb_algo algo
         return spx_fail_nomem(ctx, "ehyb: part maps");
     }
     spx_status s = SPX_OK;
-    if (graph) {
+    if (graph && algo == SPX_EHYB_VORONOI) {
+        s = voronoi_split(ctx, A, &R, t_part);
+    } else if (graph) {
         s = graph_split(ctx, A, algo, &R, t_graph, t_part);
     } else {
         double t0 = spx_now();

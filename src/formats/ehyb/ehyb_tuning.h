@@ -89,6 +89,17 @@
  * lanes; to measure. */
 #define SPX_EHYB_ER_LONG_ROW 64
 
+/* The voronoi partitioner's mean cell as a share of the segment cap, in percent: cells of
+ * random seeds vary in size (a cell over the cap is split in row order, which cuts it along
+ * a plane), so the mean stays below the cap. Guess, to measure against the ER fraction. */
+#ifndef SPX_EHYB_VORONOI_FILL_PCT
+#define SPX_EHYB_VORONOI_FILL_PCT 80
+#endif
+/* Breadth-first rounds of the voronoi partitioner before the rows no cell reached get
+ * contiguous blocks: a cell of 14K rows of a 3D mesh is ~15 rounds across, of a 2D mesh ~70;
+ * a banded matrix of path-like rows would need thousands, and blocks suit it anyway. */
+#define SPX_EHYB_VORONOI_MAX_ROUNDS 128
+
 /* Preprocessing loops over fewer items than this run on one thread: a parallel region's
  * start and barrier cost more than the work (and far more on a loaded machine). */
 #define SPX_EHYB_PARALLEL_MIN 16384
