@@ -20,9 +20,12 @@
  * slot would get with all of them spread evenly over the device's slots (ehyb_cuda.cu,
  * block_unit), so parts that fill the slots keep one block each. Unequal parts (voronoi's
  * cells: the largest ~1.9x the mean on stencil27 n = 160): that even share over
- * SPX_EHYB_CUDA_BALANCE_WAVES waves, the larger parts shared by several blocks, launched
- * longest first. H200, stencil27 n = 160 fp64, plan order (run 3): voronoi's layout moved the
- * same 1.20 GB as grow's in 479 us against 344 us, parts in seed order, one block each. */
+ * SPX_EHYB_CUDA_BALANCE_WAVES waves, a larger part shared by several blocks, launched longest
+ * first (SPX_EHYB_CUDA_LPT_WAVES). H200, stencil27 n = 160 fp64, plan order
+ * (bench/results/2026-11-29-nvidia-h200-ehyb-device-build): voronoi's layout moved the same
+ * 1.20 GB as grow's in 479 us against 344 us with its parts in seed order, one block each
+ * (run 3); 0.354 ms with 2 waves, 0.345-0.348 with 1 (run 6, two rounds; fp32 and poisson3d
+ * unchanged), 0.357 with 4 (run 4). */
 #ifndef SPX_EHYB_CUDA_BLOCK_SLACK
 #define SPX_EHYB_CUDA_BLOCK_SLACK 1.25
 #endif
@@ -30,7 +33,7 @@
 #define SPX_EHYB_CUDA_UNEQUAL_PARTS 1.1
 #endif
 #ifndef SPX_EHYB_CUDA_BALANCE_WAVES
-#define SPX_EHYB_CUDA_BALANCE_WAVES 2
+#define SPX_EHYB_CUDA_BALANCE_WAVES 1
 #endif
 /* ... launched longest first when the parts are at most this many times the slots, else in
  * part order. H200, voronoi, plan order (runs 2 and 4): poisson3d n = 300 fp32 (1450 parts,
