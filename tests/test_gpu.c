@@ -20,6 +20,7 @@
 #include "format_check.h"
 #include "cuda/gateway.h"
 #include "core/rng.h"
+#include "spmv/format.h"
 #include "formats/csr/csr_cuda.h"
 #include "formats/csr/csr_cuda_tuning.h"
 #include "matrix/features.h"
@@ -59,16 +60,6 @@ static int cfg_selected(const char *name, const char *algo)
     return 0;
 }
 
-/* Whether the format builds algo on the device (spx_format_desc.device_algos). */
-static int algo_builds_on_device(const spx_format_desc *d, const char *algo)
-{
-    if (!d->builds_on_device) return 0;
-    if (!d->device_algos) return 1;
-    for (int i = 0; d->device_algos[i]; i++)
-        if (!strcmp(d->device_algos[i], algo)) return 1;
-    return 0;
-}
-
 static void collect_cfgs(void)
 {
     for (int i = 0; i < spx_format_count(); i++) {
@@ -80,7 +71,7 @@ static void collect_cfgs(void)
         }
         for (int a = 0; d.algos[a]; a++)
             for (int site = 0; site < 2 && cfg_selected(d.name, d.algos[a]); site++) {
-                if (site == 1 && !algo_builds_on_device(&d, d.algos[a])) continue;
+                if (site == 1 && !spx_format_builds_on_device(spx_format_find(d.name), d.algos[a])) continue;
                 if (N_CFGS == MAX_CFGS) return;
                 CFGS[N_CFGS++] = (gpu_cfg){d.name, d.algos[a], d.kernel_prefix,
                                            site ? SPX_BUILD_DEVICE : SPX_BUILD_HOST, d.is_baseline,

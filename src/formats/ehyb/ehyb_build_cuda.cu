@@ -83,17 +83,6 @@ __global__ void row_key_kernel(const int32_t *__restrict__ rowptr, int32_t m, co
     }
 }
 
-__global__ void iota_kernel(int32_t n, int32_t *out)
-{
-    EHYB_GRID_STRIDE(v, n) out[v] = (int32_t)v;
-}
-
-/* cnt[key[i]]++ (the histogram behind a start array). */
-__global__ void histogram_kernel(int32_t n, const int32_t *key, int32_t *cnt)
-{
-    EHYB_GRID_STRIDE(i, n) atomicAdd(cnt + key[i], 1);
-}
-
 /* inv[perm[i]] = i. */
 __global__ void invert_kernel(int32_t n, const int32_t *perm, int32_t *inv)
 {
@@ -272,7 +261,7 @@ spx_status starts_of(spx_ctx *ctx, const int32_t *key, int32_t n, int32_t count,
     const cudaStream_t st = spx_cuda_stream(ctx);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(cnt, 0, ((size_t)count + 1) * sizeof *cnt, st));
     if (n > 0) {
-        histogram_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, key, cnt);
+        ehyb_histogram_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, key, cnt);
         SPX_CUDA_LAUNCHED(ctx, "ehyb histogram");
     }
     return ehyb_scan(ctx, cnt, start, (int64_t)count + 1, t);
@@ -316,7 +305,7 @@ spx_status order_columns(spx_ctx *ctx, const spx_dev_csr *A, const spx_ehyb_part
     const cudaStream_t st = spx_cuda_stream(ctx);
     spx_status s = starts_of(ctx, P->col_part, n, L->nparts, w->cnt, L->col_start, t);
     if (s || n == 0) return s;
-    iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, w->rows);
+    ehyb_iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, w->rows);
     SPX_CUDA_LAUNCHED(ctx, "ehyb column numbers");
     if ((s = ehyb_sort_pairs(ctx, P->col_part, w->sorted_keys, w->rows, L->col_perm, n, ehyb_bits_below(L->nparts), t)))
         return s;
@@ -413,7 +402,7 @@ spx_status order_entries(spx_ctx *ctx, const spx_dev_csr *A, build_tmp *w, ehyb_
     if (e == cudaSuccess)
         e = cub::DeviceSegmentedSort::SortPairs(NULL, bytes, w->keys32, w->order_keys, idx, w->order, (int)nnz, A->m,
                                                 A->rowptr, A->rowptr + 1, st);
-    if (e == cudaSuccess && !(s = ehyb_scratch_grow(ctx, t, bytes))) {
+    if (e == cudaSuccess && !(s = spx_cuda_grow_scratch(ctx, &t->p, &t->bytes, bytes))) {
         bytes = t->bytes;
         e = cub::DeviceSegmentedSort::SortPairs(t->p, bytes, w->keys32, w->order_keys, idx, w->order, (int)nnz, A->m,
                                                 A->rowptr, A->rowptr + 1, st);

@@ -26,7 +26,7 @@ typedef struct ehyb_dev {
     int32_t part_grid;     /* blocks of the slice kernel over the parts (each a share of a part's slices) */
     int32_t max_part_blocks; /* the most blocks one part has */
     bool longest_first;        /* unequal parts: the blocks ordered by descending share */
-    int2 *block_task;          /* device, part_grid: each such block's part and share (block_task_of) */
+    int2 *block_task;          /* device, part_grid: each such block's {part, share | C << 16} (set_blocks) */
     bool prefetch;              /* the kernel prefetches slices into L2 (prefetches) */
     int64_t prefetch_whole_max; /* slice bytes up to which a slice is prefetched whole */
     int32_t *host_perm;         /* built on the device in plan order: row_perm on the host (the
@@ -268,16 +268,16 @@ static int32_t blocks_of_part(int32_t slices, int64_t unit)
     return c < 1 ? 1 : c > SPX_EHYB_CUDA_MAX_PART_BLOCKS ? SPX_EHYB_CUDA_MAX_PART_BLOCKS : (int32_t)c;
 }
 
-/* The slices a block may take (blocks_of_part's unit) for layout F on sms SMs, at least one a
+/* The slices a block may take (blocks_of_part's unit) for layout F on `slots` block slots (SMs
+ * x the layout's blocks an SM), at least one a
  * warp. Parts of about equal size (the largest at most SPX_EHYB_CUDA_UNEQUAL_PARTS x the mean:
  * METIS, grow): SPX_EHYB_CUDA_BLOCK_SLACK x the slices a block slot gets with all of them
  * spread over the device's slots (SMs x blocks an SM), so parts that fill the slots keep one
  * block each and small matrices (parts fewer than slots) get a block per `warps` slices.
  * Unequal parts (voronoi's cells): that share over SPX_EHYB_CUDA_BALANCE_WAVES waves, so the
  * larger parts are shared by several blocks (*unequal = 1). */
-static int64_t block_unit(const spx_ehyb_fmt *F, const int32_t *part_slice, int sms, bool *unequal)
+static int64_t block_unit(const spx_ehyb_fmt *F, const int32_t *part_slice, int64_t slots, bool *unequal)
 {
-    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * F->blocks_per_sm;
     const int64_t warps = spx_ehyb_block_threads(F->blocks_per_sm) / 32;
     int32_t largest = 0;
     for (int32_t p = 0; p < F->nparts; p++)
@@ -310,8 +310,9 @@ static int cmp_longest_first(const void *a, const void *b)
 static spx_status set_blocks(spx_ctx *ctx, ehyb_dev *d, const int32_t *part_slice, int sms)
 {
     const spx_ehyb_fmt *F = &d->L;
+    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * F->blocks_per_sm;
     bool unequal = false;
-    const int64_t unit = block_unit(F, part_slice, sms, &unequal);
+    const int64_t unit = block_unit(F, part_slice, slots, &unequal);
     part_blocks_t *pb = (part_blocks_t *)spx_malloc_array(ctx, (size_t)F->nparts + 1, sizeof *pb);
     if (!pb) return spx_fail_nomem(ctx, "ehyb: block table");
     int64_t grid = 0;
@@ -322,7 +323,6 @@ static spx_status set_blocks(spx_ctx *ctx, ehyb_dev *d, const int32_t *part_slic
         grid += c;
         if (c > d->max_part_blocks) d->max_part_blocks = c;
     }
-    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * F->blocks_per_sm;
     d->longest_first = unequal && F->nparts <= SPX_EHYB_CUDA_LPT_WAVES * slots;
     if (d->longest_first) qsort(pb, (size_t)F->nparts, sizeof *pb, cmp_longest_first);
     d->part_grid = (int32_t)grid;

@@ -1,12 +1,11 @@
-/* src/formats/ehyb/ehyb_dev.cuh: what ehyb's device files share: CUB scratch, the voronoi
- * partitioner on the device (ehyb_voronoi_cuda.cu) and the layout built on the device from its
- * parts (ehyb_build_cuda.cu). Both produce the host's arrays bit for bit (tests/test_ehyb_gpu.c). */
+/* src/formats/ehyb/ehyb_dev.cuh: what ehyb's device files share: the CUB scratch and the
+ * build's small kernels, the voronoi partitioner on the device (ehyb_voronoi_cuda.cu) and the
+ * layout built on the device from its parts (ehyb_build_cuda.cu). Both produce the host's
+ * arrays bit for bit (tests/test_ehyb_gpu.c). */
 #ifndef SPX_FORMATS_EHYB_DEV_CUH
 #define SPX_FORMATS_EHYB_DEV_CUH
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-
+#include "cuda/cub_scratch.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/ehyb/ehyb.h"
 #include "spmv/format.h"
@@ -17,9 +16,13 @@ struct ehyb_scratch {
     size_t bytes;
 };
 
-/* Grows t to at least bytes (at least 16). */
-spx_status ehyb_scratch_grow(spx_ctx *ctx, ehyb_scratch *t, size_t bytes);
-void ehyb_scratch_free(spx_ctx *ctx, ehyb_scratch *t);
+/* Frees t's buffer. */
+static inline void ehyb_scratch_free(spx_ctx *ctx, ehyb_scratch *t)
+{
+    spx_cuda_free(ctx, t->p);
+    t->p = NULL;
+    t->bytes = 0;
+}
 
 /* Threads of the build's grid-stride kernels, and their blocks an SM. */
 constexpr int EHYB_BUILD_BLOCK = 256;
@@ -47,13 +50,7 @@ static inline int ehyb_bits_below(int64_t bound)
 template <typename T>
 static spx_status ehyb_scan(spx_ctx *ctx, const T *in, T *out, int64_t n, ehyb_scratch *t)
 {
-    size_t bytes = 0;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n, spx_cuda_stream(ctx)));
-    spx_status s = ehyb_scratch_grow(ctx, t, bytes);
-    if (s) return s;
-    bytes = t->bytes;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(t->p, bytes, in, out, n, spx_cuda_stream(ctx)));
-    return SPX_OK;
+    return spx_cuda_exclusive_sum(ctx, in, out, n, &t->p, &t->bytes);
 }
 
 /* Stable radix sort of n (key, int32 value) pairs by the key's low end_bit bits (scratch t). */
@@ -61,14 +58,19 @@ template <typename K>
 static spx_status ehyb_sort_pairs(spx_ctx *ctx, const K *keys, K *skeys, const int32_t *vals, int32_t *svals,
                                   int64_t n, int end_bit, ehyb_scratch *t)
 {
-    size_t bytes = 0;
-    const cudaStream_t st = spx_cuda_stream(ctx);
-    SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortPairs(NULL, bytes, keys, skeys, vals, svals, n, 0, end_bit, st));
-    spx_status s = ehyb_scratch_grow(ctx, t, bytes);
-    if (s) return s;
-    bytes = t->bytes;
-    SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortPairs(t->p, bytes, keys, skeys, vals, svals, n, 0, end_bit, st));
-    return SPX_OK;
+    return spx_cuda_sort_pairs(ctx, keys, skeys, vals, svals, n, end_bit, &t->p, &t->bytes);
+}
+
+/* out[v] = v for v < n. */
+static __global__ void ehyb_iota_kernel(int32_t n, int32_t *out)
+{
+    EHYB_GRID_STRIDE(v, n) out[v] = (int32_t)v;
+}
+
+/* cnt[key[i]]++ for i < n (a histogram: sizes of parts, the counts behind a start array). */
+static __global__ void ehyb_histogram_kernel(int32_t n, const int32_t *key, int32_t *cnt)
+{
+    EHYB_GRID_STRIDE(i, n) atomicAdd(cnt + key[i], 1);
 }
 
 /* The voronoi parts of square A on the device: part[v] (device, A->m) and *nparts as the host's

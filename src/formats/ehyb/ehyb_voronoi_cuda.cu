@@ -10,25 +10,6 @@
 #define SPX_EHYB_VORONOI_FN static __host__ __device__ __forceinline__
 #include "formats/ehyb/ehyb_voronoi.h"
 
-spx_status ehyb_scratch_grow(spx_ctx *ctx, ehyb_scratch *t, size_t bytes)
-{
-    if (bytes < 16) bytes = 16;
-    if (bytes <= t->bytes) return SPX_OK;
-    spx_cuda_free(ctx, t->p);
-    t->p = NULL;
-    t->bytes = 0;
-    spx_status s = spx_cuda_malloc(ctx, &t->p, bytes);
-    if (!s) t->bytes = bytes;
-    return s;
-}
-
-void ehyb_scratch_free(spx_ctx *ctx, ehyb_scratch *t)
-{
-    spx_cuda_free(ctx, t->p);
-    t->p = NULL;
-    t->bytes = 0;
-}
-
 namespace {
 
 /* label[v] = v for the seeds, NONE for the others. */
@@ -81,13 +62,6 @@ __global__ void rank_kernel(int32_t n, int32_t lo, const int32_t *rank, int32_t 
         part[v] = rank[part[v] - lo];
 }
 
-/* cnt[part[v]]++ for every v. */
-__global__ void count_kernel(int32_t n, const int32_t *part, int32_t *cnt)
-{
-    EHYB_GRID_STRIDE(v, n)
-        atomicAdd(cnt + part[v], 1);
-}
-
 /* pieces[p] = how many parts of at most cap part p becomes (1 when it fits). */
 __global__ void pieces_kernel(int32_t np, int32_t cap, const int32_t *cnt, int32_t *pieces)
 {
@@ -105,12 +79,6 @@ __global__ void split_kernel(int32_t n, const int32_t *sorted_part, const int32_
         const int64_t r = t - start[p];
         part[sorted_row[t]] = base[p] + (int32_t)(r * pieces[p] / cnt[p]);
     }
-}
-
-__global__ void iota_kernel(int32_t n, int32_t *out)
-{
-    EHYB_GRID_STRIDE(v, n)
-        out[v] = (int32_t)v;
 }
 
 /* The breadth-first rounds from the seeds in part: at the end part holds every label a cell
@@ -187,7 +155,7 @@ spx_status split_oversize(spx_ctx *ctx, int32_t n, int32_t cap, int32_t *part, i
     if (!s) s = spx_cuda_malloc(ctx, (void **)&start, np_bytes);
     if (s) goto done;
     SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(cnt, 0, np_bytes, st));
-    count_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, part, cnt);
+    ehyb_histogram_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, part, cnt);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "ehyb part sizes");
     pieces_kernel<<<ehyb_build_grid(ctx, np + 1), EHYB_BUILD_BLOCK, 0, st>>>(np + 1, cap, cnt, pieces);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "ehyb part pieces");
@@ -198,7 +166,7 @@ spx_status split_oversize(spx_ctx *ctx, int32_t n, int32_t cap, int32_t *part, i
     if ((s = ehyb_scan(ctx, cnt, start, (int64_t)np + 1, t)) || (s = spx_cuda_malloc(ctx, (void **)&rows, n_bytes)) ||
         (s = spx_cuda_malloc(ctx, (void **)&skeys, n_bytes)) || (s = spx_cuda_malloc(ctx, (void **)&srows, n_bytes)))
         goto done;
-    iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, rows);
+    ehyb_iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, rows);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "ehyb rows");
     if ((s = ehyb_sort_pairs(ctx, part, skeys, rows, srows, n, ehyb_bits_below(np), t))) goto done;
     split_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, skeys, srows, start, cnt, pieces, base, part);

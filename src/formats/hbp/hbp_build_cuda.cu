@@ -14,6 +14,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "cuda/cub_scratch.cuh"
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/hbp/hbp_cuda.h"
@@ -301,22 +302,11 @@ void ws_free(spx_ctx *ctx, build_ws *w)
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) spx_cuda_free(ctx, p[i]);
 }
 
-/* Grows CUB's scratch *temp (*temp_bytes its size) to at least bytes (at least 16: a NULL
- * scratch would make CUB only size its work). */
-spx_status grow_temp(spx_ctx *ctx, void **temp, size_t *temp_bytes, size_t bytes)
-{
-    if (bytes < 16) bytes = 16;
-    if (bytes <= *temp_bytes) return SPX_OK;
-    spx_cuda_free(ctx, *temp);
-    *temp = NULL;
-    *temp_bytes = 0;
-    spx_status s = spx_cuda_malloc(ctx, temp, bytes);
-    if (!s) *temp_bytes = bytes;
-    return s;
-}
-
 /* Grows the build's CUB scratch to at least bytes. */
-spx_status ws_temp(spx_ctx *ctx, build_ws *w, size_t bytes) { return grow_temp(ctx, &w->temp, &w->temp_bytes, bytes); }
+spx_status ws_temp(spx_ctx *ctx, build_ws *w, size_t bytes)
+{
+    return spx_cuda_grow_scratch(ctx, &w->temp, &w->temp_bytes, bytes);
+}
 
 /* out[0..n) = exclusive prefix sums of in[0..n) (int64), on the context's stream. */
 spx_status scan64(spx_ctx *ctx, build_ws *w, const int64_t *in, int64_t *out, int64_t n)
@@ -525,13 +515,7 @@ spx_status setup(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat, c
 extern "C" spx_status spx_hbp_dev_scan64(spx_ctx *ctx, const int64_t *in, int64_t *out, int64_t n, void **temp,
                                          size_t *temp_bytes)
 {
-    size_t bytes = 0;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n, spx_cuda_stream(ctx)));
-    spx_status s = grow_temp(ctx, temp, temp_bytes, bytes);
-    if (s) return s;
-    bytes = *temp_bytes;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(*temp, bytes, in, out, n, spx_cuda_stream(ctx)));
-    return SPX_OK;
+    return spx_cuda_exclusive_sum(ctx, in, out, n, temp, temp_bytes);
 }
 
 extern "C" spx_status spx_hbp_dev_build(spx_ctx *ctx, const spx_dev_csr *A, const spx_features *feat,
