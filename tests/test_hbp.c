@@ -400,7 +400,8 @@ static void test_auto_one_band(spx_ctx *ctx)
 
 /* The band rule: segments of SPX_HBP_BAND_SEGMENT_BYTES where rows spread, two bands near
  * the diagonal, at least two bands, widths aligned; `auto` is the wide tiles where the rule
- * cuts SPX_HBP_WIDE_MIN_BANDS bands or more, else the bands, one band where it cuts two or fewer. */
+ * cuts SPX_HBP_WIDE_MIN_BANDS bands or more (SPX_HBP_WIDE_MIN_BANDS_EVEN with even rows), else
+ * the bands, one band where it cuts two or fewer. */
 static void test_band_rule(void)
 {
     spx_features f = {.m = 16777216, .n = 16777216, .nnz = 134217728, .row_mean = 8, .diag_distance = 1.0 / 3};
@@ -429,7 +430,12 @@ static void test_band_rule(void)
     CHECK(spx_hbp_band_count(16777216, spx_hbp_auto_width(16777216, 8, &f)) == 1);
     f.diag_distance = 1.0 / 3;
     CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 8, &f) == SPX_HBP_WIDE); /* 8 bands */
-    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 4, &f) == SPX_HBP_BAND); /* 4 bands */
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 4, &f) == SPX_HBP_WIDE); /* 4 bands, even rows */
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 4, NULL) == SPX_HBP_BAND); /* 4 bands, skew unknown */
+    f.row_max = 100000; /* a hub row: skewed */
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 4, &f) == SPX_HBP_BAND);
+    CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 16777216, 8, &f) == SPX_HBP_WIDE); /* 8 bands */
+    f.row_max = 0;
     CHECK(spx_hbp_algo_resolve(SPX_HBP_AUTO, 100000, 8, NULL) == SPX_HBP_BAND);
     CHECK(spx_hbp_algo_resolve(SPX_HBP_SORT, 16777216, 8, &f) == SPX_HBP_SORT);
     CHECK(spx_hbp_algo_resolve(SPX_HBP_BAND, 16777216, 8, &f) == SPX_HBP_BAND);

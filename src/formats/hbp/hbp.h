@@ -25,7 +25,7 @@ typedef enum spx_hbp_algo {
     SPX_HBP_SORT,        /* sort reorder (the paper's sort2D baseline); work units as HASH */
     SPX_HBP_BAND,        /* beyond the paper: column bands sized to L2, each a csr layout run by
                             the csr kernels, one band after the other (hbp_bands.h); what
-                            `auto` takes below SPX_HBP_WIDE_MIN_BANDS bands, as one band where
+                            `auto` takes below the wide rule's bands, as one band where
                             the rule cuts two or fewer (faster than HASH
                             on 77 of the 82 matrices measured, H100 2026-11-26, bench/NOTES.md) */
     SPX_HBP_WIDE,        /* beyond the paper: row panels over column blocks sized to L2, one
@@ -122,9 +122,10 @@ static inline int spx_hbp_bits(int64_t count)
 int spx_hbp_algo_from_name(const char *name);
 
 /* The algorithm a build runs for the name's algorithm a (never AUTO) on an n-column matrix
- * with value_bytes values and features feat (NULL: spread columns assumed): AUTO is WIDE where
- * the band rule cuts at least SPX_HBP_WIDE_MIN_BANDS bands, else BAND. Shared by the host and
- * device builds. */
+ * with value_bytes values and features feat (NULL: spread columns and skewed rows assumed):
+ * AUTO is WIDE where the band rule cuts at least SPX_HBP_WIDE_MIN_BANDS bands, or
+ * SPX_HBP_WIDE_MIN_BANDS_EVEN where the row lengths are not skewed, else BAND. Shared by the
+ * host and device builds. */
 spx_hbp_algo spx_hbp_algo_resolve(int a, int32_t n, int value_bytes, const spx_features *feat);
 
 /* Sets F's header for an m x n matrix with nnz entries: sizes, precision, algo (already

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/ctx.h"
+#include "formats/csr/csr_tuning.h"
 #include "formats/hbp/hbp.h"
 #include "formats/hbp/hbp_hash.h"
 #include "formats/hbp/hbp_tuning.h"
@@ -309,7 +310,8 @@ spx_hbp_algo spx_hbp_algo_resolve(int a, int32_t n, int value_bytes, const spx_f
 {
     if (a != SPX_HBP_AUTO) return (spx_hbp_algo)a;
     const int32_t bands = spx_hbp_band_count(n, spx_hbp_band_width(n, value_bytes, feat));
-    return bands >= SPX_HBP_WIDE_MIN_BANDS ? SPX_HBP_WIDE : SPX_HBP_BAND;
+    const int even = feat && !spx_csr_rows_skewed(feat->row_mean, feat->row_max, feat->row_cv);
+    return bands >= (even ? SPX_HBP_WIDE_MIN_BANDS_EVEN : SPX_HBP_WIDE_MIN_BANDS) ? SPX_HBP_WIDE : SPX_HBP_BAND;
 }
 
 spx_hbp_hot_mode spx_hbp_hot_mode_of(int a)
