@@ -320,7 +320,11 @@ def spgemm(A, B, transpose_b=False, method=None, algo=None, precision=None, back
 
 def formats():
     """The registered SpMV formats: dicts of name, summary, algos, cpu, cuda, baseline,
-    available, why_unavailable."""
+    available, why_unavailable, builds_on_device and device_algos (named as in `spx formats --json`).
+    builds_on_device: whether the format's CUDA plans can build their layout on the GPU from
+    the CSR (build="device"); device_algos: the algorithms that do, a list ([] when none; every
+    algorithm where the JSON says null). `spx formats`' gpu_build column: "device" when
+    device_algos lists every algorithm, "some" when only some, "host" when none."""
     return _spx.formats()
 
 

@@ -154,6 +154,43 @@ PyType_Spec spxpy_context_spec = {"spx._spx.Context", sizeof(spxpy_context), 0, 
 
 static PyObject *mod_cuda_compiled(PyObject *mod, PyObject *unused) { return PyBool_FromLong(spx_cuda_compiled()); }
 
+/* A list of the strings of a NULL-terminated array (NULL: an empty list); NULL on error. */
+static PyObject *str_list(const char *const *s)
+{
+    PyObject *list = PyList_New(0);
+    for (; list && s && *s; s++) {
+        PyObject *name = PyUnicode_FromString(*s);
+        if (!name || PyList_Append(list, name)) Py_CLEAR(list);
+        Py_XDECREF(name);
+    }
+    return list;
+}
+
+/* The algorithms whose CUDA plans build the layout on the device: the desc's device_algos,
+ * every algorithm where that is NULL (`spx formats --json`'s null), none when the format
+ * builds on the host only. */
+static const char *const *device_algos(const spx_format_desc *d)
+{
+    if (!d->builds_on_device) return NULL;
+    return d->device_algos ? d->device_algos : d->algos;
+}
+
+/* One format's dict (spx_format_desc; keys named as in `spx formats --json`); NULL on error. */
+static PyObject *format_dict(const spx_format_desc *d)
+{
+    PyObject *algos = str_list(d->algos), *dev = str_list(device_algos(d));
+    if (!algos || !dev) {
+        Py_XDECREF(algos);
+        Py_XDECREF(dev);
+        return NULL;
+    }
+    return Py_BuildValue("{s:s,s:s,s:N,s:O,s:O,s:O,s:O,s:z,s:O,s:N}", "name", d->name, "summary", d->summary,
+                         "algos", algos, "cpu", d->has_cpu ? Py_True : Py_False, "cuda",
+                         d->has_cuda ? Py_True : Py_False, "baseline", d->is_baseline ? Py_True : Py_False,
+                         "available", d->available ? Py_True : Py_False, "why_unavailable", d->why_unavailable,
+                         "builds_on_device", d->builds_on_device ? Py_True : Py_False, "device_algos", dev);
+}
+
 /* One dict per registered format (spx_format_desc). */
 static PyObject *mod_formats(PyObject *mod, PyObject *unused)
 {
@@ -162,19 +199,7 @@ static PyObject *mod_formats(PyObject *mod, PyObject *unused)
     for (int i = 0; list && i < n; i++) {
         spx_format_desc d;
         if (spx_format_describe(i, &d)) continue;
-        PyObject *algos = PyList_New(0);
-        for (const char *const *a = d.algos; algos && a && *a; a++) {
-            PyObject *name = PyUnicode_FromString(*a);
-            if (!name || PyList_Append(algos, name)) Py_CLEAR(algos);
-            Py_XDECREF(name);
-        }
-        PyObject *item = algos ? Py_BuildValue("{s:s,s:s,s:N,s:O,s:O,s:O,s:O,s:z}", "name", d.name, "summary",
-                                               d.summary, "algos", algos, "cpu", d.has_cpu ? Py_True : Py_False,
-                                               "cuda", d.has_cuda ? Py_True : Py_False, "baseline",
-                                               d.is_baseline ? Py_True : Py_False, "available",
-                                               d.available ? Py_True : Py_False, "why_unavailable",
-                                               d.why_unavailable)
-                               : NULL;
+        PyObject *item = format_dict(&d);
         if (!item || PyList_Append(list, item)) Py_CLEAR(list);
         Py_XDECREF(item);
     }
