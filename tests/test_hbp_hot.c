@@ -1,5 +1,6 @@
 /* tests/test_hbp_hot.c: hbp's hot columns (hbp_bands.h) on the host: the numbering's
- * invariants (the non-empty columns once each, counts non-increasing, ties by column), the
+ * invariants (the non-empty columns once each; the top ones by count, non-increasing, ties by
+ * column; then the others by column, none with more entries than a top one), the
  * bands over it (rows ascending, every entry where the numbering puts it), round trip and CPU
  * SpMV at several widths and with a dense row of 1M entries, the rule (`auto` renumbers a skewed matrix, not an even one), and
  * the registry's format checks (fp64, fp32) on DESIGN.md §8's edge cases, generated and shared
@@ -22,9 +23,10 @@ static int64_t *column_counts(const spx_csr *A)
     return c;
 }
 
-/* col_of numbers exactly A's non-empty columns, hot first (counts non-increasing, ties by
- * column); every band's columns lie in it and ascend along a row, and its entries mapped back
- * are row i's entries of A. */
+/* col_of numbers exactly A's non-empty columns, hot first (the first spx_hbp_hot_top_cols by
+ * count, non-increasing, ties by column; the rest by column, none above the last top count);
+ * every band's columns lie in it and ascend along a row, and its entries mapped back are row
+ * i's entries of A. */
 static void check_hot(const spx_csr *A, const spx_hbp_bands *B, const char *label)
 {
     int64_t *cnt = column_counts(A);
@@ -35,10 +37,13 @@ static void check_hot(const spx_csr *A, const spx_hbp_bands *B, const char *labe
     for (int32_t j = 0; ok && j < B->cols; j++) {
         const int32_t c = B->col_of[j];
         ok = c >= 0 && c < A->n && !seen[c] && cnt[c] > 0;
-        if (ok && j > 0) {
+        const int32_t top = (int32_t)(spx_hbp_hot_top_cols(used) < used ? spx_hbp_hot_top_cols(used) : used);
+        if (ok && j > 0 && j < top) {
             const int32_t p = B->col_of[j - 1];
             ok = cnt[p] > cnt[c] || (cnt[p] == cnt[c] && p < c);
         }
+        if (ok && j > top) ok = B->col_of[j - 1] < c;
+        if (ok && j >= top && top > 0) ok = cnt[c] <= cnt[B->col_of[top - 1]];
         if (ok) seen[c] = 1;
     }
     CHECK_MSG(ok, "%s: the hot numbering breaks its invariants", label);

@@ -31,9 +31,9 @@ typedef enum spx_hbp_algo {
     SPX_HBP_WIDE,        /* beyond the paper: row panels over column blocks sized to L2, one
                             CTA per panel summing its blocks in shared memory, y written once
                             (hbp_wide.h); what `auto` takes where x needs many bands */
-    SPX_HBP_HOT,         /* beyond the paper: the bands over columns renumbered by descending
-                            entry count (hbp_bands.h, "hot columns"); what `auto`'s bands
-                            become where a few columns hold most entries */
+    SPX_HBP_HOT,         /* beyond the paper: the bands over columns renumbered hot first, the
+                            top ones by descending entry count (hbp_bands.h, "hot columns");
+                            what `auto`'s bands become where a few columns hold most entries */
     SPX_HBP_ALGO_COUNT
 } spx_hbp_algo;
 

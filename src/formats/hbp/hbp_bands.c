@@ -304,8 +304,15 @@ static int cmp_hot(const void *a, const void *b)
     return (p->col > q->col) - (p->col < q->col);
 }
 
-/* A's columns hot first: *col_of [*cols] the non-empty columns by descending entry count, ties
- * by column; *top_nnz the entries of the first spx_hbp_hot_top_cols(*cols) of them. */
+static int cmp_col(const void *a, const void *b)
+{
+    const col_count *p = a, *q = b;
+    return (p->col > q->col) - (p->col < q->col);
+}
+
+/* A's columns hot first: *col_of [*cols] the non-empty columns, the top spx_hbp_hot_top_cols
+ * of them by descending entry count (ties by column), then the others by column;
+ * *top_nnz the entries of the top ones. */
 static spx_status hot_order(spx_ctx *ctx, const spx_csr *A, int32_t **col_of, int32_t *cols, int64_t *top_nnz)
 {
     col_count *c = spx_calloc_array(ctx, (size_t)A->n, sizeof *c);
@@ -319,8 +326,10 @@ static spx_status hot_order(spx_ctx *ctx, const spx_csr *A, int32_t **col_of, in
     qsort(c, (size_t)A->n, sizeof *c, cmp_hot);
     int32_t used = 0;
     while (used < A->n && c[used].count > 0) used++;
+    const int32_t t = spx_hbp_hot_top_cols(used) < used ? (int32_t)spx_hbp_hot_top_cols(used) : used;
     int64_t top = 0;
-    for (int64_t j = 0; j < spx_hbp_hot_top_cols(used) && j < used; j++) top += c[j].count;
+    for (int32_t j = 0; j < t; j++) top += c[j].count;
+    qsort(c + t, (size_t)(used - t), sizeof *c, cmp_col);
     *col_of = spx_malloc_array(ctx, (size_t)(used ? used : 1), sizeof **col_of);
     if (!*col_of) {
         spx_free(ctx, c);

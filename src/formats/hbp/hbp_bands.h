@@ -6,8 +6,9 @@
  * L2-sized segment at a time and y partials stream through memory. Built on the host here, on
  * the device in hbp_bands_cuda.cu; both cut the same bands and resolve the same csr kernels.
  * Hot columns (beyond the paper, docs/formats/hbp.md "Hot columns"): the columns may first be
- * renumbered by descending entry count, empty ones dropped, so the x values most gathered sit
- * together in a few cache lines and one band; each SpMV then gathers x into that order. */
+ * renumbered hot first (the top columns by descending entry count, then the others in their
+ * order), empty ones dropped, so the x values most gathered sit together in a few cache lines
+ * and one band; each SpMV then gathers x into that order. */
 #ifndef SPX_FORMATS_HBP_BANDS_H
 #define SPX_FORMATS_HBP_BANDS_H
 
@@ -22,16 +23,18 @@ extern "C" {
 /* How the build numbers the columns the bands cut. */
 typedef enum spx_hbp_hot_mode {
     SPX_HBP_HOT_NEVER,  /* the source's numbers (algorithm band) */
-    SPX_HBP_HOT_ALWAYS, /* hot first: by descending entry count, ties by column, empty columns
-                           dropped (algorithm hot) */
+    SPX_HBP_HOT_ALWAYS, /* hot first: the top spx_hbp_hot_top_cols by descending entry count,
+                           ties by column, then the others by column, empty columns dropped
+                           (algorithm hot) */
     SPX_HBP_HOT_RULE    /* hot first where spx_hbp_hot_considered and spx_hbp_hot_wanted say
                            so (algorithm auto) */
 } spx_hbp_hot_mode;
 
 /* Invariants: count >= 1; width >= 1, a multiple of SPX_HBP_BAND_ALIGN (hbp_tuning.h) unless
  * chosen by a test; cols = n, or (hot) the source's non-empty columns, renumbered 0..cols-1
- * with col_of[j] the source column of column j (entry counts non-increasing in j, ties by
- * source column); band k holds the entries with (renumbered) columns in [k*width,
+ * with col_of[j] the source column of column j (for j below spx_hbp_hot_top_cols(cols) entry
+ * counts non-increasing in j, ties by source column; from there source columns ascending, none
+ * with more entries than the last top one); band k holds the entries with (renumbered) columns in [k*width,
  * min(cols, (k+1)*width)), columns stored minus k*width, in the row order of the source and
  * each row's columns ascending (the source's column order where not hot); every band is an
  * m-row csr layout (csr.h's invariants) in the bands' precision, its algorithm the one csr's

@@ -390,15 +390,16 @@ spx_status dev_new(spx_ctx *ctx, int32_t m, int32_t n, int32_t cols, int64_t nnz
 }
 
 /* A's columns hot first on the device (as the host build's hot_order): *col_of [*cols] the
- * non-empty columns by descending entry count, ties by column (a stable radix sort of the
- * counts); *top_nnz the entries of the first spx_hbp_hot_top_cols(*cols) of them. */
+ * non-empty columns, the top spx_hbp_hot_top_cols of them by descending entry count, ties by
+ * column (a stable radix sort of the counts), then the others by column (a radix sort of
+ * their numbers); *top_nnz the entries of the top ones. */
 spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32_t *cols, int64_t *top_nnz)
 {
     const cudaStream_t st = spx_cuda_stream(ctx);
     const int32_t n = A->n;
     const size_t nb = (size_t)(n ? n : 1) * sizeof(int32_t);
     const unsigned grid_n = build_grid(ctx, n);
-    int32_t *cnt = NULL, *sorted = NULL, *idx = NULL, *order = NULL, used = 0;
+    int32_t *cnt = NULL, *sorted = NULL, *idx = NULL, *order = NULL, used = 0, t = 0;
     unsigned long long *sum = NULL, top = 0;
     void *temp = NULL;
     size_t bytes = 0;
@@ -425,7 +426,7 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
         used_cols<<<grid_n, BUILD_BLOCK, 0, st>>>(n, sorted, idx);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "used_cols");
         if ((s = spx_cuda_d2h(ctx, &used, idx, sizeof used))) goto done;
-        const int64_t t = spx_hbp_hot_top_cols(used) < used ? spx_hbp_hot_top_cols(used) : used;
+        t = spx_hbp_hot_top_cols(used) < used ? (int32_t)spx_hbp_hot_top_cols(used) : used;
         if (t > 0) {
             top_sum<<<build_grid(ctx, t), BUILD_BLOCK, 0, st>>>(t, sorted, sum);
             SPX_CUDA_LAUNCHED_GOTO(ctx, s, "top_sum");
@@ -433,8 +434,19 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
         if ((s = spx_cuda_d2h(ctx, &top, sum, sizeof top))) goto done;
     }
     if ((s = spx_cuda_malloc(ctx, (void **)col_of, (size_t)(used ? used : 1) * sizeof(int32_t)))) goto done;
-    if (used) SPX_CUDA_GOTO(ctx, s, cudaMemcpyAsync(*col_of, order, (size_t)used * sizeof(int32_t),
-                                                   cudaMemcpyDeviceToDevice, st));
+    if (t) SPX_CUDA_GOTO(ctx, s, cudaMemcpyAsync(*col_of, order, (size_t)t * sizeof(int32_t), cudaMemcpyDeviceToDevice, st));
+    if (used > t) { /* the others by column, straight into col_of */
+        size_t need = 0;
+        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortKeys(NULL, need, order + t, *col_of + t, used - t, 0, 32, st));
+        if (need > bytes) { /* the first sort's scratch is too small: let it finish, then grow */
+            if ((s = spx_cuda_sync(ctx))) goto done;
+            spx_cuda_free(ctx, temp);
+            temp = NULL;
+            bytes = need;
+            if ((s = spx_cuda_malloc(ctx, &temp, bytes))) goto done;
+        }
+        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortKeys(temp, bytes, order + t, *col_of + t, used - t, 0, 32, st));
+    }
     s = spx_cuda_sync(ctx); /* before the scratch is freed */
 done:
     if (s) (void)cudaStreamSynchronize(st); /* nothing still reads what is freed next */
