@@ -37,7 +37,7 @@ static void check_hot(const spx_csr *A, const spx_hbp_bands *B, const char *labe
     for (int32_t j = 0; ok && j < B->cols; j++) {
         const int32_t c = B->col_of[j];
         ok = c >= 0 && c < A->n && !seen[c] && cnt[c] > 0;
-        const int32_t top = (int32_t)(spx_hbp_hot_top_cols(used) < used ? spx_hbp_hot_top_cols(used) : used);
+        const int32_t top = spx_hbp_hot_top_count(used);
         if (ok && j > 0 && j < top) {
             const int32_t p = B->col_of[j - 1];
             ok = cnt[p] > cnt[c] || (cnt[p] == cnt[c] && p < c);

@@ -4,15 +4,16 @@
 
 #include "cli.h"
 
-/* Prints one format's algorithms: a JSON array's items, or separated by commas. */
-static void print_algos(FILE *f, const spx_format_desc *d, int json)
+/* Prints a NULL-terminated list of algorithm names: a JSON array's items, or separated by
+ * commas. */
+static void print_algos(FILE *f, const char *const *algos, int json)
 {
-    for (int a = 0; d->algos && d->algos[a]; a++) {
+    for (int a = 0; algos && algos[a]; a++) {
         if (json) {
             if (a) fputc(',', f);
-            json_str(f, d->algos[a]);
+            json_str(f, algos[a]);
         } else {
-            fprintf(f, "%s%s", a ? "," : "", d->algos[a]);
+            fprintf(f, "%s%s", a ? "," : "", algos[a]);
         }
     }
 }
@@ -43,7 +44,7 @@ int cmd_formats(int argc, char **argv)
             json_kv_str(stdout, &first, "summary", d.summary);
             json_key(stdout, &first, "algos");
             putchar('[');
-            print_algos(stdout, &d, 1);
+            print_algos(stdout, d.algos, 1);
             putchar(']');
             json_kv_int(stdout, &first, "cpu", d.has_cpu);
             json_kv_int(stdout, &first, "cuda", d.has_cuda);
@@ -58,10 +59,7 @@ int cmd_formats(int argc, char **argv)
                 fputs("null", stdout);
             } else {
                 putchar('[');
-                for (int a = 0; d.device_algos[a]; a++) {
-                    if (a) putchar(',');
-                    json_str(stdout, d.device_algos[a]);
-                }
+                print_algos(stdout, d.device_algos, 1);
                 putchar(']');
             }
             json_kv_int(stdout, &first, "device_to_csr", d.has_device_to_csr);

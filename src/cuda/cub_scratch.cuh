@@ -52,4 +52,19 @@ static spx_status spx_cuda_sort_pairs(spx_ctx *ctx, const K *keys, K *skeys, con
     return SPX_OK;
 }
 
+/* skeys = the n keys sorted by their low end_bit bits. */
+template <typename K>
+static spx_status spx_cuda_sort_keys(spx_ctx *ctx, const K *keys, K *skeys, int64_t n, int end_bit, void **temp,
+                                     size_t *temp_bytes)
+{
+    size_t bytes = 0;
+    const cudaStream_t st = spx_cuda_stream(ctx);
+    SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortKeys(NULL, bytes, keys, skeys, n, 0, end_bit, st));
+    spx_status s = spx_cuda_grow_scratch(ctx, temp, temp_bytes, bytes);
+    if (s) return s;
+    bytes = *temp_bytes;
+    SPX_CUDA_RET(ctx, cub::DeviceRadixSort::SortKeys(*temp, bytes, keys, skeys, n, 0, end_bit, st));
+    return SPX_OK;
+}
+
 #endif

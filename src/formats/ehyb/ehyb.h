@@ -208,6 +208,9 @@ spx_status spx_ehyb_fmt_build(spx_ctx *ctx, const spx_csr *A, const spx_ehyb_par
  * SPX_EHYB_MAX_LANES, but no more than keeps m x G within SPX_EHYB_LANE_WAVES times the lanes
  * the device holds (P x threads). */
 int32_t spx_ehyb_lanes_per_row(int32_t m, double mean, int32_t P, int32_t threads);
+/* Whether a layout can run in plan order: a square matrix (its rows and columns then share the
+ * parts: the graph's, or the same contiguous blocks) with no long row. Shared by both builds. */
+int spx_ehyb_plan_order_fits(int32_t m, int32_t n, int64_t long_nnz);
 /* The layout's statistics (spx info --format ehyb) from its counts alone: host or device layout. */
 struct spx_stat_list;
 void spx_ehyb_fmt_stats(const spx_ehyb_fmt *F, struct spx_stat_list *l);

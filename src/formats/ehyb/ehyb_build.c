@@ -343,13 +343,7 @@ static spx_status renumber(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, cons
     return SPX_OK;
 }
 
-/* Whether the layout can run in plan order: a square matrix (its rows and columns then share
- * the parts: the graph's, or the same contiguous blocks) with no long row (count_in_part has
- * run). */
-static int plan_order_fits(const spx_ehyb_fmt *F, const spx_csr *A)
-{
-    return A->m == A->n && F->long_nnz == 0;
-}
+int spx_ehyb_plan_order_fits(int32_t m, int32_t n, int64_t long_nnz) { return m == n && long_nnz == 0; }
 
 /* Plan order's scratch: a row's entries per thread (the longest row's worth). */
 static spx_status plan_order_scratch(spx_ctx *ctx, const spx_csr *A, ehyb_work *w, int nt)
@@ -368,7 +362,7 @@ static spx_status fill_layout(spx_ctx *ctx, spx_ehyb_fmt *F, const spx_csr *A, c
     count_in_part(F, A, P, w->in_cnt, nt);
     F->lanes = spx_ehyb_lanes_per_row(A->m, A->m > 0 ? (double)A->nnz / A->m : 0.0, F->P,
                              spx_ehyb_block_threads(F->blocks_per_sm));
-    F->plan_order = want_plan_order && plan_order_fits(F, A);
+    F->plan_order = want_plan_order && spx_ehyb_plan_order_fits(A->m, A->n, F->long_nnz);
     spx_status s;
     if ((F->plan_order && (s = plan_order_scratch(ctx, A, w, nt))) || (s = renumber(ctx, F, A, P, w, nt)) ||
         (s = plan_slices(ctx, F, A, w->in_cnt)) || (s = plan_long(ctx, F, A)))

@@ -83,12 +83,6 @@ __global__ void row_key_kernel(const int32_t *__restrict__ rowptr, int32_t m, co
     }
 }
 
-/* inv[perm[i]] = i. */
-__global__ void invert_kernel(int32_t n, const int32_t *perm, int32_t *inv)
-{
-    EHYB_GRID_STRIDE(i, n) inv[perm[i]] = (int32_t)i;
-}
-
 /* Slices of each part (ceil(rows / R)) and the longest segment. */
 __global__ void part_slices_kernel(int32_t nparts, const int32_t *row_start, const int32_t *col_start, int32_t R,
                                    int32_t *slices, unsigned long long *seg_max)
@@ -261,7 +255,7 @@ spx_status starts_of(spx_ctx *ctx, const int32_t *key, int32_t n, int32_t count,
     const cudaStream_t st = spx_cuda_stream(ctx);
     SPX_CUDA_RET(ctx, cudaMemsetAsync(cnt, 0, ((size_t)count + 1) * sizeof *cnt, st));
     if (n > 0) {
-        ehyb_histogram_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, key, cnt);
+        spx_histogram_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, key, cnt);
         SPX_CUDA_LAUNCHED(ctx, "ehyb histogram");
     }
     return ehyb_scan(ctx, cnt, start, (int64_t)count + 1, t);
@@ -293,7 +287,7 @@ spx_status count_rows(spx_ctx *ctx, const spx_dev_csr *A, const spx_ehyb_parts *
     L->out_nnz = A->nnz - (int64_t)h->in_all;
     L->n_er_rows = (int32_t)h->er_rows;
     L->lanes = spx_ehyb_lanes_per_row(m, m > 0 ? (double)A->nnz / m : 0.0, L->P, spx_ehyb_block_threads(L->blocks_per_sm));
-    L->plan_order = want_plan_order && A->m == A->n && L->long_nnz == 0;
+    L->plan_order = want_plan_order && spx_ehyb_plan_order_fits(A->m, A->n, L->long_nnz);
     return SPX_OK;
 }
 
@@ -304,12 +298,12 @@ spx_status order_columns(spx_ctx *ctx, const spx_dev_csr *A, const spx_ehyb_part
     const int32_t n = A->n;
     const cudaStream_t st = spx_cuda_stream(ctx);
     spx_status s = starts_of(ctx, P->col_part, n, L->nparts, w->cnt, L->col_start, t);
-    if (s || n == 0) return s;
-    ehyb_iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, w->rows);
+    if (s || n == 0 || L->plan_order) return s; /* plan order: order_rows numbers the columns as the rows */
+    spx_iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, w->rows);
     SPX_CUDA_LAUNCHED(ctx, "ehyb column numbers");
     if ((s = ehyb_sort_pairs(ctx, P->col_part, w->sorted_keys, w->rows, L->col_perm, n, ehyb_bits_below(L->nparts), t)))
         return s;
-    invert_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, L->col_perm, w->col_new);
+    spx_invert_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, L->col_perm, w->col_new);
     SPX_CUDA_LAUNCHED(ctx, "ehyb column renumbering");
     return SPX_OK;
 }
@@ -336,7 +330,7 @@ spx_status order_rows(spx_ctx *ctx, const spx_dev_csr *A, spx_ehyb_fmt *L, build
     if ((s = ehyb_sort_pairs(ctx, w->key, w->skey, w->rows, L->row_perm, m, part_bits + len_bits + ER_BITS, t))) return s;
     if (!L->plan_order) return SPX_OK;
     if ((s = spx_cuda_d2d_async(ctx, L->col_perm, L->row_perm, (size_t)A->n * sizeof(int32_t)))) return s;
-    invert_kernel<<<ehyb_build_grid(ctx, A->n), EHYB_BUILD_BLOCK, 0, st>>>(A->n, L->col_perm, w->col_new);
+    spx_invert_kernel<<<ehyb_build_grid(ctx, A->n), EHYB_BUILD_BLOCK, 0, st>>>(A->n, L->col_perm, w->col_new);
     SPX_CUDA_LAUNCHED(ctx, "ehyb plan-order renumbering");
     return SPX_OK;
 }

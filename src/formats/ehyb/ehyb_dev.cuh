@@ -6,6 +6,7 @@
 #define SPX_FORMATS_EHYB_DEV_CUH
 
 #include "cuda/cub_scratch.cuh"
+#include "cuda/index_kernels.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/ehyb/ehyb.h"
 #include "spmv/format.h"
@@ -59,18 +60,6 @@ static spx_status ehyb_sort_pairs(spx_ctx *ctx, const K *keys, K *skeys, const i
                                   int64_t n, int end_bit, ehyb_scratch *t)
 {
     return spx_cuda_sort_pairs(ctx, keys, skeys, vals, svals, n, end_bit, &t->p, &t->bytes);
-}
-
-/* out[v] = v for v < n. */
-static __global__ void ehyb_iota_kernel(int32_t n, int32_t *out)
-{
-    EHYB_GRID_STRIDE(v, n) out[v] = (int32_t)v;
-}
-
-/* cnt[key[i]]++ for i < n (a histogram: sizes of parts, the counts behind a start array). */
-static __global__ void ehyb_histogram_kernel(int32_t n, const int32_t *key, int32_t *cnt)
-{
-    EHYB_GRID_STRIDE(i, n) atomicAdd(cnt + key[i], 1);
 }
 
 /* The voronoi parts of square A on the device: part[v] (device, A->m) and *nparts as the host's

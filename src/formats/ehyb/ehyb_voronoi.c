@@ -1,5 +1,5 @@
 /* src/formats/ehyb/ehyb_voronoi.c: ehyb's `voronoi` partitioner on the host, the oracle of its
- * device twin (ehyb_build_cuda.cu): graph Voronoi cells of a square pattern. Rows whose hash
+ * device twin (ehyb_voronoi_cuda.cu): graph Voronoi cells of a square pattern. Rows whose hash
  * falls under a threshold are seeds (one per `mean` rows on average); in synchronous rounds
  * every unlabelled row takes the best label among its columns' (ehyb_voronoi.h), so each cell
  * is the breadth-first ball of its seed; rows no cell reaches within

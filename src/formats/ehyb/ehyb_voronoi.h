@@ -1,7 +1,7 @@
 /* src/formats/ehyb/ehyb_voronoi.h: the rules of ehyb's `voronoi` partitioner (graph Voronoi
  * cells: hashed seeds, then synchronous breadth-first rounds in which every unlabelled row takes
  * the best label among its columns'), one definition for the host (ehyb_voronoi.c) and the
- * device (ehyb_build_cuda.cu, which defines SPX_EHYB_VORONOI_FN with __host__ __device__ before
+ * device (ehyb_voronoi_cuda.cu, which defines SPX_EHYB_VORONOI_FN with __host__ __device__ before
  * including it), so both produce the same parts bit for bit. */
 #ifndef SPX_FORMATS_EHYB_VORONOI_H
 #define SPX_FORMATS_EHYB_VORONOI_H

@@ -155,7 +155,7 @@ spx_status split_oversize(spx_ctx *ctx, int32_t n, int32_t cap, int32_t *part, i
     if (!s) s = spx_cuda_malloc(ctx, (void **)&start, np_bytes);
     if (s) goto done;
     SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(cnt, 0, np_bytes, st));
-    ehyb_histogram_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, part, cnt);
+    spx_histogram_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, part, cnt);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "ehyb part sizes");
     pieces_kernel<<<ehyb_build_grid(ctx, np + 1), EHYB_BUILD_BLOCK, 0, st>>>(np + 1, cap, cnt, pieces);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "ehyb part pieces");
@@ -166,7 +166,7 @@ spx_status split_oversize(spx_ctx *ctx, int32_t n, int32_t cap, int32_t *part, i
     if ((s = ehyb_scan(ctx, cnt, start, (int64_t)np + 1, t)) || (s = spx_cuda_malloc(ctx, (void **)&rows, n_bytes)) ||
         (s = spx_cuda_malloc(ctx, (void **)&skeys, n_bytes)) || (s = spx_cuda_malloc(ctx, (void **)&srows, n_bytes)))
         goto done;
-    ehyb_iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, rows);
+    spx_iota_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, rows);
     SPX_CUDA_LAUNCHED_GOTO(ctx, s, "ehyb rows");
     if ((s = ehyb_sort_pairs(ctx, part, skeys, rows, srows, n, ehyb_bits_below(np), t))) goto done;
     split_kernel<<<ehyb_build_grid(ctx, n), EHYB_BUILD_BLOCK, 0, st>>>(n, skeys, srows, start, cnt, pieces, base, part);

@@ -62,6 +62,12 @@ int64_t spx_hbp_hot_top_cols(int64_t used)
     return t < 1 ? 1 : t;
 }
 
+int32_t spx_hbp_hot_top_count(int32_t used)
+{
+    const int64_t t = spx_hbp_hot_top_cols(used);
+    return t < used ? (int32_t)t : used;
+}
+
 int spx_hbp_hot_wanted(int64_t nnz, int64_t top_nnz)
 {
     return nnz > 0 && (double)top_nnz >= SPX_HBP_HOT_MIN_SHARE * (double)nnz;
@@ -297,17 +303,17 @@ typedef struct col_count {
     int32_t col;
 } col_count;
 
-static int cmp_hot(const void *a, const void *b)
-{
-    const col_count *p = a, *q = b;
-    if (p->count != q->count) return p->count > q->count ? -1 : 1;
-    return (p->col > q->col) - (p->col < q->col);
-}
-
 static int cmp_col(const void *a, const void *b)
 {
     const col_count *p = a, *q = b;
     return (p->col > q->col) - (p->col < q->col);
+}
+
+static int cmp_hot(const void *a, const void *b)
+{
+    const col_count *p = a, *q = b;
+    if (p->count != q->count) return p->count > q->count ? -1 : 1;
+    return cmp_col(a, b);
 }
 
 /* A's columns hot first: *col_of [*cols] the non-empty columns, the top spx_hbp_hot_top_cols
@@ -326,7 +332,7 @@ static spx_status hot_order(spx_ctx *ctx, const spx_csr *A, int32_t **col_of, in
     qsort(c, (size_t)A->n, sizeof *c, cmp_hot);
     int32_t used = 0;
     while (used < A->n && c[used].count > 0) used++;
-    const int32_t t = spx_hbp_hot_top_cols(used) < used ? (int32_t)spx_hbp_hot_top_cols(used) : used;
+    const int32_t t = spx_hbp_hot_top_count(used);
     int64_t top = 0;
     for (int32_t j = 0; j < t; j++) top += c[j].count;
     qsort(c + t, (size_t)(used - t), sizeof *c, cmp_col);

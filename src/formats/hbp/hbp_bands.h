@@ -81,6 +81,8 @@ int spx_hbp_hot_considered(int64_t n, int value_bytes, const spx_features *feat)
 /* The columns whose entries the rule sums: the top 1/SPX_HBP_HOT_TOP_DEN of the used (non-empty)
  * ones, at least 1. */
 int64_t spx_hbp_hot_top_cols(int64_t used);
+/* How many of used columns are the top ones: spx_hbp_hot_top_cols(used), at most used. */
+int32_t spx_hbp_hot_top_count(int32_t used);
 /* Whether the rule renumbers: the top columns hold at least SPX_HBP_HOT_MIN_SHARE of nnz. */
 int spx_hbp_hot_wanted(int64_t nnz, int64_t top_nnz);
 /* The band width over cols hot-first columns: one L2 segment of x, or half the columns where

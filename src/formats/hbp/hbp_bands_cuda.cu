@@ -12,7 +12,9 @@
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "cuda/check.cuh"
+#include "cuda/cub_scratch.cuh"
 #include "cuda/gateway.h"
+#include "cuda/index_kernels.cuh"
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "formats/hbp/hbp_cuda.h"
@@ -142,20 +144,6 @@ __global__ void scatter_bands(int32_t m, int32_t nnz, const int32_t *__restrict_
     }
 }
 
-/* cnt[c] += the entries of column c (cnt zeroed). */
-__global__ void count_cols(int32_t nnz, const int32_t *__restrict__ colind, int32_t *__restrict__ cnt)
-{
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < nnz; e += (int64_t)gridDim.x * blockDim.x)
-        atomicAdd(&cnt[colind[e]], 1);
-}
-
-/* idx[j] = j. */
-__global__ void iota(int32_t n, int32_t *__restrict__ idx)
-{
-    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
-        idx[j] = (int32_t)j;
-}
-
 /* From the n counts sorted descending: *used = the non-empty columns (*used zeroed). */
 __global__ void used_cols(int32_t n, const int32_t *__restrict__ sorted, int32_t *used)
 {
@@ -171,13 +159,6 @@ __global__ void top_sum(int64_t top, const int32_t *__restrict__ sorted, unsigne
         part += (unsigned long long)sorted[j];
     part = spx_group_sum<32>(part);
     if ((threadIdx.x & 31) == 0 && part) atomicAdd(sum, part);
-}
-
-/* new_of[col_of[j]] = j for j < cols. */
-__global__ void invert_order(int32_t cols, const int32_t *__restrict__ col_of, int32_t *__restrict__ new_of)
-{
-    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < cols; j += (int64_t)gridDim.x * blockDim.x)
-        new_of[col_of[j]] = (int32_t)j;
 }
 
 /* out[e] = new_of[colind[e]]. */
@@ -414,9 +395,9 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
     SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(sum, 0, sizeof *sum, st));
     if (n > 0) {
         if (A->nnz > 0)
-            count_cols<<<build_grid(ctx, A->nnz), BUILD_BLOCK, 0, st>>>((int32_t)A->nnz, A->colind, cnt);
-        iota<<<grid_n, BUILD_BLOCK, 0, st>>>(n, idx);
-        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "count_cols, iota");
+            spx_histogram_kernel<<<build_grid(ctx, A->nnz), BUILD_BLOCK, 0, st>>>((int32_t)A->nnz, A->colind, cnt);
+        spx_iota_kernel<<<grid_n, BUILD_BLOCK, 0, st>>>(n, idx);
+        SPX_CUDA_LAUNCHED_GOTO(ctx, s, "column counts, iota");
         SPX_CUDA_GOTO(ctx, s,
                       cub::DeviceRadixSort::SortPairsDescending(NULL, bytes, cnt, sorted, idx, order, n, 0, 32, st));
         if ((s = spx_cuda_malloc(ctx, &temp, bytes < 16 ? 16 : bytes))) goto done;
@@ -426,7 +407,7 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
         used_cols<<<grid_n, BUILD_BLOCK, 0, st>>>(n, sorted, idx);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "used_cols");
         if ((s = spx_cuda_d2h(ctx, &used, idx, sizeof used))) goto done;
-        t = spx_hbp_hot_top_cols(used) < used ? (int32_t)spx_hbp_hot_top_cols(used) : used;
+        t = spx_hbp_hot_top_count(used);
         if (t > 0) {
             top_sum<<<build_grid(ctx, t), BUILD_BLOCK, 0, st>>>(t, sorted, sum);
             SPX_CUDA_LAUNCHED_GOTO(ctx, s, "top_sum");
@@ -435,18 +416,8 @@ spx_status hot_order(spx_ctx *ctx, const spx_dev_csr *A, int32_t **col_of, int32
     }
     if ((s = spx_cuda_malloc(ctx, (void **)col_of, (size_t)(used ? used : 1) * sizeof(int32_t)))) goto done;
     if (t) SPX_CUDA_GOTO(ctx, s, cudaMemcpyAsync(*col_of, order, (size_t)t * sizeof(int32_t), cudaMemcpyDeviceToDevice, st));
-    if (used > t) { /* the others by column, straight into col_of */
-        size_t need = 0;
-        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortKeys(NULL, need, order + t, *col_of + t, used - t, 0, 32, st));
-        if (need > bytes) { /* the first sort's scratch is too small: let it finish, then grow */
-            if ((s = spx_cuda_sync(ctx))) goto done;
-            spx_cuda_free(ctx, temp);
-            temp = NULL;
-            bytes = need;
-            if ((s = spx_cuda_malloc(ctx, &temp, bytes))) goto done;
-        }
-        SPX_CUDA_GOTO(ctx, s, cub::DeviceRadixSort::SortKeys(temp, bytes, order + t, *col_of + t, used - t, 0, 32, st));
-    }
+    if (used > t && (s = spx_cuda_sort_keys(ctx, order + t, *col_of + t, used - t, 32, &temp, &bytes)))
+        goto done; /* the others by column, straight into col_of */
     s = spx_cuda_sync(ctx); /* before the scratch is freed */
 done:
     if (s) (void)cudaStreamSynchronize(st); /* nothing still reads what is freed next */
@@ -480,11 +451,11 @@ spx_status renumber(spx_ctx *ctx, const spx_dev_csr *A, const int32_t *col_of, i
     if (!s) s = spx_cuda_malloc(ctx, (void **)&T.colind, (size_t)(A->nnz ? A->nnz : 1) * sizeof(int32_t));
     if (s) goto done;
     if (cols > 0)
-        invert_order<<<build_grid(ctx, cols), BUILD_BLOCK, 0, st>>>(cols, col_of, new_of);
+        spx_invert_kernel<<<build_grid(ctx, cols), BUILD_BLOCK, 0, st>>>(cols, col_of, new_of);
     if (A->nnz > 0)
         renumber_cols<<<build_grid(ctx, A->nnz), BUILD_BLOCK, 0, st>>>((int32_t)A->nnz, A->colind, new_of,
                                                                       T.colind);
-    SPX_CUDA_LAUNCHED_GOTO(ctx, s, "invert_order, renumber_cols");
+    SPX_CUDA_LAUNCHED_GOTO(ctx, s, "column inverse, renumber_cols");
     s = sort_rows<VT>(ctx, &T, R); /* syncs */
 done:
     if (s) (void)cudaStreamSynchronize(st);

@@ -148,7 +148,7 @@
 #define SPX_HBP_WIDE_MIN_BANDS 6
 /* The same where the rows are even (not skewed by csr's test, spx_csr_rows_skewed): a wave's
  * pacing waits on its slowest unit, and even rows make no slow unit. H200, 2026-11-29
- * (bench/results/2026-11-29-nvidia-h200-0f1dd69-hbp-final/run2): uniform 16.8M fp32 (4 bands)
+ * (bench/results/2026-11-29-nvidia-h200-hbp-final/run2): uniform 16.8M fp32 (4 bands)
  * wide 1.254-1.260 ms against bands 1.384-1.386 in two processes (1.73x against 1.58x ALG1).
  * The H100 had had bands ahead there (1.40 against 1.48 ms, 2026-11-28, before the evict-first
  * matrix loads); R-MAT 23 fp64 (4 bands, skewed) stays on the bands (and there, hot columns). */
