@@ -21,6 +21,8 @@ typedef enum spx_csr_algo {
     SPX_CSR_STREAM,   /* row blocks of equal nonzeros staged in shared memory, one launch */
     SPX_CSR_COLBLOCK, /* column blocks: a block's x segment in shared memory, rows' partial sums
                          per column block added in order (few long rows over many columns) */
+    SPX_CSR_SLICED,   /* warp-wide row slices, entries interleaved so each warp step reads 32
+                         consecutive ones: a derived layout built on the device (even rows) */
     SPX_CSR_ALGO_COUNT
 } spx_csr_algo;
 

@@ -7,7 +7,7 @@
 #include "formats/csr/csr.h"
 #include "formats/csr/csr_tuning.h"
 
-const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", "stream", "colblock", NULL};
+const char *const spx_csr_algo_names[] = {"auto", "scalar", "vector", "adaptive", "merge", "nzsplit", "stream", "colblock", "sliced", NULL};
 
 int spx_csr_algo_resolve(const char *name, int64_t nnz, const spx_features *feat)
 {

@@ -1,6 +1,6 @@
 /* src/formats/csr/csr_cuda.cu: the csr format on the GPU: the kernel family (scalar, vector,
- * adaptive, merge-path, nzsplit, stream, colblock), the plan-time GPU preprocessing each
- * needs, the launchers. */
+ * adaptive, merge-path, nzsplit, stream, colblock; sliced in csr_sliced_cuda.cu), the
+ * plan-time GPU preprocessing each needs, the launchers. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 #include "formats/csr/csr.h"
 #include "formats/csr/csr_cuda.h"
 #include "formats/csr/csr_cuda_tuning.h"
+#include "formats/csr/csr_sliced_cuda.h"
 #include "formats/csr/csr_stream_blocks.h"
 #include "formats/csr/csr_tuning.h"
 
@@ -59,6 +60,7 @@ typedef struct csr_dev {
     int32_t *cb_off;     /* colblock: m x (cb_blocks + 1) entry offsets, row r's first entry at
                             or after each column block's first column, then rowptr[r + 1] */
     acc_t *cb_part;      /* colblock: m x cb_blocks partial sums (cb_blocks > 1) */
+    spx_csr_sliced sl;   /* sliced: the slice layout (csr_sliced_cuda.h) */
     char kernel[64];
 } csr_dev;
 
@@ -926,6 +928,7 @@ static void set_kernel_name(csr_dev *d)
         snprintf(d->kernel, sizeof d->kernel, "csr_colblock_%s_w%dx%d", d->cb_smem ? "smem" : "l1", d->cb_cols,
                  d->cb_blocks);
         break;
+    case SPX_CSR_SLICED: snprintf(d->kernel, sizeof d->kernel, "csr_sliced_l%d", d->sl.lanes); break;
     case SPX_CSR_ADAPTIVE: {
         size_t len = (size_t)snprintf(d->kernel, sizeof d->kernel, "csr_adaptive(");
         const char *sep = "";
@@ -952,6 +955,8 @@ static spx_status analyse(spx_ctx *ctx, const spx_csr_fmt *F, csr_dev *d, spx_ph
                    : d->algo == SPX_CSR_MERGE  ? analyse_merge(ctx, d)
                    : d->algo == SPX_CSR_STREAM ? analyse_stream(ctx, F, d)
                    : d->algo == SPX_CSR_COLBLOCK ? analyse_colblock(ctx, d)
+                   : d->algo == SPX_CSR_SLICED ? spx_csr_sliced_build(ctx, d->m, d->nnz, d->prec, d->rowptr, d->colind,
+                                                                      d->val, &d->sl)
                                                : analyse_nzsplit(ctx, d);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "analyse", spx_now() - t0);
@@ -1073,6 +1078,7 @@ static void csr_free(spx_ctx *ctx, void *dev)
                     d->carry_row, d->carry_val, d->warp_row, d->prep_rows, d->blocks,
                     d->splits, d->split_done, d->partials, d->cb_off, d->cb_part};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) spx_cuda_free(ctx, bufs[i]);
+    spx_csr_sliced_free(ctx, &d->sl);
     spx_free(ctx, d);
 }
 
@@ -1257,6 +1263,7 @@ static spx_status spmv_typed(spx_ctx *ctx, const csr_dev *d, const spx_spmv_args
     case SPX_CSR_NZSPLIT: return run_nzsplit(ctx, d, v);
     case SPX_CSR_STREAM: return run_stream(ctx, d, v);
     case SPX_CSR_COLBLOCK: return run_colblock(ctx, d, v);
+    case SPX_CSR_SLICED: return spx_csr_sliced_spmv(ctx, &d->sl, d->m, d->prec, args->alpha, args->x, args->beta, args->y);
     default: return spx_fail(ctx, SPX_ERR_ARG, "csr: algorithm %d has no CUDA kernel", (int)d->algo);
     }
 }

@@ -183,4 +183,19 @@
 #define SPX_CSR_CUDA_COLBLOCK_BLOCK_REDUCE_MIN 256
 #endif
 
+/* sliced (csr_sliced_cuda.cu): warp-wide slices of 32 / LANES rows, LANES lanes a row, the
+ * smallest power of two giving each lane at most SLICED_NZ_PER_LANE entries of a mean row.
+ * Guesses to be measured on the shared FEM matrices (landmark: 16 a row, 4 lanes, 8 rows a
+ * warp, DASP's row-block shape): NZ_PER_LANE 4, blocks of 8 warps, the entry loop unrolled 4
+ * (four column and value loads of a lane in flight before the first gather of x). */
+#ifndef SPX_CSR_CUDA_SLICED_BLOCK
+#define SPX_CSR_CUDA_SLICED_BLOCK 256
+#endif
+#ifndef SPX_CSR_CUDA_SLICED_NZ_PER_LANE
+#define SPX_CSR_CUDA_SLICED_NZ_PER_LANE 4
+#endif
+#ifndef SPX_CSR_CUDA_SLICED_UNROLL
+#define SPX_CSR_CUDA_SLICED_UNROLL 4
+#endif
+
 #endif
