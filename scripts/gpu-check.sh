@@ -23,6 +23,11 @@
 #             default suite in fp32) beside spx bench's auto / cuSPARSE ratios
 #             (bench/overhead/vs_cupy.py; the default and large stages' JSON when they cover
 #             the suites, else spx bench --formats auto,cusparse run here)
+#   gate      the performance gate (scripts/perf_gate.py): `auto` against cuSPARSE ALG1 on
+#             bench/suites/gate.txt, SPX_GATE_RUNS processes (default 5), each matrix's ratio
+#             against bench/gate/baseline-<device kind>.json; fails when one drops by more than
+#             10 % beyond its recorded spread. About a minute on an H100. To see it fail,
+#             SPX_BENCH_DEMO_SLOWDOWN=0.2 scripts/gpu-check.sh OUT gate (auto does 20 % more work)
 # With no STAGE: build test sanitize default large cold (the others on request).
 # SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage.
 # Logs and JSON results go to OUTDIR. SPX_COMMIT names
@@ -271,6 +276,16 @@ if has python; then
     fi
   fi
   echo "python stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+fi
+
+if has gate; then
+  log "gate: auto against cuSPARSE ALG1 on bench/suites/gate.txt, ${SPX_GATE_RUNS:-5} runs"
+  t0=$SECONDS
+  python3 scripts/perf_gate.py run --spx "$spx" --out "$out/gate" --runs "${SPX_GATE_RUNS:-5}" >"$out/gate.txt" 2>&1 \
+    || status=1
+  cat "$out/gate.txt"
+  grep -E '^gate: (PASS|FAIL|NO BASELINE|DEMONSTRATION|no baseline)' "$out/gate.txt" >>"$out/summary.txt"
+  echo "gate stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
 fi
 
 log "gpu-check done: status $status"
