@@ -28,7 +28,9 @@
 #             against bench/gate/baseline-<device kind>.json; fails when one drops by more than
 #             10 % beyond its recorded spread. About a minute on an H100. To see it fail,
 #             SPX_BENCH_DEMO_SLOWDOWN=0.2 scripts/gpu-check.sh OUT gate (auto does 20 % more work)
-# With no STAGE: build test sanitize default large cold (the others on request).
+# With no STAGE: build test sanitize default large cold (the others on request). Every call
+# ends with scripts/results_page.py's preview of bench/RESULTS.md with this run's JSON added
+# (OUTDIR/RESULTS-preview.md; commit the run's folder and rerun the script to make it the page).
 # SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage.
 # Logs and JSON results go to OUTDIR. SPX_COMMIT names
 # the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
@@ -286,6 +288,14 @@ if has gate; then
   cat "$out/gate.txt"
   grep -E '^gate: (PASS|FAIL|NO BASELINE|DEMONSTRATION|no baseline)' "$out/gate.txt" >>"$out/summary.txt"
   echo "gate stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+fi
+
+# The results page as it would read with this run's JSON committed (CPU only, a second or two):
+# OUTDIR/RESULTS-preview.md (its pictures are left out).
+if python3 scripts/results_page.py --add "$out" --out "$out/results-page" >"$out/results-page.log" 2>&1; then
+  mv "$out/results-page/bench/RESULTS.md" "$out/RESULTS-preview.md" && rm -rf "$out/results-page"
+else
+  echo "results_page.py failed (see results-page.log)" | tee -a "$out/summary.txt"
 fi
 
 log "gpu-check done: status $status"
