@@ -257,8 +257,11 @@ def run_stage(a):
         path = os.path.join(a.out, f"gate-run-{k}.json")
         cmd = [a.spx, "bench", "--backend", "cuda", "--suite", a.suite, "--formats", "cusparse/alg1,auto",
                "--plan-reps", "1", "--json", path]
-        with open(os.path.join(a.out, f"gate-run-{k}.txt"), "w") as log:
-            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+        try:
+            with open(os.path.join(a.out, f"gate-run-{k}.txt"), "w") as log:
+                rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+        except OSError as e:
+            raise GateError(f"run {k}: {e}")
         if rc not in (0, 1) or not os.path.exists(path):  # 1: a result unverified, which the gate reports
             raise GateError(f"run {k}: `{' '.join(cmd)}` exited {rc} (see gate-run-{k}.txt)")
         with open(path) as f:

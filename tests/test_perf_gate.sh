@@ -100,6 +100,31 @@ mkrun "$tmp/other.json" "Some GPU" 1 1.0
 expect 0 "${gate[@]}" check "$tmp/other.json" --suite "$tmp/suite.txt"
 has '^gate: no baseline for some-gpu'
 
+# `run` end to end with a stand-in for spx bench (made-up runs; auto 20 % slower when the
+# demonstration switch is set, as the real one makes it): passes, then fails, runs tagged
+declare -f mkrun >"$tmp/mkrun.sh"
+cat >"$tmp/fake-spx" <<EOF
+#!/usr/bin/env bash
+json=; k=\$(ls "$tmp"/fakeout*/gate-run-*.json 2>/dev/null | wc -l)
+while [ \$# -gt 0 ]; do [ "\$1" = --json ] && json=\$2; shift; done
+echo "fake spx bench"
+. "$tmp/mkrun.sh"
+mkrun "\$json" "NVIDIA H100 80GB HBM3" "\$((k + 4))" "\$([ -n "\${SPX_BENCH_DEMO_SLOWDOWN:-}" ] && echo 1.2 || echo 1.0)"
+EOF
+chmod +x "$tmp/fake-spx"
+expect 0 "${gate[@]}" run --spx "$tmp/fake-spx" --out "$tmp/fakeout1" --runs 3 --suite "$tmp/suite.txt" --baseline "$tmp/baseline.json"
+has '^gate: run 3 of 3 done'
+has '^gate: PASS (3 matrices gated)$'
+json_eq "$tmp/fakeout1/gate-run-2.json" 'd["gate"]["run"] == 2 and d["gate"]["demo_slowdown"] == 0'
+json_eq "$tmp/fakeout1/gate.json" 'd["verdict"].startswith("PASS") and len(d["runs"]) == 3'
+SPX_BENCH_DEMO_SLOWDOWN=0.2 expect 1 "${gate[@]}" run --spx "$tmp/fake-spx" --out "$tmp/fakeout2" --runs 3 \
+  --suite "$tmp/suite.txt" --baseline "$tmp/baseline.json"
+has '^gate: DEMONSTRATION runs (SPX_BENCH_DEMO_SLOWDOWN=0.2)'
+has '^gate: FAIL (2 of 3 matrices: gen:a, gen:b)$'
+expect 2 "${gate[@]}" record "$tmp"/fakeout2/gate-run-*.json --suite "$tmp/suite.txt" --out "$tmp/x.json"
+expect 2 "${gate[@]}" run --spx "$tmp/fake-spx" --out "$tmp/fakeout3" --runs 1 --suite "$tmp/suite.txt"
+expect 2 "${gate[@]}" run --spx /nonexistent/spx --out "$tmp/fakeout4" --runs 2 --suite "$tmp/suite.txt"
+
 # refused: demonstration runs as a baseline, runs of two devices, a file that is not a run
 mkrun "$tmp/demo-1.json" "NVIDIA H100 80GB HBM3" 1 1.2 SPX_OK 0.2
 expect 2 "${gate[@]}" record "$tmp/demo-1.json" "$tmp/base-2.json" --suite "$tmp/suite.txt" --out "$tmp/x.json"
