@@ -26,7 +26,7 @@
 #   gate      the performance gate (scripts/perf_gate.py): `auto` against cuSPARSE ALG1 on
 #             bench/suites/gate.txt, SPX_GATE_RUNS processes (default 5), each matrix's ratio
 #             against bench/gate/baseline-<device kind>.json; fails when one drops by more than
-#             10 % beyond its recorded spread. About a minute on an H100. To see it fail,
+#             10 % beyond its recorded spread. About a minute on an H100 (predicted). To see it fail,
 #             SPX_BENCH_DEMO_SLOWDOWN=0.2 scripts/gpu-check.sh OUT gate (auto does 20 % more work)
 # With no STAGE: build test sanitize default large cold (the others on request). Every call
 # ends with scripts/results_page.py's preview of bench/RESULTS.md with this run's JSON added
