@@ -180,10 +180,6 @@ def evaluate(base, runs, suite):
     return rows, fails, ungated
 
 
-def fmt(x, spec=".3f"):
-    return "-" if x is None else format(x, spec)
-
-
 def print_table(rows, out=sys.stdout):
     print("| matrix | baseline (spread, runs) | now: median (min-max) | change | limit | verdict |", file=out)
     print("|---|---|---|---|---|---|", file=out)

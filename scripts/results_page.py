@@ -613,6 +613,7 @@ def subset_row(run, sources, subset):
 
 
 def peer_cell(pr_all, op, subset):
+    """The best peer's figure over the matrices of subset (None: none measured there)."""
     rows = [(m, v, p) for m, v, p in pr_all.get(op, []) if subset is None or m in subset]
     if not rows:
         return None
@@ -620,49 +621,67 @@ def peer_cell(pr_all, op, subset):
     return f"{x(g)} vs {', '.join(sorted({p for _, _, p in rows}))} ({len(rows)} matrices, min {x(lo)})"
 
 
-def summary(runs, picks, gemm, solver, dist, peer_runs):
-    """The rows of the "where spx stands" table and the picture's bars."""
-    pr = peer_ratios(peer_runs)
-    peer_src = f"{short_device(peer_runs[0].device)}, {peer_runs[0].day}" if peer_runs else ""
-    pending = "pending: bench/peers"
+SPMV_KINDS = [  # the README's SpMV rows: (label, suite, matrices of it, what they are)
+    ("SpMV, stencils", "large", {"gen:poisson3d:n=300", "gen:stencil27:n=160"}, "7- and 27-point, 27M and 4M rows"),
+    ("SpMV, FEM / structural", "shared", set(suite_file("fem.txt")), "FEM matrices of the shared set"),
+    ("SpMV, graphs and random", "large", {"gen:rmat:scale=23,ef=8,sym=1", "gen:powerlaw:m=4000000,k=8",
+                                          "gen:uniform:m=16777216,k=8"}, "R-MAT 23, power-law 4M, uniform 16.8M"),
+    ("SpMV, all shared matrices", "shared", None, "real matrices, most under 1M nonzeros"),
+]
+PENDING = "pending: bench/peers"
+
+
+def when(run):
+    return f"{short_device(run.device)}, {run.day}"
+
+
+def peer_text(peers, op, subset):
+    """The peers column of a row: the newest peers run's figure over subset, or pending."""
+    pr, runs = peers
+    cell = peer_cell(pr, op, subset)
+    return f"{cell}, {when(runs[0])}" if cell else PENDING
+
+
+def spmv_summary(picks, peers):
+    """The README's SpMV rows (by kind of matrix, fp64; the large suite in fp32) and their bars."""
+    suites = {k: s for k, _, _, s in SPMV_SUITES}
     rows, bars = [], []
-    large = dict((k, s) for k, _, _, s in SPMV_SUITES)
-    kinds = [  # (label, suite, subset, what)
-        ("SpMV, stencils", "large", {"gen:poisson3d:n=300", "gen:stencil27:n=160"}, "7- and 27-point, 27M and 4M rows"),
-        ("SpMV, FEM / structural", "shared", set(suite_file("fem.txt")), "the 16 FEM matrices of the shared set"),
-        ("SpMV, graphs and random", "large", {"gen:rmat:scale=23,ef=8,sym=1", "gen:powerlaw:m=4000000,k=8",
-                                              "gen:uniform:m=16777216,k=8"}, "R-MAT 23, power-law 4M, uniform 16.8M"),
-        ("SpMV, all shared matrices", "shared", set(large["shared"]), "61 real matrices, most under 1M nonzeros"),
-    ]
-    for label, skey, subset, what in kinds:
-        for prec in ("fp64",):
-            run = picks.get((skey, prec))
-            if not run:
-                continue
-            gb, gc, lo, arg, n = subset_row(run, large[skey], subset)
-            anchor = slug(f"SpMV: {skey} suite, {prec}")
-            rows.append([label, f"{what}; `auto` vs the faster of cuSPARSE ALG1/ALG2, {prec}",
-                         f"**{x(gb)}** batch, {x(gc)} per call (min {x(lo)}, {arg})",
-                         peer_cell(pr, "spmv", subset) and f"{peer_cell(pr, 'spmv', subset)}, {peer_src}" or pending,
-                         f"{short_device(run.device)}, {run.day}", f"[SpMV]({PAGE}#{anchor})"])
+    kinds = SPMV_KINDS + [("SpMV, fp32", "large", None, "the large suite")]
+    for label, key, subset, what in kinds:
+        prec = "fp32" if label.endswith("fp32") else "fp64"
+        run = picks.get((key, prec))
+        if not run:
+            continue
+        subset = subset or set(suites[key])
+        gb, gc, lo, arg, n = subset_row(run, suites[key], subset)
+        peer = PENDING if prec == "fp32" else peer_text(peers, "spmv", subset)
+        rows.append([label, f"{what} ({n} matrices); `auto` vs the faster of cuSPARSE ALG1/ALG2, {prec}",
+                     f"**{x(gb)}** batch, {x(gc)} per call (min {x(lo)}, {arg})", peer, when(run),
+                     f"[SpMV]({PAGE}#{slug(f'SpMV: {key} suite, {prec}')})"])
+        if prec == "fp64":
             bars.append((label.replace("SpMV, ", "SpMV ") + f" ({n}, {short_device(run.device)})", gb))
-    for prec in ("fp32",):
-        run = picks.get(("large", prec))
-        if run:
-            gb, gc, lo, arg, n = subset_row(run, large["large"], set(large["large"]))
-            rows.append([f"SpMV, {prec}", f"the large suite ({n}); `auto` vs the faster of cuSPARSE ALG1/ALG2",
-                         f"**{x(gb)}** batch, {x(gc)} per call (min {x(lo)}, {arg})", pending,
-                         f"{short_device(run.device)}, {run.day}", f"[SpMV]({PAGE}#{slug(f'SpMV: large suite, {prec}')})"])
-    fr = [auto_vs_fastest(picks[(k, "fp64")], s) for k, _, _, s in SPMV_SUITES if (k, "fp64") in picks]
-    if fr:
-        n = sum(f[4] for f in fr)
-        g = math.exp(sum(math.log(f[0]) * f[4] for f in fr) / n)
-        days = sorted({picks[(k, "fp64")].day for k, _, _, _ in SPMV_SUITES if (k, "fp64") in picks})
-        devs = sorted({short_device(picks[(k, "fp64")].device) for k, _, _, _ in SPMV_SUITES if (k, "fp64") in picks})
-        rows.append(["SpMV, the `auto` pick", f"the fastest format of the same run over `auto`, {n} matrices "
-                     "(default, large, shared suites), fp64", f"**{g:.3f}** of the fastest (lowest {min(f[1] for f in fr):.3f})",
-                     "-", f"{', '.join(devs)}, {', '.join(days)}", f"[auto]({PAGE}#{slug('SpMV: what auto picks against the fastest format')})"])
-    for key, title, suite, tb in SPGEMM_AREAS[:2]:
+    return rows, bars
+
+
+def auto_summary(picks):
+    """The README's row of auto against the fastest format, pooled over the fp64 suites."""
+    used = [(picks[(k, "fp64")], s) for k, _, _, s in SPMV_SUITES if (k, "fp64") in picks]
+    if not used:
+        return []
+    fr = [auto_vs_fastest(run, s) for run, s in used]
+    n = sum(f[4] for f in fr)
+    g = math.exp(sum(math.log(f[0]) * f[4] for f in fr) / n)
+    days = ", ".join(sorted({run.day for run, _ in used}))
+    devs = ", ".join(sorted({short_device(run.device) for run, _ in used}))
+    return [["SpMV, the `auto` pick", f"the fastest format of the same run over `auto`, {n} matrices "
+             "(default, large, shared suites), fp64", f"**{g:.3f}** of the fastest (lowest {min(f[1] for f in fr):.3f})",
+             "-", f"{devs}, {days}", f"[auto]({PAGE}#{slug('SpMV: what auto picks against the fastest format')})"]]
+
+
+def spgemm_summary(gemm, peers):
+    """The README's SpGEMM rows (A*A on the large suite, A*A^T on the quick one) and bars."""
+    rows, bars = [], []
+    for key, title, suite, _ in SPGEMM_AREAS[:2]:
         run = gemm.get(key)
         if not run:
             continue
@@ -672,28 +691,45 @@ def summary(runs, picks, gemm, solver, dist, peer_runs):
         label = "SpGEMM, " + title.split(",")[0]
         rows.append([label, f"{len(ratios['numeric'])} matrices ({suite}); spx vs cuSPARSE's best of ALG1-3, fp64",
                      f"**{x(gn)}** numeric (min {x(lon)}), {x(gs)} from nothing (min {x(los)})",
-                     peer_cell(pr, "spgemm", set(suite_file(suite))) and f"{peer_cell(pr, 'spgemm', set(suite_file(suite)))}, {peer_src}" or pending,
-                     f"{short_device(run.device)}, {run.day}", f"[SpGEMM]({PAGE}#{slug(f'SpGEMM: {title}')})"])
-        bars.append((f"{label} numeric", gn))
-        bars.append((f"{label} from nothing", gs))
-    if solver:
-        g, lo, arg = ratio_stats(solver_rows(solver))
-        rows.append(["Solvers, CG", f"time per iteration, {len(solver_rows(solver))} Laplacians, spx (`auto`) vs CuPy's cg, fp64",
-                     f"**{x(g)}** vs CuPy (min {x(lo)})", "CuPy is the peer (cuSPARSE inside)",
-                     f"{short_device(solver.device)}, {solver.day}",
-                     f"[solvers]({PAGE}#{slug('Solvers: CG against CuPy')})"])
-        bars.append(("CG vs CuPy, per iteration", g))
-    if dist:
-        folder, _, times = dist
-        effs = [efficiency(times[m]).get("nccl") for m in sorted(times)]
-        rows.append(["Distributed SpMV", f"2 GPUs against 1, NCCL halos, {len(times)} matrices; efficiency T1 / (2 T2)",
-                     f"efficiency {min(e for e in effs if e):.2f} to {max(e for e in effs if e):.2f}", "-",
-                     f"{short_device(device_of({}, folder))}, {folder_day(folder)}",
-                     f"[distributed]({PAGE}#{slug('Distributed: two GPUs against one')})"])
+                     peer_text(peers, "spgemm", set(suite_file(suite))), when(run),
+                     f"[SpGEMM]({PAGE}#{slug(f'SpGEMM: {title}')})"])
+        bars += [(f"{label} numeric", gn), (f"{label} from nothing", gs)]
     return rows, bars
 
 
+def solver_summary(solver):
+    """The README's CG row (against CuPy, the solvers' peer) and its bar."""
+    if not solver:
+        return [], []
+    g, lo, _ = ratio_stats(solver_rows(solver))
+    return ([["Solvers, CG", f"time per iteration, {len(solver_rows(solver))} Laplacians, spx (`auto`) vs CuPy's cg, fp64",
+              f"**{x(g)}** vs CuPy (min {x(lo)})", "CuPy is the peer (cuSPARSE inside)", when(solver),
+              f"[solvers]({PAGE}#{slug('Solvers: CG against CuPy')})"]], [("CG vs CuPy, per iteration", g)])
+
+
+def dist_summary(dist):
+    """The README's distributed row: the strong-scaling efficiencies with NCCL halos."""
+    if not dist:
+        return []
+    folder, _, times = dist
+    effs = [e for e in (efficiency(times[m]).get("nccl") for m in sorted(times)) if e]
+    return [["Distributed SpMV", f"2 GPUs against 1, NCCL halos, {len(times)} matrices; efficiency T1 / (2 T2)",
+             f"efficiency {min(effs):.2f} to {max(effs):.2f}", "-", f"{short_device(device_of({}, folder))}, {folder_day(folder)}",
+             f"[distributed]({PAGE}#{slug('Distributed: two GPUs against one')})"]]
+
+
+def summary(picks, gemm, solver, dist, peer_runs):
+    """The rows of the "where spx stands" table and the picture's bars."""
+    peers = (peer_ratios(peer_runs), peer_runs)
+    spmv_rows, spmv_bars = spmv_summary(picks, peers)
+    gemm_rows, gemm_bars = spgemm_summary(gemm, peers)
+    cg_rows, cg_bars = solver_summary(solver)
+    rows = spmv_rows + auto_summary(picks) + gemm_rows + cg_rows + dist_summary(dist)
+    return rows, spmv_bars + gemm_bars + cg_bars
+
+
 def readme_block(rows, img):
+    """The README's generated block: the table, what the ratios mean, the picture."""
     head = ["| area | what is compared | spx's result | against the best peer | device, date | more |",
             "|---|---|---|---|---|---|"]
     body = ["| " + " | ".join(r) + " |" for r in rows]
@@ -728,7 +764,7 @@ def build(dirs):
             "median of single calls each timed alone (docs/design.md, \"Measuring\"). Older figures stay in their "
             "results folders; the lab notebook is [bench/NOTES.md](NOTES.md).", "",
             "## Where spx stands", ""]
-    rows, bars = summary(runs, picks, gemm, solver, dist, peer_runs)
+    rows, bars = summary(picks, gemm, solver, dist, peer_runs)
     block = readme_block(rows, f"{IMG_DIR}/where-spx-stands.svg")
     page += [line.replace(f"({PAGE}#", "(#").replace(f"({IMG_DIR}/", "(img/") for line in block[1:-1]] + [""]
     files[f"{IMG_DIR}/where-spx-stands.svg"] = hbar_svg(
