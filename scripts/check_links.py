@@ -55,6 +55,7 @@ def links(path):
 
 
 def check(path):
+    """The broken links of one file, one line each."""
     bad = []
     for no, target in links(path):
         if re.match(r"[a-z]+:", target):  # http:, https:, mailto:
@@ -70,6 +71,7 @@ def check(path):
 
 
 def main():
+    """Checks the files given or the front-door documents; 1 when a link is broken."""
     files = sys.argv[1:] or sorted(p for g in DEFAULT for p in glob.glob(os.path.join(REPO, g)))
     bad = [line for f in files for line in check(os.path.abspath(f))]
     for line in bad:

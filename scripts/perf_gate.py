@@ -63,11 +63,13 @@ def device_kind(env):
 
 
 def device_name(env):
+    """The device's name as the run's env records it."""
     dev = env.get("device") or {}
     return (dev.get("name") if isinstance(dev, dict) else str(dev)) or "unknown"
 
 
 def ok(r):
+    """Whether a record ran, verified, with a batch time."""
     return r is not None and r.get("status") == "SPX_OK" and r.get("verified") == 1 and (r.get("t_batch_s") or 0) > 0
 
 
@@ -105,6 +107,7 @@ def load_run(path):
 
 
 def spread_of(xs):
+    """(max - min) / median of the ratios."""
     med = statistics.median(xs)
     return (max(xs) - min(xs)) / med if med > 0 else 0.0
 
@@ -122,6 +125,7 @@ def samples(runs):
 
 
 def one_kind(runs):
+    """The one device kind of the runs (different kinds are an error)."""
     kinds = sorted({device_kind(env) for _, (env, _, _) in runs})
     if len(kinds) != 1:
         raise GateError(f"runs of different devices: {', '.join(kinds)}")
@@ -181,6 +185,7 @@ def evaluate(base, runs, suite):
 
 
 def print_table(rows, out=sys.stdout):
+    """The gate's table: baseline, now, change, limit and verdict per matrix."""
     print("| matrix | baseline (spread, runs) | now: median (min-max) | change | limit | verdict |", file=out)
     print("|---|---|---|---|---|---|", file=out)
     for r in rows:
@@ -192,10 +197,12 @@ def print_table(rows, out=sys.stdout):
 
 
 def baseline_path(kind):
+    """bench/gate/baseline-KIND.json."""
     return os.path.join(BASELINE_DIR, f"baseline-{kind}.json")
 
 
 def read_baseline(path):
+    """A baseline file, parsed."""
     try:
         with open(path) as f:
             return json.load(f)
@@ -204,6 +211,7 @@ def read_baseline(path):
 
 
 def write_json(path, obj):
+    """Writes obj to path through a temporary file, keys sorted."""
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(obj, f, indent=1, sort_keys=True)
@@ -270,6 +278,7 @@ def run_stage(a):
 
 
 def main():
+    """run, check or record, as asked; the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")

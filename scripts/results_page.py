@@ -52,6 +52,7 @@ SPX_OWN = {"csr", "hbp", "teb", "ehyb", "auto", "spx", "gustavson", "cusparse", 
 
 
 def suite_file(name):
+    """The sources of bench/suites/NAME."""
     return read_suite(os.path.join(REPO, "bench", "suites", name))
 
 
@@ -73,6 +74,7 @@ class Run:
     """One JSON file of a results folder."""
 
     def __init__(self, path, shown, folder, data, fallback_day):
+        """Reads what the tables need from one JSON file (fallback_day: its folder's date)."""
         self.path, self.shown, self.folder, self.data = path, shown, folder, data
         self.env = data.get("env", {}) if isinstance(data.get("env"), dict) else {}
         self.results = data.get("results") if isinstance(data.get("results"), list) else []
@@ -86,14 +88,17 @@ class Run:
         self.commit = commit if commit and commit != "unknown" else (m.group(1) if m else "unknown")
 
     def key(self):
+        """The order "newest" takes: day, merged runs first, time stamp, path."""
         return (self.day, self.runs, self.stamp, self.shown)
 
     def where(self):
+        """"path: device, date, commit" for a table's source line."""
         runs = f", median of {self.runs} runs" if self.runs > 1 else ""
         return f"`{self.shown}`: {self.device}, {self.day}, commit `{self.commit}`{runs}"
 
 
 def device_of(env, folder):
+    """The device's name: the JSON's env, else read off the folder's name."""
     dev = env.get("device")
     name = dev.get("name") if isinstance(dev, dict) else dev
     if name:
@@ -105,11 +110,13 @@ def device_of(env, folder):
 
 
 def short_device(name):
+    """"H100", "H200", "2x H100" for tables."""
     m = re.search(r"(\d+x )?NVIDIA (H\d00)", name)
     return (m.group(1) or "") + m.group(2) if m else name
 
 
 def folder_day(folder):
+    """The date a folder's name starts with (an added folder without one sorts newest)."""
     m = re.match(r"(\d{4}-\d\d-\d\d)", folder)
     return m.group(1) if m else "~"  # an added folder without a date: the newest
 
@@ -137,10 +144,12 @@ def discover(dirs):
 
 
 def newest(cands):
+    """The newest of the candidate Runs (Run.key), or None."""
     return max(cands, key=Run.key) if cands else None
 
 
 def ok(r):
+    """Whether a record ran, verified, and has a time."""
     return (r is not None and r.get("status") == "SPX_OK" and r.get("verified") in (1, "yes")
             and (r.get("t_median_s") or r.get("numeric_s") or 0) > 0)
 
@@ -153,6 +162,7 @@ def col(r):
 
 
 def by_matrix(results, key):
+    """{matrix: {key(record): record}}."""
     out = {}
     for r in results:
         out.setdefault(r.get("matrix"), {})[key(r)] = r
@@ -160,10 +170,12 @@ def by_matrix(results, key):
 
 
 def is_spgemm(run):
+    """Whether a Run holds `spx bench --op spgemm` records."""
     return run.data.get("op") == "spgemm" or any("method" in r for r in run.results)
 
 
 def spmv_covers(run, sources, prec):
+    """Whether run is a warm GPU SpMV run with verified ALG1, ALG2 and auto records of every source, in precision prec."""
     rs = run.results
     if not rs or is_spgemm(run) or "gate" in run.data or run.env.get("backend") != "cuda":
         return False
@@ -175,6 +187,7 @@ def spmv_covers(run, sources, prec):
 
 
 def spgemm_covers(run, sources, tb):
+    """Whether run is a GPU SpGEMM run (transpose_b = tb) with spx and cuSPARSE records of every source."""
     if not is_spgemm(run) or run.env.get("backend") != "cuda":
         return False
     rs = [r for r in run.results if r.get("name") != "-"]  # "-": a matrix the bench skipped (A*A of a rectangular A)
@@ -189,15 +202,18 @@ def spgemm_covers(run, sources, tb):
 # ---------------------------------------------------------------- numbers
 
 def geomean(xs):
+    """The geometric mean of the positive values, or None."""
     xs = [x for x in xs if x and x > 0]
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
 def x(v, digits=2):
+    """A ratio as the tables print it."""
     return "-" if v is None else f"{v:.{digits}f}x"
 
 
 def us(t):
+    """Seconds as microseconds for the tables."""
     return "-" if not t else f"{t * 1e6:.1f}" if t < 1e-3 else f"{t * 1e6:.0f}"
 
 
@@ -209,6 +225,7 @@ def short(m):
 
 
 def slug(title):
+    """The anchor GitHub gives a heading's text."""
     s = re.sub(r"[^\w\- ]", "", title.lower())  # GitHub's anchors: letters (ᵀ too), digits, _ and -
     return s.replace(" ", "-")
 
@@ -223,6 +240,7 @@ def ratio_stats(pairs):
 
 
 def best_cusparse(row, field):
+    """The faster cuSPARSE algorithm's time on field, or None."""
     ts = [row[c][field] for c in ("cusparse/alg1", "cusparse/alg2") if ok(row.get(c)) and row[c].get(field)]
     return min(ts) if ts else None
 
@@ -248,11 +266,13 @@ def spmv_pick(runs):
 
 
 def variants_of(run):
+    """The spx columns of a SpMV run: auto first, then format/algorithm."""
     cols = {col(r) for r in run.results}
     return sorted(cols - {"cusparse/alg1", "cusparse/alg2"}, key=lambda c: (c != "auto", c))
 
 
 def spmv_command(run, how, prec):
+    """The spx bench command that makes a file like run (its formats as measured)."""
     fmts = ",".join(["cusparse/alg1", "cusparse/alg2"] + variants_of(run))
     parts = ["spx bench --backend cuda", how, "--precision fp32" if prec == "fp32" else "", f"--formats {fmts}",
              "--json FILE"]
@@ -261,6 +281,7 @@ def spmv_command(run, how, prec):
 
 
 def spmv_section(run, key, title, how, sources, prec, img):
+    """RESULTS.md's section of one SpMV suite and precision."""
     mats = by_matrix(run.results, col)
     lines = [f"### SpMV: {key} suite, {prec}", "",
              f"{title} ({len(sources)} matrices). Source: {run.where()}. Reproduce: {spmv_command(run, how, prec)}.", ""]
@@ -308,6 +329,7 @@ def auto_vs_fastest(run, sources):
 
 
 def auto_section(picks):
+    """RESULTS.md's section of auto against the fastest format of each run."""
     lines = ["## SpMV: what `auto` picks against the fastest format", "",
              "For each matrix, the fastest record of the same run (any format or algorithm measured there, "
              "cuSPARSE included, batch time) over `auto`'s: 1.00 means `auto` picked the fastest. "
@@ -328,6 +350,7 @@ def auto_section(picks):
 # ---------------------------------------------------------------- SpGEMM
 
 def numeric_s(r):
+    """Device seconds of the last timed run's numeric phase."""
     return (r.get("phases") or {}).get("numeric", 0.0)
 
 
@@ -339,6 +362,7 @@ def scratch_s(r):
 
 
 def run_s(r):
+    """Seconds of the numeric run with C back on the host."""
     return r.get("numeric_s") or 0.0
 
 
@@ -370,6 +394,7 @@ def spgemm_ratios(run, sources):
 
 
 def spgemm_section(run, title, suite, tb, img):
+    """RESULTS.md's section of one SpGEMM area."""
     sources = suite_file(suite)
     ratios, rows = spgemm_ratios(run, sources)
     cmd = f"spx bench --op spgemm --backend cuda{' --transpose-b' if tb else ''} --suite bench/suites/{suite} --json FILE"
@@ -400,15 +425,18 @@ def spgemm_section(run, title, suite, tb, img):
 # ---------------------------------------------------------------- solvers, distributed, peers
 
 def solver_pick(runs):
+    """The newest scripts/solve_cupy_check.py JSON."""
     return newest([r for r in runs if r.results and all("cupy_iter_s" in x and "spx_iter_s" in x for x in r.results)])
 
 
 def solver_rows(run):
+    """[(matrix, CuPy's time per iteration / spx's)] over the solves both converged."""
     return [(r["matrix"], r["cupy_iter_s"] / r["spx_iter_s"]) for r in run.results
             if r.get("spx_converged") and r.get("cupy_converged") and r.get("spx_iter_s") and r.get("cupy_iter_s")]
 
 
 def solver_section(run):
+    """RESULTS.md's section of CG against CuPy."""
     lines = ["## Solvers: CG against CuPy", "",
              f"Source: {run.where()}. Reproduce: `scripts/gpu-check.sh OUT build solve` "
              "(`scripts/solve_cupy_check.py`: CG to 1e-8, b = A·ones, x0 = 0; spx with `--format auto`, CuPy's "
@@ -458,10 +486,12 @@ def dist_pick(dirs):
 
 
 def efficiency(t):
+    """{transport: T1 / (2 T2)} of one matrix's times."""
     return {k: t["one"] / (2 * t[k]) for k in ("mpi", "nccl") if t.get(k) and t.get("one")}
 
 
 def dist_section(pick):
+    """RESULTS.md's section of the distributed runs."""
     folder, shown, times = pick
     m = re.search(r"-([0-9a-f]{7,12})(?:-|$)", folder)
     lines = ["## Distributed: two GPUs against one", "",
@@ -479,6 +509,7 @@ def dist_section(pick):
 
 
 def peer_time(r):
+    """(field, seconds) of a record's time: batch, else per call, else the whole product."""
     for k in ("t_batch_s", "t_median_s", "total_s"):
         if r.get(k):
             return k, r[k]
@@ -486,6 +517,7 @@ def peer_time(r):
 
 
 def peer_name(r):
+    """A record's peer (its format or method), or None for spx's own and cuSPARSE."""
     name = r.get("method") or r.get("format") or ""
     return None if name in SPX_OWN or name.startswith("cusparse") else name
 
@@ -526,6 +558,7 @@ def peer_ratios(peer_runs, subset=None):
 
 
 def peers_section(peer_runs):
+    """RESULTS.md's section against the peers (or where they will come from)."""
     lines = ["## Against the best public peers", ""]
     if not peer_runs:
         return lines + ["No peers run is committed yet (bench/peers writes `bench/results/<run>/peers-*.json`). "
@@ -544,10 +577,12 @@ def peers_section(peer_runs):
 # ---------------------------------------------------------------- pictures
 
 def svg_escape(s):
+    """Text made safe for SVG."""
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def nice_step(hi):
+    """A tick step giving at most 8 ticks up to hi."""
     for step in (0.25, 0.5, 1, 2, 5, 10, 20, 50):
         if hi / step <= 8:
             return step
@@ -632,6 +667,7 @@ PENDING = "pending: bench/peers"
 
 
 def when(run):
+    """"device, date" of a Run."""
     return f"{short_device(run.device)}, {run.day}"
 
 
@@ -835,6 +871,7 @@ def sources_block(used):
 
 
 def main():
+    """Writes (or with --check, compares) every generated file."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file would change")
     ap.add_argument("--add", action="append", default=[], help="one more results folder (newest)")
