@@ -189,7 +189,8 @@ def print_table(rows, out=sys.stdout):
     print("| matrix | baseline (spread, runs) | now: median (min-max) | change | limit | verdict |", file=out)
     print("|---|---|---|---|---|---|", file=out)
     for r in rows:
-        base = "-" if r["baseline"] is None else f"{r['baseline']:.3f}x ({r['baseline_spread'] * 100:.1f} %, {r['baseline_runs']})"
+        base = ("-" if r["baseline"] is None
+                else f"{r['baseline']:.3f}x ({r['baseline_spread'] * 100:.1f} %, {r['baseline_runs']})")
         now = "-" if r["now"] is None else f"{r['now']:.3f}x ({r['now_min']:.3f}-{r['now_max']:.3f})"
         change = "-" if r["now"] is None or r["baseline"] is None else f"{(r['now'] / r['baseline'] - 1) * 100:+.1f} %"
         limit = "-" if r["limit"] is None else f"{r['limit']:.3f}x"
@@ -225,7 +226,8 @@ def gate(paths, suite_path, baseline_file=None, against=None, summary=None):
     kind = one_kind(runs)
     demo = sorted({str(t.get("demo_slowdown")) for _, (_, t, _) in runs if t.get("demo_slowdown")})
     if against:
-        base, src = make_baseline([(p, load_run(p)) for p in against], read_suite(suite_path)), "the runs " + " ".join(against)
+        base = make_baseline([(p, load_run(p)) for p in against], read_suite(suite_path))
+        src = "the runs " + " ".join(against)
     else:
         path = baseline_file or baseline_path(kind)
         base, src = (read_baseline(path), os.path.relpath(path, REPO)) if os.path.exists(path) else (None, None)
@@ -244,7 +246,8 @@ def gate(paths, suite_path, baseline_file=None, against=None, summary=None):
     elif fails:
         verdict = f"FAIL ({len(fails)} of {len(suite)} matrices: {', '.join(fails)})"
     else:
-        verdict = f"PASS ({len(suite) - len(ungated)} matrices gated" + (f", {len(ungated)} without a baseline)" if ungated else ")")
+        rest = f", {len(ungated)} without a baseline)" if ungated else ")"
+        verdict = f"PASS ({len(suite) - len(ungated)} matrices gated" + rest
     print(f"gate: {verdict}")
     if summary:
         write_json(summary, {"device_kind": kind, "baseline": src, "demo_slowdown": demo, "runs": paths,

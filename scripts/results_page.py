@@ -230,6 +230,11 @@ def slug(title):
     return s.replace(" ", "-")
 
 
+def table(*heads):
+    """A Markdown table's header and separator lines."""
+    return ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+
+
 def ratio_stats(pairs):
     """(geomean, min, argmin) of [(label, ratio)]."""
     pairs = [(k, v) for k, v in pairs if v]
@@ -285,8 +290,8 @@ def spmv_section(run, key, title, how, sources, prec, img):
     mats = by_matrix(run.results, col)
     lines = [f"### SpMV: {key} suite, {prec}", "",
              f"{title} ({len(sources)} matrices). Source: {run.where()}. Reproduce: {spmv_command(run, how, prec)}.", ""]
-    lines += ["| spx format | vs ALG1 batch | vs ALG1 call | vs ALG2 batch | vs ALG2 call | vs faster cuSPARSE, batch (min) | matrices |",
-              "|---|---|---|---|---|---|---|"]
+    lines += table("spx format", "vs ALG1 batch", "vs ALG1 call", "vs ALG2 batch", "vs ALG2 call",
+                   "vs faster cuSPARSE, batch (min)", "matrices")
     for v in variants_of(run):
         cells = []
         for ref, field in (("cusparse/alg1", "t_batch_s"), ("cusparse/alg1", "t_median_s"),
@@ -302,16 +307,16 @@ def spmv_section(run, key, title, how, sources, prec, img):
         lines += ["Lowest five for `auto` against the faster cuSPARSE algorithm (batch): "
                   + ", ".join(f"{m} {x(v)}" for v, m in worst) + ".", ""]
         return lines
-    lines += ["| matrix | nnz | ALG1 µs batch (call) | ALG2 µs batch (call) | auto µs batch (call) | auto ran | auto vs faster cuSPARSE, batch / call | fastest in the run | auto of the fastest |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += table("matrix", "nnz", "ALG1 µs batch (call)", "ALG2 µs batch (call)", "auto µs batch (call)", "auto ran",
+                   "auto vs faster cuSPARSE, batch / call", "fastest in the run", "auto of the fastest")
     for m in sources:
         row = mats[m]
         a = row["auto"]
         fastest = min((c for c in row if ok(row[c]) and row[c].get("t_batch_s")), key=lambda c: (row[c]["t_batch_s"], c))
-        lines.append(f"| {short(m)} | {a.get('nnz')} | "
-                     + " | ".join(f"{us(row[c]['t_batch_s'])} ({us(row[c]['t_median_s'])})" for c in ("cusparse/alg1", "cusparse/alg2", "auto"))
-                     + f" | {a.get('format')}/{a.get('algo')} | {x(vs(row, 'auto', 'best', 't_batch_s'))} / {x(vs(row, 'auto', 'best', 't_median_s'))}"
-                     + f" | {fastest} | {row[fastest]['t_batch_s'] / a['t_batch_s']:.2f} |")
+        times = [f"{us(row[c]['t_batch_s'])} ({us(row[c]['t_median_s'])})" for c in ("cusparse/alg1", "cusparse/alg2", "auto")]
+        ratios = f"{x(vs(row, 'auto', 'best', 't_batch_s'))} / {x(vs(row, 'auto', 'best', 't_median_s'))}"
+        lines.append(f"| {short(m)} | {a.get('nnz')} | " + " | ".join(times) + f" | {a.get('format')}/{a.get('algo')} | "
+                     f"{ratios} | {fastest} | {row[fastest]['t_batch_s'] / a['t_batch_s']:.2f} |")
     lines += ["", f"![auto against cuSPARSE per matrix, {key} suite, {prec}]({img})", ""]
     return lines
 
@@ -416,7 +421,8 @@ def spgemm_section(run, title, suite, tb, img):
             continue
         txt = [f"{c[0] * 1e3:.2f} / {c[1] * 1e3:.2f} ({c[2]}, {c[1] / c[0]:.2f}x)" if c else "-" for c in cells]
         alg1 = by_matrix(run.results, lambda r: r.get("name")).get(m, {}).get("cusparse/alg1")
-        peak = f"{me.get('device_peak_bytes', 0) / 1e6:.0f} / " + (f"{alg1['device_peak_bytes'] / 1e6:.0f}" if ok(alg1) else "-")
+        peak_alg1 = f"{alg1['device_peak_bytes'] / 1e6:.0f}" if ok(alg1) else "-"
+        peak = f"{me.get('device_peak_bytes', 0) / 1e6:.0f} / {peak_alg1}"
         lines.append(f"| {short(m)} | {me.get('nnz_c')} | " + " | ".join(txt) + f" | {peak} |")
     lines += ["", f"![spx against cuSPARSE's best per matrix, {title}]({img})", ""]
     return lines
@@ -440,7 +446,8 @@ def solver_section(run):
     lines = ["## Solvers: CG against CuPy", "",
              f"Source: {run.where()}. Reproduce: `scripts/gpu-check.sh OUT build solve` "
              "(`scripts/solve_cupy_check.py`: CG to 1e-8, b = A·ones, x0 = 0; spx with `--format auto`, CuPy's "
-             "`cupyx.scipy.sparse.linalg.cg` on the same matrix; time per iteration, CUDA events around the whole solve).", "",
+             "`cupyx.scipy.sparse.linalg.cg` on the same matrix; time per iteration, CUDA events around the "
+             "whole solve).", "",
              "| matrix | rows | nnz | spx format | iterations spx / CuPy | spx ms/it | CuPy ms/it | CuPy / spx |",
              "|---|---|---|---|---|---|---|---|"]
     for r in run.results:
@@ -475,7 +482,8 @@ def dist_pick(dirs):
                     text = f.read()
                 t, mat = DIST_TIME.search(text), DIST_MATRIX.search(text)
                 if t and mat:
-                    times.setdefault(mat.group(1), {})[{"one-1": "one", "two-mpi": "mpi", "two-nccl": "nccl"}[m.group(1)]] = float(t.group(1))
+                    side = {"one-1": "one", "two-mpi": "mpi", "two-nccl": "nccl"}[m.group(1)]
+                    times.setdefault(mat.group(1), {})[side] = float(t.group(1))
             if times:
                 shown = f"{prefix}/{rel}" if rel != "." else prefix
                 found.append(((folder_day(folder), -rel.count("/"), shown), folder, shown, times))
@@ -495,7 +503,8 @@ def dist_section(pick):
     folder, shown, times = pick
     m = re.search(r"-([0-9a-f]{7,12})(?:-|$)", folder)
     lines = ["## Distributed: two GPUs against one", "",
-             f"Source: `{shown}/`: {device_of({}, folder)}, {folder_day(folder)}, commit `{m.group(1) if m else 'unknown'}`. "
+             f"Source: `{shown}/`: {device_of({}, folder)}, {folder_day(folder)}, "
+             f"commit `{m.group(1) if m else 'unknown'}`. "
              "Reproduce: `mpiexec -n 1 spx spmv SRC --distributed --backend cuda --reps 100` and `mpiexec -n 2 ... "
              "--transport mpi|nccl` (docs/distributed.md). Time per SpMV of the slowest rank (100 back-to-back calls); "
              "efficiency = T1 / (2 T2), 1 = perfect strong scaling.", "",
@@ -566,7 +575,7 @@ def peers_section(peer_runs):
     pr = peer_ratios(peer_runs)
     lines += ["Sources: " + "; ".join(r.where() for r in peer_runs) + ". Ratio = the fastest peer's time over "
               "spx's on the same time field in the same run (SpMV: `auto`; SpGEMM: spx's default method).", "",
-              "| operation | matrices | spx vs the best peer, geomean | lowest | peers that were best |", "|---|---|---|---|---|"]
+              *table("operation", "matrices", "spx vs the best peer, geomean", "lowest", "peers that were best")]
     for op in sorted(pr):
         g, lo, arg = ratio_stats([(short(m), v) for m, v, _ in pr[op]])
         names = sorted({p for _, _, p in pr[op]})
@@ -614,7 +623,8 @@ def hbar_svg(title, subtitle, labels, series, ref_label):
         k += step
     for i, label in enumerate(labels):
         y0 = top + i * group
-        out.append(f'<text x="{left - 8}" y="{y0 + bar * len(series) / 2 + 4:.1f}" text-anchor="end">{svg_escape(label)}</text>')
+        ym = y0 + bar * len(series) / 2 + 4
+        out.append(f'<text x="{left - 8}" y="{ym:.1f}" text-anchor="end">{svg_escape(label)}</text>')
         for j, (_, vs) in enumerate(series):
             v = vs[i]
             if not v:
@@ -630,7 +640,8 @@ def hbar_svg(title, subtitle, labels, series, ref_label):
         out.append(f'<rect x="{lx}" y="{height - 12}" width="10" height="10" fill="{c}"/>')
         out.append(f'<text x="{lx + 14}" y="{height - 3}" font-size="11">{svg_escape(name)}</text>')
         lx += 24 + 7 * len(name)
-    out.append(f'<text x="{left + width + 55}" y="{height - 3}" text-anchor="end" font-size="11">dashed: {svg_escape(ref_label)}</text>')
+    out.append(f'<text x="{left + width + 55}" y="{height - 3}" text-anchor="end" font-size="11">'
+               f'dashed: {svg_escape(ref_label)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -750,7 +761,8 @@ def dist_summary(dist):
     folder, _, times = dist
     effs = [e for e in (efficiency(times[m]).get("nccl") for m in sorted(times)) if e]
     return [["Distributed SpMV", f"2 GPUs against 1, NCCL halos, {len(times)} matrices; efficiency T1 / (2 T2)",
-             f"efficiency {min(effs):.2f} to {max(effs):.2f}", "-", f"{short_device(device_of({}, folder))}, {folder_day(folder)}",
+             f"efficiency {min(effs):.2f} to {max(effs):.2f}", "-",
+             f"{short_device(device_of({}, folder))}, {folder_day(folder)}",
              f"[distributed]({PAGE}#{slug('Distributed: two GPUs against one')})"]]
 
 
@@ -815,7 +827,8 @@ def build(dirs):
                          "on every matrix).", ""]
                 continue
             img = f"spmv-{key}-{prec}.svg"
-            page += [line.replace(f"]({img})", f"](img/{img})") for line in spmv_section(run, key, title, how, sources, prec, img)]
+            section = spmv_section(run, key, title, how, sources, prec, img)
+            page += [line.replace(f"]({img})", f"](img/{img})") for line in section]
             if len(sources) <= 12:
                 mats = by_matrix(run.results, col)
                 files[f"{IMG_DIR}/{img}"] = hbar_svg(
@@ -833,7 +846,8 @@ def build(dirs):
         img = f"spgemm-{key}.svg"
         page += [line.replace(f"]({img})", f"](img/{img})") for line in spgemm_section(run, title, suite, tb, img)]
         ratios, _ = spgemm_ratios(run, suite_file(suite))
-        labels = sorted({m for name in ratios for m, _ in ratios[name]}, key=lambda m: [short(s) for s in suite_file(suite)].index(m))
+        order = [short(src) for src in suite_file(suite)]
+        labels = sorted({m for name in ratios for m, _ in ratios[name]}, key=order.index)
         series = [(name, [dict(ratios[name]).get(m) for m in labels]) for name, _ in SPGEMM_MEASURES[:2]]
         files[f"{IMG_DIR}/{img}"] = hbar_svg(f"SpGEMM, {title}", f"{run.device}, {run.day}; cuSPARSE's best / spx",
                                              labels, series, "1 = as fast")
