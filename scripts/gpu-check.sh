@@ -27,7 +27,8 @@
 #             bench/suites/gate.txt, SPX_GATE_RUNS processes (default 5), each matrix's ratio
 #             against bench/gate/baseline-<device kind>.json; fails when one drops by more than
 #             10 % beyond its recorded spread. About a minute on an H100 (predicted). To see it fail,
-#             SPX_BENCH_DEMO_SLOWDOWN=0.2 scripts/gpu-check.sh OUT gate (auto does 20 % more work)
+#             SPX_BENCH_DEMO_SLOWDOWN=0.2 scripts/gpu-check.sh OUT gate (auto does 20 % more work;
+#             refused with any stage but build and gate)
 # With no STAGE: build test sanitize default large cold (the others on request). Every call
 # ends with scripts/results_page.py's preview of bench/RESULTS.md with this run's JSON added
 # (OUTDIR/RESULTS-preview.md; commit the run's folder and rerun the script to make it the page).
@@ -40,6 +41,11 @@ out=${1:?usage: scripts/gpu-check.sh OUTDIR [build|test|sanitize|default|large|.
 shift
 mkdir -p "$out"
 stages=${*:-build test sanitize default large cold}
+# The gate's demonstration switch slows every spx bench of the call: allowed with the gate alone.
+if [ -n "${SPX_BENCH_DEMO_SLOWDOWN:-}" ] && [ -n "$(echo " $stages " | sed 's/ build / /g; s/ gate / /g' | tr -d ' ')" ]; then
+  echo "gpu-check.sh: SPX_BENCH_DEMO_SLOWDOWN is for the gate stage alone (stages: $stages)" >&2
+  exit 2
+fi
 jobs=$(nproc)
 status=0
 # ../shared does not travel to the GPU machine: a copy carried in .device/matrices stands in
