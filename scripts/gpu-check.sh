@@ -23,7 +23,15 @@
 #             default suite in fp32) beside spx bench's auto / cuSPARSE ratios
 #             (bench/overhead/vs_cupy.py; the default and large stages' JSON when they cover
 #             the suites, else spx bench --formats auto,cusparse run here)
-# With no STAGE: build test sanitize default large cold (the others on request).
+#   gate      the performance gate (scripts/perf_gate.py): `auto` against cuSPARSE ALG1 on
+#             bench/suites/gate.txt, SPX_GATE_RUNS processes (default 5), each matrix's ratio
+#             against bench/gate/baseline-<device kind>.json; fails when one drops by more than
+#             10 % beyond its recorded spread. About a minute on an H100 (predicted). To see it fail,
+#             SPX_BENCH_DEMO_SLOWDOWN=0.2 scripts/gpu-check.sh OUT gate (auto does 20 % more work;
+#             refused with any stage but build and gate)
+# With no STAGE: build test sanitize default large cold (the others on request). Every call
+# ends with scripts/results_page.py's preview of bench/RESULTS.md with this run's JSON added
+# (OUTDIR/RESULTS-preview.md; commit the run's folder and rerun the script to make it the page).
 # SPX_LARGE_FORMATS (a --formats list) and SPX_LARGE_SUITE narrow the large stage.
 # Logs and JSON results go to OUTDIR. SPX_COMMIT names
 # the commit in the results where the tree has no .git (the GPU machine gets a bare copy).
@@ -33,6 +41,11 @@ out=${1:?usage: scripts/gpu-check.sh OUTDIR [build|test|sanitize|default|large|.
 shift
 mkdir -p "$out"
 stages=${*:-build test sanitize default large cold}
+# The gate's demonstration switch slows every spx bench of the call: allowed with the gate alone.
+if [ -n "${SPX_BENCH_DEMO_SLOWDOWN:-}" ] && [ -n "$(echo " $stages " | sed 's/ build / /g; s/ gate / /g' | tr -d ' ')" ]; then
+  echo "gpu-check.sh: SPX_BENCH_DEMO_SLOWDOWN is for the gate stage alone (stages: $stages)" >&2
+  exit 2
+fi
 jobs=$(nproc)
 status=0
 # ../shared does not travel to the GPU machine: a copy carried in .device/matrices stands in
@@ -271,6 +284,24 @@ if has python; then
     fi
   fi
   echo "python stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+fi
+
+if has gate; then
+  log "gate: auto against cuSPARSE ALG1 on bench/suites/gate.txt, ${SPX_GATE_RUNS:-5} runs"
+  t0=$SECONDS
+  python3 scripts/perf_gate.py run --spx "$spx" --out "$out/gate" --runs "${SPX_GATE_RUNS:-5}" >"$out/gate.txt" 2>&1 \
+    || status=1
+  cat "$out/gate.txt"
+  grep -E '^gate: (PASS|FAIL|NO BASELINE|DEMONSTRATION|no baseline)' "$out/gate.txt" >>"$out/summary.txt"
+  echo "gate stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+fi
+
+# The results page as it would read with this run's JSON committed (CPU only, a second or two):
+# OUTDIR/RESULTS-preview.md (its pictures are left out).
+if python3 scripts/results_page.py --add "$out" --out "$out/results-page" >"$out/results-page.log" 2>&1; then
+  mv "$out/results-page/bench/RESULTS.md" "$out/RESULTS-preview.md" && rm -rf "$out/results-page"
+else
+  echo "results_page.py failed (see results-page.log)" | tee -a "$out/summary.txt"
 fi
 
 log "gpu-check done: status $status"

@@ -110,12 +110,37 @@ typedef struct bench_run {
     cli_opts o;
     spx_backend backend;
     double bw;
+    double demo; /* SPX_BENCH_DEMO_SLOWDOWN: spx_bench_opts.demo_extra_work of every non-baseline variant */
     variant v[MAX_VARIANTS];
     int nv;
     cli_result *res;
     int nres, cap;
     int failures, unverified;
 } bench_run;
+
+/* Whether v is the registry's baseline format (its measurement is never slowed by the demo). */
+static int is_baseline_variant(const variant *v)
+{
+    spx_format_desc d;
+    const char *algo;
+    return cli_baseline(&d, &algo) && !strcmp(v->format, d.name);
+}
+
+/* The demonstration switch SPX_BENCH_DEMO_SLOWDOWN (unset or empty: 0), a fraction in (0, 1]
+ * of extra work for every measured format but the baseline (spx_bench_opts.demo_extra_work;
+ * scripts/perf_gate.py shows with it that the gate fails on a slower kernel). */
+static int demo_slowdown(double *out)
+{
+    const char *e = getenv("SPX_BENCH_DEMO_SLOWDOWN");
+    *out = 0;
+    if (!e || !*e) return CLI_OK;
+    char *end;
+    double f = strtod(e, &end);
+    if (*end || !(f > 0 && f <= 1))
+        return cli_error("SPX_BENCH_DEMO_SLOWDOWN must be a fraction in (0, 1], not '%s'", e);
+    *out = f;
+    return CLI_OK;
+}
 
 /* Fills r as the record of a variant whose format is not built here (nothing is planned). */
 static void skip_result(cli_result *r, const bench_run *br, const variant *v)
@@ -165,7 +190,8 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
                             .precision = br->o.precision,
                             .expected_spmvs = strcmp(br->v[i].format, "auto") ? 0 : n_spmvs,
                             .order = br->o.order, .build = br->o.build};
-        spx_bench_opts bo = {.reps = br->o.reps, .warmup = br->o.warmup, .cold = br->o.cold, .plan_reps = br->o.plan_reps};
+        spx_bench_opts bo = {.reps = br->o.reps, .warmup = br->o.warmup, .cold = br->o.cold, .plan_reps = br->o.plan_reps,
+                             .demo_extra_work = is_baseline_variant(&br->v[i]) ? 0 : br->demo};
         if (br->v[i].why) skip_result(r, br, &br->v[i]);
         else if ((s = spx_bench_spmv(ctx, c, &po, &bo, &r->r))) rc = cli_fail(ctx, src, s);
         if (!r->r.plan.format[0]) { /* refused before a plan existed: name it as asked */
@@ -210,6 +236,10 @@ static void print_preamble(const bench_run *br)
            cold ? ", not measured cold" : "", base[0] ? base : "the baseline");
     for (int i = 0; i < br->nv; i++)
         if (br->v[i].why) printf("skipped %s: not built: %s\n", br->v[i].format, br->v[i].why);
+    if (br->demo > 0)
+        printf("DEMONSTRATION (SPX_BENCH_DEMO_SLOWDOWN=%g): every format but the baseline also runs the leading rows "
+               "holding %.0f %% of the nonzeros in each timed call; these times are not measurements\n",
+               br->demo, br->demo * 100);
 }
 
 /* The i-th SpMV result as a JSON object (cli_write_results_json's row writer). */
@@ -337,6 +367,7 @@ int cmd_bench(int argc, char **argv)
         if (s) rc = cli_fail(ctx, "backend", s);
     }
     if (rc == CLI_OK) rc = parse_formats(br.o.formats, br.backend, br.v, &br.nv);
+    if (rc == CLI_OK) rc = demo_slowdown(&br.demo);
     if (rc == CLI_OK) {
         br.cap = nsrc * br.nv;
         br.res = calloc((size_t)br.cap + 1, sizeof *br.res);

@@ -38,6 +38,14 @@ typedef struct spx_bench_opts {
                         succeeded, whether or not it verified (see the result's verified) */
     int plan_reps;   /* plans made one after another (the median's time and phases reported,
                         the SpMVs run on the last); 0 = default SPX_BENCH_PLAN_REPS */
+    double demo_extra_work; /* a demonstration switch, never set in a real measurement: in
+                        (0, 1], every timed SpMV is followed by one of a second plan (the same
+                        options, caller's order) over the leading rows that hold this fraction
+                        of the nonzeros, into a scratch y, so the measured time grows by about
+                        that fraction (more on launch-bound matrices). It shows that the
+                        performance gate (scripts/perf_gate.py) catches a slower kernel without
+                        a second build; `spx bench` sets it from SPX_BENCH_DEMO_SLOWDOWN.
+                        0 = off */
 } spx_bench_opts;
 
 /* Plans a SpMV measurement makes by default: one plan's time moves by up to 2x between plans

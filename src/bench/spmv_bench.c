@@ -202,9 +202,10 @@ static spx_status permuted_case(spx_ctx *ctx, const spx_bench_case *c, const int
 }
 
 /* Verifies and times plan p on its backend with case c, in the plan's numbering when it has
- * one (o->y_out then receives y in the caller's order). */
-static spx_status run_plan(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, const spx_bench_opts *o,
-                           spx_bench_result *r)
+ * one (o->y_out then receives y in the caller's order); extra (NULL: none) runs after p in
+ * every timed call. */
+static spx_status run_plan(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, spx_plan *extra,
+                           const spx_bench_opts *o, spx_bench_result *r)
 {
     const int32_t *perm = NULL;
     spx_status s = spx_plan_permutation(p, &perm);
@@ -222,12 +223,32 @@ static spx_status run_plan(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, c
         }
         if (y_plan) permute_into(perm, o->y_out, y_plan, c->A->m, SPX_FP64); /* unwritten: unchanged */
     }
-    s = r->plan.backend == SPX_BACKEND_CUDA ? spx_bench_run_cuda(ctx, use, p, &oq, r)
-                                            : spx_bench_run_cpu(ctx, use, p, &oq, r);
+    s = r->plan.backend == SPX_BACKEND_CUDA ? spx_bench_run_cuda(ctx, use, p, extra, &oq, r)
+                                            : spx_bench_run_cpu(ctx, use, p, extra, &oq, r);
     if (y_plan)
         for (int32_t i = 0; i < c->A->m; i++) o->y_out[perm[i]] = y_plan[i];
     spx_free(ctx, y_plan);
     spx_bench_case_destroy(&q);
+    return s;
+}
+
+/* The demonstration's second plan (spx_bench_opts.demo_extra_work = frac): popts, in the
+ * caller's order, over a view of A's leading rows holding frac of its nonzeros (at least one
+ * row); *view (A's arrays, not copied) must outlive *out. Nothing when A has no nonzeros. */
+static spx_status demo_plan(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *popts, double frac,
+                            spx_csr **view, spx_plan **out)
+{
+    if (A->m == 0 || A->nnz == 0) return SPX_OK;
+    int32_t lo = 1, hi = A->m; /* the fewest leading rows holding frac of the nonzeros */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if ((double)A->rowptr[mid] >= frac * (double)A->nnz) hi = mid;
+        else lo = mid + 1;
+    }
+    spx_plan_opts o = popts ? *popts : (spx_plan_opts){0};
+    o.order = SPX_ORDER_CALLER;
+    spx_status s = spx_csr_wrap(ctx, lo, A->n, A->rowptr[lo], A->rowptr, A->colind, A->val, view);
+    if (!s) s = spx_plan_create(ctx, *view, &o, out);
     return s;
 }
 
@@ -240,15 +261,21 @@ spx_status spx_bench_spmv(spx_ctx *ctx, const spx_bench_case *c, const spx_plan_
     r->t_batch = r->gflops_batch = r->gbytes_batch = NAN;
     spx_bench_opts o = {0};
     if (bopts) o = *bopts;
-    if (o.reps < 0 || o.warmup < 0 || o.tol < 0 || o.batch_calls < 0 || o.plan_reps < 0 || o.plan_reps > SPX_BENCH_MAX_PLAN_REPS)
+    if (o.reps < 0 || o.warmup < 0 || o.tol < 0 || o.batch_calls < 0 || o.plan_reps < 0 || o.plan_reps > SPX_BENCH_MAX_PLAN_REPS ||
+        !(o.demo_extra_work >= 0 && o.demo_extra_work <= 1))
         return spx_fail(ctx, SPX_ERR_ARG, "bad benchmark options");
-    spx_plan *p = NULL;
+    spx_plan *p = NULL, *extra = NULL;
+    spx_csr *view = NULL;
     spx_status s = make_plans(ctx, c->A, popts, o.plan_reps ? o.plan_reps : SPX_BENCH_PLAN_REPS, &p, &r->plan);
-    if (s == SPX_ERR_NOMEM && !p) return s;
-    if (s) return spx_bench_record_failure(ctx, r, s);
+    if (!s && o.demo_extra_work > 0) s = demo_plan(ctx, c->A, popts, o.demo_extra_work, &view, &extra);
+    if (s && s != SPX_ERR_NOMEM) s = spx_bench_record_failure(ctx, r, s); /* out of memory is returned */
+    if (s || r->status) goto done;
     r->plan_reps = o.plan_reps ? o.plan_reps : SPX_BENCH_PLAN_REPS;
     r->cold = o.cold && r->plan.backend == SPX_BACKEND_CUDA;
-    s = run_plan(ctx, c, p, &o, r);
+    s = run_plan(ctx, c, p, extra, &o, r);
+done:
+    spx_plan_destroy(&extra);
+    spx_csr_destroy(&view);
     spx_plan_destroy(&p);
     return s;
 }

@@ -38,10 +38,11 @@ void spx_bench_finish(spx_bench_result *r, const double e[3], double tol, const 
 spx_status spx_bench_record_failure(spx_ctx *ctx, spx_bench_result *r, spx_status s);
 
 /* Verifies and times plan p on the CPU / on the GPU; failures are recorded in r (out of
- * memory is returned). */
-spx_status spx_bench_run_cpu(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, const spx_bench_opts *o,
-                             spx_bench_result *r);
-spx_status spx_bench_run_cuda(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, const spx_bench_opts *o,
-                              spx_bench_result *r);
+ * memory is returned). extra (NULL but for spx_bench_opts.demo_extra_work) runs after p in
+ * every timed call, into a y of its own, on the same x. */
+spx_status spx_bench_run_cpu(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, spx_plan *extra,
+                             const spx_bench_opts *o, spx_bench_result *r);
+spx_status spx_bench_run_cuda(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, spx_plan *extra,
+                              const spx_bench_opts *o, spx_bench_result *r);
 
 #endif

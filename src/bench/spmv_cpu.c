@@ -12,6 +12,8 @@ typedef struct host_spmv {
     const void *x;
     void *y;
     int64_t m;
+    spx_plan *extra; /* the demonstration's second plan (NULL: none) and its y */
+    void *y_extra;
 } host_spmv;
 
 /* One SpMV on host arrays in the plan's precision (a, b narrowed for fp32). */
@@ -21,11 +23,13 @@ static spx_status run_host(spx_plan *p, spx_precision prec, double a, const void
     return spx_plan_spmv(p, a, x, b, y);
 }
 
-/* The protocol's run_once: y = A*x. */
+/* The protocol's run_once: y = A*x (then the demonstration's extra SpMV, if any). */
 static spx_status host_run_once(void *op)
 {
     host_spmv *h = op;
-    return run_host(h->p, h->prec, 1.0, h->x, 0.0, h->y);
+    spx_status s = run_host(h->p, h->prec, 1.0, h->x, 0.0, h->y);
+    if (!s && h->extra) s = run_host(h->extra, h->prec, 1.0, h->x, 0.0, h->y_extra);
+    return s;
 }
 
 /* The protocol's after_warmup: y poisoned, so the last timed output is checked whole. */
@@ -45,16 +49,20 @@ static void load_y0(const spx_bench_case *c, void *y, spx_precision prec, int64_
         memcpy(y, c->y0, (size_t)m * sizeof(double));
 }
 
-spx_status spx_bench_run_cpu(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, const spx_bench_opts *o,
-                             spx_bench_result *r)
+spx_status spx_bench_run_cpu(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p, spx_plan *extra,
+                             const spx_bench_opts *o, spx_bench_result *r)
 {
     spx_precision prec = r->plan.precision;
     int64_t m = c->A->m;
     double tol = o->tol > 0 ? o->tol : spx_bench_default_tol(c, prec);
-    host_spmv h = {.p = p, .prec = prec, .m = m};
+    host_spmv h = {.p = p, .prec = prec, .m = m, .extra = extra};
     h.x = prec == SPX_FP32 ? (const void *)c->x32 : (const void *)c->x;
     h.y = spx_malloc_array(ctx, (size_t)m, spx_precision_bytes(prec));
-    if (!h.y) return spx_fail_nomem(ctx, "benchmark buffers");
+    if (extra) h.y_extra = spx_malloc_array(ctx, (size_t)m, spx_precision_bytes(prec));
+    if (!h.y || (extra && !h.y_extra)) {
+        spx_free(ctx, h.y);
+        return spx_fail_nomem(ctx, "benchmark buffers");
+    }
     spx_bench_op op = {.op = &h, .run_once = host_run_once, .after_warmup = host_poison};
     spx_bench_timing timing = spx_bench_timing_of(o, r);
     spx_bench_times t;
@@ -75,5 +83,6 @@ fail:
     if (s != SPX_ERR_NOMEM) s = spx_bench_record_failure(ctx, r, s);
 done:
     spx_free(ctx, h.y);
+    spx_free(ctx, h.y_extra);
     return s;
 }
