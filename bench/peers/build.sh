@@ -104,7 +104,7 @@ build() {
   [ "$status" = built ] || [[ $status == missing* ]] # a missing source is reported, not an error
 }
 
-[ -d "$src" ] || echo "note: no source folder $src: every peer is missing" >&2
+[ -d "$src" ] || [ -z "$only" ] || echo "note: no source folder $src: every peer is missing" >&2
 echo "nvcc: $("$nvcc" --version | tail -1); arch sm_$arch; sources $src -> $out"
 for name in $only; do rm -f "$out/logs/$name.json"; done
 rm -f "$out"/logs/prepare-*.failed
