@@ -41,7 +41,11 @@ prepare() {
   rm -rf "$out/src/$s" && cp -r "$src/$s" "$out/src/$s" || return 1
   for p in "$here/patches/$s"/*.patch; do
     [ -e "$p" ] || continue
-    patch -p1 --forward --quiet -d "$out/src/$s" <"$p" || { echo "patch $(basename "$p") failed"; return 1; }
+    if command -v patch >/dev/null; then
+      patch -p1 --forward --quiet -d "$out/src/$s" <"$p"
+    else # git apply works outside a repository too (where patch is not installed)
+      (cd "$out/src/$s" && git apply -p1 "$p")
+    fi || { echo "patch $(basename "$p") failed"; return 1; }
   done
 }
 

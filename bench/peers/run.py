@@ -85,7 +85,7 @@ def export(bin_dir, src, path):
     """(m, n, nnz) of src written to path by spx_export, or an error text."""
     try:
         p = subprocess.run([os.path.join(bin_dir, "spx_export"), src, path], capture_output=True, text=True,
-                           timeout=600)
+                           timeout=600, env=ENV)
     except subprocess.TimeoutExpired:
         return "export: timeout"
     words = p.stdout.split()
@@ -133,9 +133,23 @@ class Reference:
         return pl.csr_matvec(m, rowptr, col, val, x)
 
 
+def cuda_lib_env():
+    """The environment with CUDA's library folders (nvcc's, /usr/local/cuda's) on LD_LIBRARY_PATH: the
+    peers load libcusparse at run time and carry no run path, being buildable on another machine."""
+    nvcc = shutil.which("nvcc")
+    roots = [os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))] if nvcc else []
+    dirs = [os.path.join(r, d) for r in roots + ["/usr/local/cuda"] for d in ("lib64", "lib", "targets/x86_64-linux/lib")]
+    have = [d for d in dict.fromkeys(dirs) if os.path.isdir(d)]
+    old = os.environ.get("LD_LIBRARY_PATH")
+    return dict(os.environ, LD_LIBRARY_PATH=":".join(have + ([old] if old else [])))
+
+
+ENV = cuda_lib_env()
+
+
 def run_peer(binary, matrix_path, out_prefix, timeout):
     """(returncode or None, timed_out, output text, wall seconds) of one peer run."""
-    env = dict(os.environ, SPX_PEER_OUT=out_prefix)
+    env = dict(ENV, SPX_PEER_OUT=out_prefix)
     t0 = time.time()
     try:
         p = subprocess.run([binary, matrix_path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
