@@ -29,6 +29,16 @@
 #             10 % beyond its recorded spread. About a minute on an H100 (predicted). To see it fail,
 #             SPX_BENCH_DEMO_SLOWDOWN=0.2 scripts/gpu-check.sh OUT gate (auto does 20 % more work;
 #             refused with any stage but build and gate)
+#   peers     the public peers beside spx (issue 48, bench/peers/README.md): DASP (SpMV) on the
+#             shared matrices and ../shared/PEERS.md's generated ones, spECK (as shipped and with
+#             the H100's 227 KB of shared memory), OpSparse and nsparse (SpGEMM, C = A*A) on
+#             PEERS.md's products and bench/suites/spgemm.txt, each run verified, spx bench on the
+#             same matrices in the same session; tables in OUTDIR/peers-spmv.md, peers-spgemm.md.
+#             Binaries from SPX_PEERS_BIN (default .device/peers-bin, bench/peers/build.sh's
+#             output) when there, else built from SPX_PEERS_SRC (default .device/peers-src).
+#             SPX_PEERS_QUICK=1: a short set (bench/peers/suites/quick-*.txt, ~1-2 minutes);
+#             SPX_PEERS_LARGE=1 adds bench/suites/large.txt and spgemm-large.txt (minutes more);
+#             SPX_PEERS_SPMV_SUITES, SPX_PEERS_SPGEMM_SUITES (suite files) replace the sets
 # With no STAGE: build test sanitize default large cold (the others on request). Every call
 # ends with scripts/results_page.py's preview of bench/RESULTS.md with this run's JSON added
 # (OUTDIR/RESULTS-preview.md; commit the run's folder and rerun the script to make it the page).
@@ -294,6 +304,65 @@ if has gate; then
   cat "$out/gate.txt"
   grep -E '^gate: (PASS|FAIL|NO BASELINE|DEMONSTRATION|no baseline)' "$out/gate.txt" >>"$out/summary.txt"
   echo "gate stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
+fi
+
+# merged_suite OUT FILE...: the sources of the suite files, each once, in order, into OUT.
+merged_suite() {
+  local o=$1
+  shift
+  sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^[[:space:]]*$/d' "$@" | awk '!seen[$0]++' >"$o"
+}
+
+if has peers; then
+  log "peers: DASP, spECK, OpSparse, nsparse beside spx, every result verified"
+  t0=$SECONDS
+  pdir=build-peers
+  pbin=${SPX_PEERS_BIN:-.device/peers-bin}
+  if [ -f "$pbin/BUILD_INFO.json" ]; then
+    rm -rf "$pdir" && cp -r "$pbin" "$pdir"
+    SPX_PEERS_ONLY="" bash bench/peers/build.sh "${SPX_PEERS_SRC:-.device/peers-src}" "$pdir" build-gpu \
+      >"$out/peers-build.txt" 2>&1 || status=1
+    echo "peers: binaries from $pbin" | tee -a "$out/summary.txt"
+  else
+    bash bench/peers/build.sh "${SPX_PEERS_SRC:-.device/peers-src}" "$pdir" build-gpu >"$out/peers-build.txt" 2>&1 \
+      || status=1
+  fi
+  cp "$pdir/BUILD_INFO.json" "$out/peers-build-info.json" 2>/dev/null
+  tee -a "$out/summary.txt" <"$out/peers-build.txt"
+  if [ "${SPX_PEERS_QUICK:-0}" = 1 ]; then
+    spmv_suites=(bench/peers/suites/quick-spmv.txt) spgemm_suites=(bench/peers/suites/quick-spgemm.txt)
+    deadline=60 timeout=30
+  else
+    spmv_suites=(bench/suites/shared.txt bench/peers/suites/peers-spmv.txt)
+    spgemm_suites=(bench/peers/suites/peers-spgemm.txt bench/suites/spgemm.txt)
+    deadline=150 timeout=45
+  fi
+  if [ "${SPX_PEERS_LARGE:-0}" = 1 ]; then
+    spmv_suites+=(bench/suites/large.txt) spgemm_suites+=(bench/suites/spgemm-large.txt)
+    deadline=$((deadline + 300))
+  fi
+  # SPX_PEERS_SPMV_SUITES, SPX_PEERS_SPGEMM_SUITES (space lists of suite files) replace the sets
+  [ -n "${SPX_PEERS_SPMV_SUITES:-}" ] && read -r -a spmv_suites <<<"$SPX_PEERS_SPMV_SUITES"
+  [ -n "${SPX_PEERS_SPGEMM_SUITES:-}" ] && read -r -a spgemm_suites <<<"$SPX_PEERS_SPGEMM_SUITES"
+  merged_suite "$out/peers-spmv-suite.txt" "${spmv_suites[@]}"
+  merged_suite "$out/peers-spgemm-suite.txt" "${spgemm_suites[@]}"
+  # spx's figures on the same matrices in the same session: auto (batch and per-call times) and
+  # cuSPARSE ALG1/ALG2 beside DASP; spx's SpGEMM and cuSPARSE ALG1 beside the SpGEMM peers
+  $spx bench --backend cuda --formats auto,cusparse/alg1,cusparse/alg2 --reps 20 --plan-reps 1 \
+    --suite "$out/peers-spmv-suite.txt" --json "$out/peers-spx-spmv.json" >"$out/peers-spx-spmv.txt" 2>&1 || status=1
+  python3 bench/peers/run.py --bin "$pdir" --op spmv --suite "$out/peers-spmv-suite.txt" \
+    --spx-json "$out/peers-spx-spmv.json" --timeout $timeout --deadline $deadline \
+    --json "$out/peers-spmv.json" --md "$out/peers-spmv.md" >"$out/peers-spmv.txt" 2>&1 || status=1
+  $spx bench --op spgemm --backend cuda --methods spx,cusparse/alg1 --reps 3 \
+    --suite "$out/peers-spgemm-suite.txt" --json "$out/peers-spx-spgemm.json" >"$out/peers-spx-spgemm.txt" 2>&1 || status=1
+  python3 bench/peers/run.py --bin "$pdir" --op spgemm --suite "$out/peers-spgemm-suite.txt" \
+    --spx-json "$out/peers-spx-spgemm.json" --timeout $timeout --deadline $deadline \
+    --json "$out/peers-spgemm.json" --md "$out/peers-spgemm.md" >"$out/peers-spgemm.txt" 2>&1 || status=1
+  for f in peers-spmv peers-spgemm; do
+    if [ -f "$out/$f.md" ]; then cat "$out/$f.md"; grep -E "^(spx ÷|- spx ÷)" "$out/$f.md" >>"$out/summary.txt"
+    else tail -n 20 "$out/$f.txt"; echo "$f: no table (see $f.txt)" | tee -a "$out/summary.txt"; fi
+  done
+  echo "peers stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
 fi
 
 # The results page as it would read with this run's JSON committed (CPU only, a second or two):
