@@ -4,7 +4,10 @@
  * automatic give the same status, count, SpMVs, reason, residual, history and x, bit for bit) on
  * converging solves, every breakdown, the cap, b with a NaN, x0 = the solution and BiCGSTAB's
  * half step; a callback makes the host read every iteration; check_every out of range is
- * refused; the result's new fields. */
+ * refused; the result's new fields; fp32 and Jacobi, so every step kernel runs in both precisions
+ * with and without the preconditioner. SPX_SOLVE_TEST_QUICK=1 leaves out the larger matrices (the
+ * sanitizers' run, scripts/gpu-check.sh). On CUDA: csr's iteration runs as a replayed graph, two runs
+ * give the same bits, and every format's graph and check figures are printed. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 
 #include "check.h"
 #include "cuda/gateway.h"
+#include "solve/solve_tuning.h"
 #include "solve_check.h"
 
 /* The intervals compared with a read every iteration (0: automatic). */
@@ -47,11 +51,11 @@ static void check_same(const char *what, int every, const outcome *ref, const ou
 }
 
 /* The result's reading figures: the interval asked for (or 1), the iterations launched (past
- * the end at most one interval). */
+ * the end at most one interval, or the automatic interval's probe). */
 static void check_figures(const char *what, int every, const outcome *o, spx_backend b)
 {
     const spx_solve_result *r = &o->r;
-    const int m = r->check_every, past = m;
+    const int m = r->check_every, past = m > SOLVE_PROBE_ITERS ? m : SOLVE_PROBE_ITERS;
     CHECK_MSG(m >= 1 && m <= SPX_SOLVE_MAX_CHECK_EVERY && (every == 0 || m == every),
               "%s: check_every %d reported for %d asked", what, m, every);
     CHECK_MSG(r->iterations_run >= r->iterations && r->iterations_run <= r->iterations + past,
@@ -91,9 +95,9 @@ static spx_csr *diagonal(spx_ctx *ctx, double d0, double d1, double d2)
     return dense(ctx, 3, a);
 }
 
-/* The cases on backend b (algo: csr's algorithm there); a case whose matrix is missing has A
- * NULL. The caller frees the matrices. */
-static int make_cases(spx_ctx *ctx, spx_backend b, const char *algo, step_case *k)
+/* The cases on backend b (algo: csr's algorithm there); quick: small matrices only (the
+ * sanitizers' run); a case whose matrix is missing has A NULL. The caller frees the matrices. */
+static int make_cases(spx_ctx *ctx, spx_backend b, const char *algo, int quick, step_case *k)
 {
     static const struct {
         int32_t m;
@@ -111,7 +115,7 @@ static int make_cases(spx_ctx *ctx, spx_backend b, const char *algo, step_case *
     spx_csr *L = gen(ctx, "gen:poisson2d:n=30,laplace=1"), *N = gen(ctx, "gen:poisson2d:n=20,laplace=1");
     for (int64_t i = 0; N && i < N->nnz; i++) N->val[i] = -N->val[i];
     k[n++] = (step_case){"cg poisson2d", L, base, SPX_SOLVE_CONVERGED};
-    k[n] = (step_case){"cg+jacobi bcsstk16", shared(ctx, SHARED("bcsstk16")), base, SPX_SOLVE_CONVERGED};
+    k[n] = (step_case){"cg+jacobi bcsstk16", quick ? NULL : shared(ctx, SHARED("bcsstk16")), base, SPX_SOLVE_CONVERGED};
     k[n++].c.jacobi = 1;
     k[n] = (step_case){"bicgstab cage8", shared(ctx, SHARED("cage8")), base, SPX_SOLVE_CONVERGED};
     k[n++].c.bicgstab = 1;
@@ -138,6 +142,15 @@ static int make_cases(spx_ctx *ctx, spx_backend b, const char *algo, step_case *
     k[n] = (step_case){"bicgstab+jacobi half step", diagonal(ctx, 2, 3, 4), base, SPX_SOLVE_CONVERGED};
     k[n].c.bicgstab = k[n].c.jacobi = 1;
     n++;
+    for (int m = 0; m < 2; m++) { /* fp32, Jacobi: CG on a Laplacian, BiCGSTAB on cage8 */
+        k[n] = (step_case){m ? "bicgstab+jacobi fp32 cage8" : "cg+jacobi fp32 poisson3d",
+                           m ? shared(ctx, SHARED("cage8")) : gen(ctx, "gen:poisson3d:n=12,laplace=1"), base,
+                           SPX_SOLVE_CONVERGED};
+        k[n].c.precision = SPX_FP32;
+        k[n].c.bicgstab = m;
+        k[n].c.jacobi = 1;
+        k[n++].c.tol = 1e-5;
+    }
     k[n] = (step_case){"cg fp32 poisson3d", gen(ctx, "gen:poisson3d:n=12,laplace=1"), base, SPX_SOLVE_CONVERGED};
     k[n].c.precision = SPX_FP32;
     k[n++].c.tol = 1e-5;
@@ -145,10 +158,10 @@ static int make_cases(spx_ctx *ctx, spx_backend b, const char *algo, step_case *
 }
 
 /* The outcome is the same whatever the interval between the host's reads. */
-static void test_intervals(spx_ctx *ctx, spx_backend b, const char *algo)
+static void test_intervals(spx_ctx *ctx, spx_backend b, const char *algo, int quick)
 {
     step_case k[24];
-    const int n = make_cases(ctx, b, algo, k);
+    const int n = make_cases(ctx, b, algo, quick, k);
     for (int i = 0; i < n; i++)
         if (k[i].A) check_intervals(ctx, &k[i]);
     for (int i = 0; i < n; i++) spx_csr_destroy(&k[i].A);
@@ -219,14 +232,52 @@ static void test_callback_and_edges(spx_ctx *ctx, spx_backend b, const char *alg
     spx_csr_destroy(&L);
 }
 
+/* CUDA: csr's iteration is captured and replayed; two runs with the automatic interval give
+ * the same bits; every format's figures printed (a format whose SpMV cannot be captured falls
+ * back to plain launches and still solves). */
+static void test_cuda_graph(spx_ctx *ctx, const char *algo)
+{
+    spx_csr *A = gen(ctx, "gen:poisson3d:n=16,laplace=1");
+    if (!A) return;
+    for (int m = 0; m < 2; m++) {
+        outcome *o1 = malloc(sizeof *o1), *o2 = malloc(sizeof *o2);
+        const cfg c = {.backend = SPX_BACKEND_CUDA, .algo = algo, .bicgstab = m, .jacobi = 1};
+        solve(ctx, A, &c, o1);
+        solve(ctx, A, &c, o2);
+        CHECK_MSG(o1->st == SPX_OK && o1->r.status == SPX_SOLVE_CONVERGED && o1->r.graph == 1 && o1->r.checks >= 1,
+                  "cuda csr/%s %s: %s, graph %d, %d checks", algo, m ? "bicgstab" : "cg", spx_solve_status_str(o1->r.status),
+                  o1->r.graph, o1->r.checks);
+        check_same(m ? "cuda bicgstab, two runs" : "cuda cg, two runs", 0, o1, o2, A->m);
+        printf("cuda csr/%s %s+jacobi: %d iterations, read every %d (%d reads, %d launched), graph %d\n", algo,
+               m ? "bicgstab" : "cg", o1->r.iterations, o1->r.check_every, o1->r.checks, o1->r.iterations_run, o1->r.graph);
+        free(o1->x);
+        free(o2->x);
+        free(o1);
+        free(o2);
+    }
+    for (int f = 0; f < spx_format_count(); f++) {
+        spx_format_desc d;
+        spx_format_describe(f, &d);
+        if (!d.available || !d.has_cuda) continue;
+        outcome o;
+        solve(ctx, A, &(cfg){.backend = SPX_BACKEND_CUDA, .format = d.name}, &o);
+        CHECK_MSG(o.st == SPX_OK && o.r.status == SPX_SOLVE_CONVERGED, "cuda %s: %s", d.name, spx_solve_status_str(o.r.status));
+        printf("cuda %s cg: %d iterations, graph %d, read every %d (%d reads, %d launched)\n", d.name, o.r.iterations,
+               o.r.graph, o.r.check_every, o.r.checks, o.r.iterations_run);
+        free(o.x);
+    }
+    spx_csr_destroy(&A);
+}
+
 /* Everything above on backend b (csr's algorithm algo: one without atomics on CUDA, so the
- * SpMV itself gives the same bits every run). */
+ * SpMV itself gives the same bits every run); SPX_SOLVE_TEST_QUICK set: small matrices only. */
 static void test_backend(spx_ctx *ctx, spx_backend b, const char *algo)
 {
     spx_mem_stats before, after;
     spx_ctx_mem_stats(ctx, &before);
-    test_intervals(ctx, b, algo);
+    test_intervals(ctx, b, algo, getenv("SPX_SOLVE_TEST_QUICK") != NULL);
     test_callback_and_edges(ctx, b, algo);
+    if (b == SPX_BACKEND_CUDA) test_cuda_graph(ctx, algo);
     spx_ctx_mem_stats(ctx, &after);
     CHECK_MSG(after.device_bytes == before.device_bytes && (b == SPX_BACKEND_CUDA || after.host_bytes == before.host_bytes),
               "%s: memory held after the tests: host %zu -> %zu, device %zu -> %zu", bname(b), before.host_bytes,

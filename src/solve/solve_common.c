@@ -1,7 +1,7 @@
 /* src/solve/solve_common.c: the solvers' shared part: argument checks, work vectors, the initial
  * residual, the iteration as steps on the backend with the host's checks of the scalar block
- * every m iterations (history, callback, the end), the reasons, the preconditioner, the end of
- * a run. */
+ * every m iterations (history, callback, the end; m measured on the GPU), the reasons, the
+ * preconditioner, the end of a run. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "cuda/gateway.h"
 #include "solve/solve_common.h"
+#include "solve/solve_tuning.h"
 #include "vec/vec_internal.h"
 
 const char *spx_solve_status_str(spx_solve_status s)
@@ -96,8 +97,7 @@ spx_status solve_plan_space(spx_ctx *ctx, const char *fn, spx_plan *A, solve_spa
         return ctx ? spx_fail(ctx, SPX_ERR_ARG, "%s: a solve needs a square matrix, the plan is %d x %d", fn, info.m, info.n)
                    : SPX_ERR_ARG;
     *out = (solve_space){.apply = plan_apply, .dot = plan_dot, .nrm2 = plan_nrm2, .user = A, .n = info.n,
-                         .backend = info.backend, .precision = info.precision,
-                         .fused = info.backend == SPX_BACKEND_CPU};
+                         .backend = info.backend, .precision = info.precision, .fused = 1};
     return SPX_OK;
 }
 
@@ -227,11 +227,14 @@ static void scalars_result(const solve_scalars *sc, int stop_k, spx_solve_result
 
 /* The host's reads of the scalar block during one solve. */
 typedef struct solve_checks {
-    int m;        /* iterations between two checks */
-    int launched; /* iterations launched */
-    int seen;     /* the last record taken (history, callback); -1 none */
-    int stop_k;   /* the record the callback stopped at; -1 none */
-    int count;    /* checks made */
+    int m;             /* iterations between two checks */
+    int fixed;         /* m is the caller's (or 1: a callback, the CPU): no shorter batch near the end */
+    int launched;      /* iterations launched */
+    int seen;          /* the last record taken (history, callback); -1 none */
+    int stop_k;        /* the record the callback stopped at; -1 none */
+    int last_k, prev_k; /* the last record at the last two checks (-1 none), for the decay */
+    double last_rel, prev_rel;
+    int count; /* checks made */
 } solve_checks;
 
 /* Takes the records after ch->seen from the block's ring into the history and the callback
@@ -247,44 +250,97 @@ static void take_records(solve_run *s, solve_checks *ch, const solve_scalars *sc
         if (s->o.callback && s->o.callback(s->o.user, k, rel)) ch->stop_k = k;
         ch->seen = k;
     }
+    if (sc->rec_k > ch->last_k) {
+        ch->prev_k = ch->last_k;
+        ch->prev_rel = ch->last_rel;
+        ch->last_k = sc->rec_k;
+        ch->last_rel = sc->rel;
+    }
 }
 
-/* The host's check: the block's new records taken; *done = 1 once the solve has ended or the
- * callback stopped it. */
+/* The host's check: the device's block copied back (CUDA), its new records taken; *done = 1
+ * once the solve has ended or the callback stopped it. */
 static spx_status check(solve_iter *it, solve_checks *ch, int *done)
 {
+    spx_status st = it->dev ? spx_solve_cuda_get(it->dev) : SPX_OK;
+    if (st) return st;
     ch->count++;
     take_records(it->s, ch, it->sc);
     *done = !sc_running(it->sc) || ch->stop_k >= 0;
     return SPX_OK;
 }
 
-/* The next batch of iterations: m, never past the cap. */
-static int next_batch(const solve_checks *ch, const solve_scalars *sc)
+/* Iterations between checks so that one check (t_check seconds, the device idle meanwhile)
+ * costs at most SOLVE_CHECK_SHARE of the t_iter-second iterations between two. */
+static int check_interval(double t_check, double t_iter)
 {
-    const int left = sc->max_iter - ch->launched;
-    return ch->m < left ? ch->m : left;
+    if (!(t_iter > 0.0)) return SPX_SOLVE_MAX_CHECK_EVERY;
+    const double m = ceil(t_check / (SOLVE_CHECK_SHARE * t_iter));
+    return m < 1.0 ? 1 : m > SPX_SOLVE_MAX_CHECK_EVERY ? SPX_SOLVE_MAX_CHECK_EVERY : (int)m;
 }
 
-/* Runs count iterations of the method's body. */
-static spx_status run_batch(solve_iter *it, int count, solve_checks *ch)
+/* The next batch of iterations: m, or (automatic m) fewer where the residual's decay between
+ * the last two checks says the tolerance comes sooner (at least m / SOLVE_TAIL_DIV, so a wrong
+ * guess costs a few checks, no more); never past the cap. */
+static int next_batch(const solve_checks *ch, const solve_scalars *sc)
+{
+    int b = ch->m;
+    if (!ch->fixed && ch->prev_k >= 0 && ch->last_rel < ch->prev_rel && ch->last_rel > sc->tol && ch->prev_rel > 0.0) {
+        const double decay = log(ch->last_rel / ch->prev_rel) / (ch->last_k - ch->prev_k); /* < 0 */
+        const double left = ceil(log(sc->tol / ch->last_rel) / decay);
+        const int least = ch->m / SOLVE_TAIL_DIV > 1 ? ch->m / SOLVE_TAIL_DIV : 1;
+        if (left < b) b = left < least ? least : (int)left;
+    }
+    const int left = sc->max_iter - ch->launched;
+    return b < left ? b : left;
+}
+
+/* Launches count iterations: graph replays, or the method's body. */
+static spx_status run_batch(solve_iter *it, int graph, int count, solve_checks *ch)
 {
     spx_status st = SPX_OK;
-    for (int i = 0; i < count && !st; i++) st = it->m->body(it);
+    for (int i = 0; i < count && !st; i++) st = graph ? spx_solve_cuda_replay(it->dev) : it->m->body(it);
     ch->launched += count;
     return st;
 }
 
-/* The iterations after the first step, with a check every m. */
+/* The body as spx_solve_cuda_capture calls it. */
+static spx_status body_of(void *arg)
+{
+    solve_iter *it = arg;
+    return it->m->body(it);
+}
+
+/* Runs count iterations and checks, timed: *seconds for both. */
+static spx_status timed_batch(solve_iter *it, int graph, int count, solve_checks *ch, int *done, double *seconds)
+{
+    const double t0 = spx_now();
+    spx_status st = run_batch(it, graph, count, ch);
+    if (!st) st = check(it, ch, done);
+    *seconds = spx_now() - t0;
+    return st;
+}
+
+/* The iterations after the first step, with the checks: on CUDA captured as a graph once and
+ * replayed, m measured from the first check (its cost) and a probe of the first iterations. */
 static spx_status iterate(solve_iter *it, solve_checks *ch)
 {
-    int done = 0;
+    int done = 0, graph = 0;
+    double t_check = 0.0, t_probe = 0.0;
     spx_status st = SPX_OK;
-    SOLVE_TRY(check(it, ch, &done)); /* the first step's outcome */
+    SOLVE_TRY(timed_batch(it, 0, 0, ch, &done, &t_check)); /* the first step's outcome */
+    if (done) goto done;
+    if (it->dev) SOLVE_TRY(spx_solve_cuda_capture(it->dev, body_of, it, &graph));
+    it->s->res->graph = graph;
+    if (!ch->fixed) {
+        const int left = it->sc->max_iter - ch->launched, probe = left < SOLVE_PROBE_ITERS ? left : SOLVE_PROBE_ITERS;
+        SOLVE_TRY(timed_batch(it, graph, probe, ch, &done, &t_probe));
+        ch->m = check_interval(t_check, probe > 0 ? (t_probe - t_check) / probe : 0.0);
+    }
     while (!done) {
         const int b = next_batch(ch, it->sc);
         if (b <= 0) break;
-        SOLVE_TRY(run_batch(it, b, ch));
+        SOLVE_TRY(run_batch(it, graph, b, ch));
         SOLVE_TRY(check(it, ch, &done));
     }
 done:
@@ -339,20 +395,37 @@ static void zero_result(solve_run *s)
     if (s->o.history_cap > 0) s->o.history[0] = 0.0;
 }
 
-/* The checks' start: m from the options (a callback: 1; 0: 1, the host's scalars cost
- * nothing to read). */
-static void checks_start(solve_checks *ch, const solve_run *s)
+/* The checks' start: m from the options (a callback: 1; the CPU and the distributed space's
+ * host scalars: 1, where a check costs nothing), else measured (CUDA). */
+static void checks_start(solve_checks *ch, const solve_run *s, int device)
 {
     memset(ch, 0, sizeof *ch);
-    ch->seen = ch->stop_k = -1;
+    ch->seen = ch->stop_k = ch->last_k = ch->prev_k = -1;
+    ch->fixed = 1;
     ch->m = 1;
-    if (!s->o.callback && s->o.check_every > 0) ch->m = s->o.check_every;
+    if (s->o.callback) return;
+    if (s->o.check_every > 0)
+        ch->m = s->o.check_every;
+    else if (device)
+        ch->fixed = 0; /* measured in iterate */
 }
 
 /* The vectors' data by role. */
 static void iter_data(solve_iter *it)
 {
     for (int r = 0; r < SOLVE_N_ROLES; r++) it->data[r] = it->v[r] ? spx_vec_data(it->v[r]) : NULL;
+}
+
+/* Moves the iteration's scalars to the device (CUDA plans): the block opened there, the host's
+ * start copied in and sent; it->sc then the device block's host copy. */
+static spx_status to_device(solve_iter *it)
+{
+    solve_scalars *host = NULL;
+    spx_status st = spx_solve_cuda_open(it->s->ctx, it->s->n, &it->dev, &host);
+    if (st) return st;
+    *host = *it->sc;
+    it->sc = host;
+    return spx_solve_cuda_put(it->dev);
 }
 
 /* The method's iterations from the initial residual on: the first step, then iterate; the
@@ -370,11 +443,12 @@ static spx_status solve_run_method(solve_run *s, const solve_method *m, spx_vec 
     m->roles(&it, w, jacobi);
     iter_data(&it);
     scalars_start(&local, s);
-    checks_start(&ch, s);
+    checks_start(&ch, s, s->backend == SPX_BACKEND_CUDA && s->sp->fused);
     s->res->iter_vector_bytes = (double)(jacobi ? m->passes_jacobi : m->passes_plain) * (double)s->n *
                                 (double)spx_precision_bytes(s->precision);
     SOLVE_TRY(solve_initial(&it, &ch, &done, &zero));
     if (!done) {
+        if (s->backend == SPX_BACKEND_CUDA && s->sp->fused) SOLVE_TRY(to_device(&it));
         SOLVE_TRY(solve_step_run(&it, m->init));
         SOLVE_TRY(iterate(&it, &ch));
     }
@@ -386,18 +460,20 @@ static spx_status solve_run_method(solve_run *s, const solve_method *m, spx_vec 
     s->res->checks = ch.count;
     s->res->iterations_run = ch.launched;
 done:
+    spx_solve_cuda_close(it.dev);
     return st;
 }
 
 spx_status solve_step_run(solve_iter *it, solve_step step)
 {
+    if (it->dev) return spx_solve_cuda_step(it->dev, step, it->s->precision, it->s->n, it->data);
     if (it->s->sp->fused) return solve_cpu_step(it, step);
     return it->m->space_step(it, step);
 }
 
 spx_status solve_apply(solve_iter *it, const spx_vec *in, spx_vec *out)
 {
-    if (!sc_running(it->sc)) return SPX_OK;
+    if (!it->dev && !sc_running(it->sc)) return SPX_OK;
     const solve_space *sp = it->s->sp;
     return sp->apply(sp->user, 1.0, in, 0.0, out);
 }

@@ -1,9 +1,9 @@
 /* src/solve/solve_common.h: what the solvers share: the run's state (operator, vectors,
  * resolved options, the result being filled), argument checks, work vectors, the initial
  * residual, the iteration as fused steps over a scalar block (src/solve/solve_scalars.h) run on
- * the backend (the CPU's OpenMP passes, or the space's own operations), the host's reads of
- * that block every few iterations (history, callback, the end), the preconditioner and the
- * end of a run (timing, the reason). */
+ * the backend (the CPU's OpenMP passes, the GPU's kernels replayed as a CUDA graph, or the
+ * space's own operations), the host's reads of that block every few iterations (history,
+ * callback, the end), the preconditioner and the end of a run (timing, the reason). */
 #ifndef SPX_SOLVE_SOLVE_COMMON_H
 #define SPX_SOLVE_SOLVE_COMMON_H
 
@@ -17,7 +17,7 @@
 /* What a solver iterates over: the operator y = a*A*x + b*y and the inner product, on
  * vectors of n entries (the local part of distributed ones) of one backend and precision. The
  * plain solvers' space is a plan and the vectors' own dot and nrm2 (solve_plan_space), whose
- * steps run fused on the CPU (CUDA plans: through the space's operations for now); the distributed module's applies the distributed matrix and
+ * steps run fused on the backend; the distributed module's applies the distributed matrix and
  * sums the dot products over its ranks (src/dist/dist_solve.c), and its steps go through those
  * operations, the scalars on the host. */
 typedef struct solve_space {
@@ -63,13 +63,14 @@ typedef struct solve_run {
         if ((st = (call)) != SPX_OK) goto done;                                            \
     } while (0)
 
-/* The iteration phase of a solve: the vectors by role, the scalar block the steps update and
- * the method. */
+/* The iteration phase of a solve: the vectors by role, the scalar block the steps update (the
+ * host's; a copy of the device's, read at each check, on CUDA) and where the steps run. */
 typedef struct solve_iter {
     solve_run *s;
     spx_vec *v[SOLVE_N_ROLES];
     void *data[SOLVE_N_ROLES]; /* the vectors' data (spx_vec_data) */
     solve_scalars *sc;
+    solve_cuda *dev;                           /* CUDA fused steps; NULL otherwise */
     const struct solve_method *m;               /* the method */
 } solve_iter;
 
@@ -96,10 +97,11 @@ spx_status solve_cg_space(const char *fn, const solve_space *sp, const spx_vec *
                           spx_solve_result *res);
 spx_status solve_bicgstab_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x,
                                 const spx_solve_opts *opts, spx_solve_result *res);
-/* Runs step on the iteration's backend: the CPU's fused passes, or the method's steps over
- * the space. A step whose scalars say the solve has ended does nothing. */
+/* Runs step on the iteration's backend: the device's kernels, the CPU's fused passes, or the
+ * method's steps over the space. A step whose scalars say the solve has ended does nothing. */
 spx_status solve_step_run(solve_iter *it, solve_step step);
-/* out = A in (one SpMV), skipped once the solve has ended. */
+/* out = A in (one SpMV), skipped on the host once the solve has ended (on the device it runs,
+ * wasted and harmless: only the next step, a no-op then, reads out). */
 spx_status solve_apply(solve_iter *it, const spx_vec *in, spx_vec *out);
 /* *out = (x, y) over the space (all ranks for a distributed one). */
 spx_status solve_dot(solve_run *s, const spx_vec *x, const spx_vec *y, double *out);

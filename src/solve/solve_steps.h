@@ -1,5 +1,7 @@
-/* src/solve/solve_steps.h: the solvers' fused steps as the backends run them: the vectors' roles
- * and the steps (the CPU's passes: src/solve/steps_cpu.c). */
+/* src/solve/solve_steps.h: the solvers' fused steps as the backends run them: the vectors' roles,
+ * the steps, the CPU's passes (src/solve/steps_cpu.c) and the device half of a solve
+ * (src/solve/steps_cuda.cu; src/solve/steps_stub.c in builds without CUDA): the scalar block in
+ * device memory, the steps' kernels, the iteration captured as a CUDA graph and replayed. */
 #ifndef SPX_SOLVE_SOLVE_STEPS_H
 #define SPX_SOLVE_SOLVE_STEPS_H
 
@@ -39,6 +41,34 @@ typedef enum solve_step {
     SOLVE_BI_R,
     SOLVE_N_STEPS
 } solve_step;
+
+/* The device half of one solve. */
+typedef struct solve_cuda solve_cuda;
+
+/* Opens the device half of a solve of n-entry vectors: the scalar block and the steps' partial
+ * sums in device memory, the block's page-locked host copy (*host: what the host fills before
+ * the first step and reads at each check), and the stream the iterations run on: a side stream
+ * of the context, set as its stream until spx_solve_cuda_close (a stream can be captured; the
+ * legacy default stream cannot). The context's stream must be idle (the initial residual's
+ * norm synchronised it). */
+spx_status spx_solve_cuda_open(spx_ctx *ctx, int64_t n, solve_cuda **out, solve_scalars **host);
+/* Copies the host block to the device (asynchronous on the solve's stream). */
+spx_status spx_solve_cuda_put(solve_cuda *c);
+/* Copies the device block to the host block and waits for it: the host's check. */
+spx_status spx_solve_cuda_get(solve_cuda *c);
+/* Launches step over the vectors' device data by role (ptr[SOLVE_V_D] NULL: no
+ * preconditioner), n entries of precision p, on the solve's stream; nothing is synchronised. */
+spx_status spx_solve_cuda_step(solve_cuda *c, solve_step step, spx_precision p, int64_t n,
+                               void *const ptr[SOLVE_N_ROLES]);
+/* Captures body(arg) (one iteration's launches, recorded, not run) as a CUDA graph and
+ * instantiates it: *ok = 1; *ok = 0 when it cannot be captured (a launch path that
+ * synchronises, say), the runtime's error cleared: the caller then launches plainly. Other
+ * errors are returned. */
+spx_status spx_solve_cuda_capture(solve_cuda *c, spx_status (*body)(void *arg), void *arg, int *ok);
+/* Launches the captured iteration once on the solve's stream. */
+spx_status spx_solve_cuda_replay(solve_cuda *c);
+/* Frees the device half (NULL: nothing) and gives the context its stream back. */
+void spx_solve_cuda_close(solve_cuda *c);
 
 #ifdef __cplusplus
 }
