@@ -44,6 +44,7 @@ typedef struct cli_opts {
     const char *rhs_path, *x0_path, *precond, *history_path; /* solve: --rhs, --x0, --precond, --history */
     double tol;          /* solve: --tol (0: not given) */
     int maxit;           /* solve: --maxit (0: not given) */
+    int check_every;     /* solve: --check-every (0: not given, automatic) */
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
