@@ -13,7 +13,8 @@
 # diagonally dominant: -1 off the diagonal, the row's off-diagonal count + 1 on it, so SPD),
 # optionally followed by @none, @jacobi or @both (the preconditioners to run; default: the
 # --precond option). The default list is the (49) targets: the 7- and 27-point
-# Laplacians, bcsstk15 and bcsstk16 with Jacobi, a diagonally dominant bcsstk29. spx solves
+# Laplacians (poisson3d n=40, 100, 150; stencil27 n=60), bcsstk15 and bcsstk16 with Jacobi, a
+# diagonally dominant bcsstk29. spx solves
 # the spec itself (`spx solve SPEC --backend cuda --json`; ddom: through a .mtx written here);
 # CuPy gets the same matrix through `spx gen SPEC -o A.mtx` read by scipy, except the
 # Laplacians (`gen:poisson3d|stencil27:n=N,laplace=1`), which scipy builds itself (checked
@@ -52,9 +53,7 @@ DEFAULT_SPECS = [
     "{shared}/bcsstk15.mtx.gz@jacobi",      # 3948 rows, 117k nonzeros
     "{shared}/bcsstk16.mtx.gz@jacobi",      # 4884 rows, 290k nonzeros
     "ddom:{shared}/bcsstk29.mtx.gz@both",   # 13992 rows, 620k nonzeros
-    "gen:poisson3d:n=300,laplace=1@none",   # 27M rows, 188M nonzeros
-    "gen:stencil27:n=160,laplace=1@none",   # 4.1M rows, 109M nonzeros
-]
+]  # larger ones on request (gen:poisson3d:n=300,laplace=1 takes minutes with both baselines)
 
 
 def cupy_ready():

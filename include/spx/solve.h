@@ -92,7 +92,10 @@ typedef struct spx_solve_result {
  * for the solve, not in every SpMV); opts may be NULL (defaults). Returns SPX_OK whenever the
  * iteration ran, whatever its outcome (res->status); SPX_ERR_ARG for bad arguments (with a
  * message in the vectors' context), SPX_ERR_NOMEM / SPX_ERR_DEVICE_ALLOC for the work vectors
- * (CG: 3, 4 with Jacobi), SPX_ERR_CUDA. b = 0 gives x = 0, converged in 0 iterations. */
+ * (CG: 3, 4 with Jacobi), SPX_ERR_CUDA. b = 0 gives x = 0, converged in 0 iterations. On CUDA
+ * the scalars stay on the device and each iteration is replayed as a CUDA graph on a side
+ * stream of the context (the context's stream is synchronised before the iterations and the
+ * side stream after them; the call returns with x complete), see docs/solvers.md. */
 spx_status spx_solve_cg(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res);
 /* Solves A x = b by BiCGSTAB (van der Vorst 1992; any nonsingular A), right-preconditioned
  * with Jacobi when asked; arguments and returns as spx_solve_cg (5 work vectors, 7 with
