@@ -322,17 +322,19 @@ static spx_status timed_batch(solve_iter *it, int graph, int count, solve_checks
 }
 
 /* The iterations after the first step, with the checks: on CUDA captured as a graph once and
- * replayed, m measured from the first check (its cost) and a probe of the first iterations. */
+ * replayed, m measured from a check's own cost (a second read of the block, the stream idle)
+ * and a probe of the first iterations. */
 static spx_status iterate(solve_iter *it, solve_checks *ch)
 {
     int done = 0, graph = 0;
     double t_check = 0.0, t_probe = 0.0;
     spx_status st = SPX_OK;
-    SOLVE_TRY(timed_batch(it, 0, 0, ch, &done, &t_check)); /* the first step's outcome */
+    SOLVE_TRY(check(it, ch, &done)); /* the first step's outcome */
     if (done) goto done;
+    if (!ch->fixed) SOLVE_TRY(timed_batch(it, 0, 0, ch, &done, &t_check)); /* a check's own cost, the stream idle */
     if (it->dev) SOLVE_TRY(spx_solve_cuda_capture(it->dev, body_of, it, &graph));
     it->s->res->graph = graph;
-    if (!ch->fixed) {
+    if (!ch->fixed) { /* the probe: the first iterations and a check */
         const int left = it->sc->max_iter - ch->launched, probe = left < SOLVE_PROBE_ITERS ? left : SOLVE_PROBE_ITERS;
         SOLVE_TRY(timed_batch(it, graph, probe, ch, &done, &t_probe));
         ch->m = check_interval(t_check, probe > 0 ? (t_probe - t_check) / probe : 0.0);
