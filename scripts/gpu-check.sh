@@ -14,9 +14,9 @@
 #             on bench/suites/spgemm.txt (spx and cuSPARSE ALG1-3, verified by the CPU oracle)
 #   spgemm-cpu the CPU Gustavson on all cores against one (--cpu-scaling) and against scipy's
 #             single-threaded A @ B (scripts/spgemm_scipy_check.py --time)
-#   solve     the solvers on the GPU: test_solve (every test on CUDA too), then spx solve's CG
-#             against CuPy's cg (scripts/solve_cupy_check.py: iterations within 2 %, time per
-#             iteration)
+#   solve     the solvers on the GPU: test_solve (every test on CUDA too), test_solve_steps (the
+#             fused steps and the graph), then spx solve's CG against CuPy's cg
+#             (scripts/solve_cupy_check.py: iterations within 2 %, time per iteration, the floor)
 #   python    the Python module's figures (issue 16): per-call overhead against C on the host
 #             and the device (bench/overhead/run.sh --backend all), then plan.spmv on CuPy
 #             arrays against cupyx's A @ x on the default and large suites in fp64 (and the
@@ -128,6 +128,12 @@ if has sanitize; then
   # the out-of-core panels (B resident and in column blocks, hetero and GPU-only)
   SPX_GPU_TEST_QUICK=1 timeout 400 "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_spgemm_ooc_gpu \
     >"$out/sanitize-memcheck-spgemm-ooc.log" 2>&1 &
+  # the solvers' fused step kernels (every step, fp64 and fp32, with and without Jacobi), the
+  # scalar block's last-block finishers and the captured iteration (test_solve_steps' small cases)
+  for tool in memcheck racecheck; do
+    SPX_SOLVE_TEST_QUICK=1 timeout 400 "$cs" --tool "$tool" --error-exitcode 99 build-gpu/tests/test_solve_steps \
+      >"$out/sanitize-$tool-solve-steps.log" 2>&1 &
+  done
   wait
   for log in "$out"/sanitize-memcheck-*.log "$out"/sanitize-racecheck-*.log; do
     case $log in *-memory.log|*-vec.log|*-cli.log) continue ;; esac
@@ -219,6 +225,10 @@ if has solve; then
   log "solve: test_solve on the GPU, spx solve against CuPy's cg"
   build-gpu/tests/test_solve >"$out/test-solve.log" 2>&1 || status=1
   tail -n 3 "$out/test-solve.log" | tee -a "$out/summary.txt"
+  # the fused steps: reads every 1..128 iterations give the same bits on the GPU, csr's iteration
+  # a replayed graph, and every format's graph / read figures
+  build-gpu/tests/test_solve_steps >"$out/test-solve-steps.log" 2>&1 || status=1
+  grep -E "^cuda |CHECK failed|passed," "$out/test-solve-steps.log" | tee -a "$out/summary.txt"
   python3 scripts/solve_cupy_check.py --spx "$spx" --json "$out/solve-cupy.json" --md "$out/solve-cupy.md" \
     >"$out/solve-cupy.txt" 2>&1
   rc=$?

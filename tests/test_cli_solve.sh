@@ -4,7 +4,8 @@
 # back as --x0, --rhs, BiCGSTAB with Jacobi, fp32, a run that does not converge (exit 1, the
 # report still printed and written), bad options, missing and wrong-length vector files (both
 # lengths named), a zero diagonal under Jacobi, output paths refused before anything runs, no
-# partial output left; on a GPU machine the CUDA run with its break-even against cuSPARSE.
+# partial output left; the iteration's path (--check-every gives the same history); on a GPU
+# machine the CUDA run with its floor, its graph and its break-even against cuSPARSE.
 # Usage: test_cli_solve.sh SPX_BINARY TEST_DATA_DIR SHARED_MATRICES_DIR
 set -u
 spx=$1; data=$2; shared=$3
@@ -15,7 +16,7 @@ m=1728
 # a converging CG run: status, iterations, residuals, error, times, no break-even on the CPU
 expect 0 "$spx" solve $P --backend cpu --json "$tmp/s.json" --history "$tmp/h.json" -o "$tmp/x.mtx"
 grep -q '^status  *converged' "$tmp/out" && ok || bad "status: $(cat "$tmp/out")"
-for k in iterations residual 'max error' time break-even; do
+for k in iterations residual 'max error' time floor path break-even; do
   grep -q "^$k" "$tmp/out" && ok || bad "no '$k' line: $(cat "$tmp/out")"
 done
 true_res=$(sed -n 's/^residual *true ||b - Ax||\/||b|| = \([^ ]*\).*/\1/p' "$tmp/out")
@@ -25,6 +26,11 @@ grep -q 'n/a (no baseline on the CPU)' "$tmp/out" && ok || bad "break-even on th
 json_ok "$tmp/s.json"
 json_eq "$tmp/s.json" '(lambda r: r["converged"]==1 and r["status"]=="converged" and r["method"]=="cg" and r["precond"]=="none" and r["m"]=='$m' and 0<r["iterations"]<200 and r["spmvs"]==r["iterations"]+1 and r["rel_residual_true"]<=1.01e-8 and r["rel_residual_recursive"]<=1e-8 and r["max_error"]<=1e-6 and r["backend"]=="cpu" and r["plan_s"]>0 and r["iter_s"]>0 and abs(r["total_s"]-(r["plan_s"]+r["precond_s"]+r["solve_s"]))<=1e-6*r["total_s"] and r["break_even_iterations"] is None and len(r["history"])==r["iterations"]+1 and r["history"][0]==1 and r["history"][-1]==r["rel_residual_recursive"])(d["result"]) and "git_commit" in d["env"]'
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["result"]["history"]; b=json.load(open(sys.argv[2])); sys.exit(0 if a==b["history"] and b["method"]=="cg" else 1)' "$tmp/s.json" "$tmp/h.json" && ok || bad "--history differs from --json's history"
+# the iteration's path on the CPU: fused steps, scalars read every iteration, no floor; the
+# same solve read every 5 iterations gives the same count and history (--check-every)
+json_eq "$tmp/s.json" '(lambda r: r["graph"]==0 and r["check_every"]==1 and r["iterations_run"]==r["iterations"] and r["iter_vector_bytes"]==10*'$m'*8 and r["floor_s"] is None and r["floor_note"].startswith("n/a"))(d["result"])'
+expect 0 "$spx" solve $P --backend cpu --check-every 5 --json "$tmp/s5.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["result"]; b=json.load(open(sys.argv[2]))["result"]; sys.exit(0 if a["history"]==b["history"] and a["iterations"]==b["iterations"] and b["check_every"]==5 and b["iterations"]<=b["iterations_run"]<b["iterations"]+5 else 1)' "$tmp/s.json" "$tmp/s5.json" && ok || bad "--check-every 5 differs"
 # --plot: the residual history as an SVG line chart, well-formed, one line of iterations+1 points
 expect 0 "$spx" solve $P --backend cpu --plot "$tmp/r.svg" --json "$tmp/p.json"
 python3 -c 'import json,sys,xml.etree.ElementTree as E
@@ -62,6 +68,7 @@ grep -q "^status  *breakdown: p'Ap <= 0" "$tmp/out" && ok || bad "breakdown repo
 
 # bad options and inputs: exit 2, one error line, nothing written
 for a in "--method gmres" "--precond ilu" "--tol 0" "--tol -1" "--tol abc" "--tol nan" "--maxit 0" "--maxit x" "--format nosuch" \
+         "--check-every 0" "--check-every 129" "--check-every x" \
          "--precision fp16" "--foo" "--backend gpu" "--rhs" "$P"; do
   expect 2 "$spx" solve $P $a -o "$tmp/never.mtx"; one_error_line
 done
@@ -123,6 +130,9 @@ done
 if "$spx" --version | grep -q 'CUDA backend built' && command -v nvidia-smi >/dev/null && nvidia-smi >/dev/null 2>&1; then
   expect 0 "$spx" solve gen:poisson3d:n=40,laplace=1 --backend cuda --format csr --json "$tmp/g.json"
   json_eq "$tmp/g.json" '(lambda r: r["backend"]=="cuda" and r["converged"]==1 and r["rel_residual_true"]<=1.01e-8 and r["baseline"]=="cusparse/alg1" and r["t_spmv_s_baseline"]>0 and r["t_spmv_s_format"]>0 and r["plan_s_baseline"]>0 and r["break_even_iterations"] is not None)(d["result"])'
+  # the GPU path: csr's iteration a replayed graph, the floor measured in the run
+  json_eq "$tmp/g.json" '(lambda r: r["graph"]==1 and 1<=r["check_every"]<=128 and r["checks"]>=1 and r["iterations_run"]>=r["iterations"] and r["floor_s"]>0 and r["floor_spmv_s"]>0 and r["copy_bandwidth_bytes_per_s"]>0 and r["iter_over_floor"]>0)(d["result"])'
+  grep -q '^floor .*per iteration = 1 x SpMV' "$tmp/out" && grep -q 'x the floor' "$tmp/out" && grep -q '^path .*replayed CUDA graph' "$tmp/out" && ok || bad "GPU floor/path lines: $(grep -E '^(floor|path)' "$tmp/out")"
   expect 0 "$spx" solve gen:poisson3d:n=40,laplace=1 --backend cuda --format cusparse
   grep -q 'n/a (this format is the baseline)' "$tmp/out" && ok || bad "baseline's own break-even: $(grep break-even "$tmp/out")"
 fi

@@ -44,6 +44,7 @@ typedef struct cli_opts {
     const char *rhs_path, *x0_path, *precond, *history_path; /* solve: --rhs, --x0, --precond, --history */
     double tol;          /* solve: --tol (0: not given) */
     int maxit;           /* solve: --maxit (0: not given) */
+    int check_every;     /* solve: --check-every (0: not given, automatic) */
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
@@ -176,6 +177,12 @@ typedef struct cli_result {
     double speedup_batch; /* t_batch(baseline) / t_batch; NaN when either batch time is absent */
     double repay;         /* SpMVs to repay the extra plan time vs the baseline (per-call
                              times); -1 never; 0 none */
+    double plan_x;        /* plan_seconds / the baseline's (both with their upload); 0: none */
+    double plan_x_nocheck; /* the same against the baseline's plan less its "check" phase (spx's
+                              host CSR check, which a cuSPARSE user would not run); 0: none */
+    double base_plan, base_plan_nocheck; /* the baseline's plan seconds, with and without it */
+    double launch_call, launch_batch; /* GPU: the run's launch floor (spx_bench_launch_floor),
+                                         seconds per call alone and back to back; NaN: none */
 } cli_result;
 
 /* Fills speedup, speedup_batch and repay of res against base (NULL or failed: none). */
@@ -197,6 +204,9 @@ void cli_result_table_row(FILE *f, const cli_result *res);
 const char *cli_result_name(const cli_result *res, char *buf, size_t len);
 /* Bandwidth of the backend (host STREAM triad or device copy), bytes/s; 0 if unmeasured. */
 double cli_measure_bandwidth(spx_ctx *ctx, spx_backend b);
+/* The run's launch floor on the GPU (spx_bench_launch_floor) into *call and *batch seconds;
+ * NaN on the CPU or when it cannot be measured. */
+void cli_measure_launch_floor(spx_ctx *ctx, spx_backend b, double *call, double *batch);
 
 int cmd_formats(int argc, char **argv);
 int cmd_info(int argc, char **argv);

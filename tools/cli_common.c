@@ -149,6 +149,9 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         if (!parse_positive(val, &o->tol)) return cli_error("--tol needs a number > 0, not '%s'", val);
     } else if (!strcmp(opt, "--maxit")) {
         if (!parse_count(val, 1000000000, &o->maxit)) return cli_error("--maxit needs a count >= 1, not '%s'", val);
+    } else if (!strcmp(opt, "--check-every")) {
+        if (!parse_count(val, SPX_SOLVE_MAX_CHECK_EVERY, &o->check_every))
+            return cli_error("--check-every needs a count from 1 to %d, not '%s'", SPX_SOLVE_MAX_CHECK_EVERY, val);
     }
     else if (!strcmp(opt, "--backend")) {
         if (!strcmp(val, "cpu")) o->backend = SPX_BACKEND_CPU;

@@ -111,6 +111,7 @@ typedef struct bench_run {
     spx_backend backend;
     double bw;
     double demo; /* SPX_BENCH_DEMO_SLOWDOWN: spx_bench_opts.demo_extra_work of every non-baseline variant */
+    double launch_call, launch_batch; /* GPU: the empty kernel's times (cli_measure_launch_floor) */
     variant v[MAX_VARIANTS];
     int nv;
     cli_result *res;
@@ -182,6 +183,8 @@ static int bench_matrix(spx_ctx *ctx, bench_run *br, const char *src, int idx, i
         r->row_stddev = feat.row_stddev;
         r->diag_distance = feat.diag_distance;
         r->bw = br->bw;
+        r->launch_call = br->launch_call;
+        r->launch_batch = br->launch_batch;
         snprintf(r->requested_algo, sizeof r->requested_algo, "%s", br->v[i].algo);
         snprintf(r->requested_format, sizeof r->requested_format, "%s", br->v[i].format);
         /* auto follows the selection table, for --expected-spmvs N or its default count */
@@ -234,6 +237,13 @@ static void print_preamble(const bench_run *br)
     printf("call = median of single SpMVs, each timed alone; batch = per SpMV of back-to-back batches "
            "(median of batches)%s; GB/s and %%bw per call; x_call, x_batch = speed-up over %s\n",
            cold ? ", not measured cold" : "", base[0] ? base : "the baseline");
+    if (isfinite(br->launch_call))
+        printf("launch floor: an empty kernel called as a one-kernel SpMV is, same protocol: %.4f ms per call, "
+               "%.4f ms back to back\n",
+               br->launch_call * 1e3, br->launch_batch * 1e3);
+    printf("plan_x = plan time / %s's (both with their upload and spx's host CSR check; the JSON has the baseline "
+           "without the check too)\n",
+           base[0] ? base : "the baseline");
     for (int i = 0; i < br->nv; i++)
         if (br->v[i].why) printf("skipped %s: not built: %s\n", br->v[i].format, br->v[i].why);
     if (br->demo > 0)
@@ -375,6 +385,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (rc == CLI_OK) {
         br.bw = cli_measure_bandwidth(ctx, br.backend);
+        cli_measure_launch_floor(ctx, br.backend, &br.launch_call, &br.launch_batch);
         print_preamble(&br);
         cli_result_table_header(stdout);
     }

@@ -1,7 +1,9 @@
 /* tools/cmd_solve.c: `spx solve SRC`: solves A x = b (b = A*ones without --rhs) by CG or
  * BiCGSTAB on one format, reports the iterations, the solver's status, the true residual
- * (recomputed by the reference SpMV), the times and, on the GPU, after how many iterations the
- * format's plan repays itself against the cuSPARSE baseline (both measured in this run). */
+ * (recomputed by the reference SpMV), the times and, on the GPU, the time per iteration against
+ * its floor (the SpMVs back to back plus the iteration's vector bytes at the copy bandwidth,
+ * both measured in this run) and after how many iterations the format's plan repays itself
+ * against the cuSPARSE baseline (both measured in this run). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +12,16 @@
 #include "dist/cli_dist.h"
 #include "svg.h"
 
-/* The residual history, grown by the solver's callback. */
+/* The residuals the history keeps at most (the first ones; 32 MiB): the solver fills a buffer
+ * given up front, so a callback (which makes the GPU solver's host read every iteration) is
+ * not needed, and a huge --maxit does not make a huge allocation. */
+#define SOLVE_HISTORY_CAP (1 << 22)
+
+/* The residual history: the solver's opts.history. */
 typedef struct history {
     double *v;
     int len, cap;
-    int failed; /* an allocation failed: the history is incomplete */
+    int failed; /* the buffer could not be had, or the solve ran past its cap: incomplete */
 } history;
 
 /* The baseline comparison (CUDA plans of a format other than the baseline). */
@@ -26,6 +33,18 @@ typedef struct break_even {
     double iterations;          /* to repay the extra plan time; 0 at once; -1 never */
 } break_even;
 
+/* The floor of a GPU iteration (issue 49): the format's SpMV back to back (the bench protocol's
+ * batch time, this run) times the SpMVs per iteration, plus the bytes the iteration's vector
+ * steps move at the device's copy bandwidth (this run). */
+typedef struct floor_fig {
+    const char *na;   /* why there is none; NULL when measured */
+    double spmv_s;    /* one SpMV back to back */
+    double call_s;    /* one SpMV called alone (the bench protocol's call time) */
+    double bw;        /* device copy bandwidth, bytes/s */
+    double vector_s;  /* the iteration's vector bytes / bw */
+    double floor_s;   /* spmvs per iteration * spmv_s + vector_s */
+} floor_fig;
+
 /* Everything `spx solve` reports. */
 typedef struct solve_report {
     const char *src, *method, *precond;
@@ -33,6 +52,7 @@ typedef struct solve_report {
     int64_t nnz;
     double tol;
     int maxit;
+    int check_every; /* --check-every (0: automatic) */
     int have_rhs;
     spx_plan_info plan;
     double precond_s; /* building the Jacobi vector */
@@ -41,24 +61,15 @@ typedef struct solve_report {
     double max_err;  /* max |x - 1| without --rhs; NaN with it */
     history hist;
     break_even be;
+    floor_fig fl;
 } solve_report;
 
-/* Appends ||r_k|| / ||b|| to the history (the solver's callback); never stops the solve. */
-static int record_history(void *user, int k, double rel)
+/* The history buffer for up to maxit iterations (k = 0 to maxit), at most SOLVE_HISTORY_CAP. */
+static void history_make(history *h, int maxit)
 {
-    history *h = user;
-    if (h->len == h->cap && !h->failed) {
-        int cap = h->cap ? 2 * h->cap : 256;
-        double *v = realloc(h->v, (size_t)cap * sizeof *v);
-        if (v) {
-            h->v = v;
-            h->cap = cap;
-        } else {
-            h->failed = 1;
-        }
-    }
-    if (h->len < h->cap) h->v[h->len++] = rel;
-    return 0;
+    h->cap = maxit < SOLVE_HISTORY_CAP ? maxit + 1 : SOLVE_HISTORY_CAP;
+    h->v = malloc((size_t)h->cap * sizeof *h->v);
+    if (!h->v) h->cap = 0, h->failed = 1;
 }
 
 /* Checks the solve options (method, preconditioner) and fills their report fields. */
@@ -67,6 +78,7 @@ static int check_options(const cli_opts *o, solve_report *rep)
     if (cli_solve_choice(o, &rep->method, &rep->precond)) return CLI_ERROR;
     rep->tol = o->tol > 0 ? o->tol : SPX_SOLVE_DEFAULT_TOL;
     rep->maxit = o->maxit > 0 ? o->maxit : SPX_SOLVE_DEFAULT_MAX_ITER;
+    rep->check_every = o->check_every;
     return CLI_OK;
 }
 
@@ -124,7 +136,9 @@ static int run_solver(spx_ctx *ctx, const spx_csr *A, spx_plan *plan, const doub
                       double *scratch, solve_report *rep)
 {
     spx_vec *b = NULL, *x = NULL, *d = NULL;
-    spx_solve_opts so = {.tol = rep->tol, .max_iter = rep->maxit, .callback = record_history, .user = &rep->hist};
+    history_make(&rep->hist, rep->maxit);
+    spx_solve_opts so = {.tol = rep->tol, .max_iter = rep->maxit, .history = rep->hist.v, .history_cap = rep->hist.cap,
+                         .check_every = rep->check_every};
     const char *what = "solve";
     const int32_t *perm = NULL;
     spx_plan_permutation(plan, &perm);
@@ -147,6 +161,8 @@ static int run_solver(spx_ctx *ctx, const spx_csr *A, spx_plan *plan, const doub
     }
     if (!s) s = spx_vec_get(x, perm ? scratch : x_host);
     if (!s && perm) permute_vector(perm, scratch, x_host, A->m, 1);
+    rep->hist.len = rep->res.history_len;
+    if (rep->hist.len == rep->hist.cap && rep->res.iterations + 1 > rep->hist.cap) rep->hist.failed = 1; /* cut short */
     spx_vec_destroy(&b);
     spx_vec_destroy(&x);
     spx_vec_destroy(&d);
@@ -193,35 +209,73 @@ static double repay_iterations(const break_even *be, int spmvs_per_iter)
     return ceil(extra / gain);
 }
 
-/* On the GPU, for a format other than the baseline: both plans and SpMVs measured here by the
- * same protocol, and the break-even iteration count; elsewhere be->na says why not. */
-static void measure_break_even(spx_ctx *ctx, const spx_csr *A, solve_report *rep)
+/* SpMVs per iteration of the method. */
+static int spmvs_per_iteration(const solve_report *rep) { return strcmp(rep->method, "cg") ? 2 : 1; }
+
+/* The break-even against the baseline (d, algo) from the format's measurement rf: the
+ * baseline planned and timed here by the same protocol; be->na says why not. */
+static void measure_break_even(spx_ctx *ctx, const spx_bench_case *c, const spx_bench_result *rf, solve_report *rep)
 {
     break_even *be = &rep->be;
     spx_format_desc d;
     const char *algo = NULL;
-    spx_bench_case *c = NULL;
-    spx_bench_result rf, rb;
-    if (rep->plan.backend != SPX_BACKEND_CUDA)
-        be->na = "n/a (no baseline on the CPU)";
-    else if (!cli_baseline(&d, &algo) || !d.available || !d.has_cuda)
+    spx_bench_result rb;
+    if (!cli_baseline(&d, &algo) || !d.available || !d.has_cuda)
         be->na = "n/a (no baseline in this build)";
     else if (!strcmp(rep->plan.format, d.name))
         be->na = "n/a (this format is the baseline)";
+    else if (!rf)
+        be->na = "n/a (the timing failed)";
     if (be->na) return;
     snprintf(be->base, sizeof be->base, "%s/%s", d.name, algo);
-    be->na = "n/a (the timing failed)";
-    if (spx_bench_case_create(ctx, A, 1, &c) == SPX_OK &&
-        bench_one(ctx, c, rep->plan.format, rep->plan.algo, rep->plan.precision,
-                  rep->plan.plan_order ? SPX_ORDER_PLAN : SPX_ORDER_CALLER, &rf) &&
-        bench_one(ctx, c, d.name, algo, rep->plan.precision, SPX_ORDER_CALLER, &rb)) {
-        be->na = NULL;
-        be->plan_fmt = rf.plan.plan_seconds;
-        be->plan_base = rb.plan.plan_seconds;
-        be->spmv_fmt = rf.t_batch;
-        be->spmv_base = rb.t_batch;
-        be->iterations = repay_iterations(be, strcmp(rep->method, "cg") ? 2 : 1);
+    if (!bench_one(ctx, c, d.name, algo, rep->plan.precision, SPX_ORDER_CALLER, &rb)) {
+        be->na = "n/a (the timing failed)";
+        return;
     }
+    be->plan_fmt = rf->plan.plan_seconds;
+    be->plan_base = rb.plan.plan_seconds;
+    be->spmv_fmt = rf->t_batch;
+    be->spmv_base = rb.t_batch;
+    be->iterations = repay_iterations(be, spmvs_per_iteration(rep));
+}
+
+/* The floor of an iteration from the format's measurement rf and the copy bandwidth measured
+ * here; fl->na says why not. */
+static void measure_floor(spx_ctx *ctx, const spx_bench_result *rf, solve_report *rep)
+{
+    floor_fig *fl = &rep->fl;
+    if (!rf) {
+        fl->na = "n/a (the SpMV timing failed)";
+        return;
+    }
+    if (spx_bench_device_bandwidth(ctx, &fl->bw) != SPX_OK || !(fl->bw > 0)) {
+        fl->na = "n/a (the copy bandwidth could not be measured)";
+        return;
+    }
+    fl->spmv_s = rf->t_batch;
+    fl->call_s = rf->t_median;
+    fl->vector_s = rep->res.iter_vector_bytes / fl->bw;
+    fl->floor_s = spmvs_per_iteration(rep) * fl->spmv_s + fl->vector_s;
+}
+
+/* On the GPU, after the solve: the format planned and timed again by the bench protocol (the
+ * floor's SpMV), the copy bandwidth, and the baseline for the break-even; on the CPU the
+ * floor and the break-even are n/a. */
+static void measure_after(spx_ctx *ctx, const spx_csr *A, solve_report *rep)
+{
+    spx_bench_case *c = NULL;
+    spx_bench_result rf;
+    if (rep->plan.backend != SPX_BACKEND_CUDA) {
+        rep->be.na = "n/a (no baseline on the CPU)";
+        rep->fl.na = "n/a (measured on the GPU only)";
+        return;
+    }
+    const int ok = spx_bench_case_create(ctx, A, 1, &c) == SPX_OK &&
+                   bench_one(ctx, c, rep->plan.format, rep->plan.algo, rep->plan.precision,
+                             rep->plan.plan_order ? SPX_ORDER_PLAN : SPX_ORDER_CALLER, &rf);
+    measure_floor(ctx, ok ? &rf : NULL, rep);
+    if (c) measure_break_even(ctx, c, ok ? &rf : NULL, rep);
+    else rep->be.na = "n/a (the timing failed)";
     spx_bench_case_destroy(&c);
 }
 
@@ -254,6 +308,35 @@ static void print_break_even(const solve_report *rep)
            be->plan_base * 1e3, be->spmv_fmt * 1e3, be->spmv_base * 1e3);
 }
 
+/* The per-iteration time against its floor. */
+static void print_floor(const solve_report *rep)
+{
+    const floor_fig *fl = &rep->fl;
+    if (fl->na) {
+        printf("floor       %s\n", fl->na);
+        return;
+    }
+    printf("floor       %.6f ms per iteration = %d x SpMV %.6f ms (back to back; %.6f ms alone) + vectors %.0f bytes at "
+           "%.1f GB/s (device copy); both this run\n",
+           fl->floor_s * 1e3, spmvs_per_iteration(rep), fl->spmv_s * 1e3, fl->call_s * 1e3, rep->res.iter_vector_bytes,
+           fl->bw * 1e-9);
+    if (rep->res.iterations > 0) printf("            per iteration %.2fx the floor\n", per_iteration(rep) / fl->floor_s);
+}
+
+/* How the iterations ran: the graph, the host's reads of the scalars. */
+static void print_path(const solve_report *rep)
+{
+    const spx_solve_result *r = &rep->res;
+    char every[48] = "every iteration";
+    if (r->check_every > 1) snprintf(every, sizeof every, "every %d iterations", r->check_every);
+    if (rep->plan.backend == SPX_BACKEND_CUDA)
+        printf("path        %s; scalars on the device, read %s (%d reads; %d iterations run, %d past the end)\n",
+               r->graph ? "each iteration a replayed CUDA graph" : "plain launches (the SpMV could not be captured)", every,
+               r->checks, r->iterations_run, r->iterations_run - r->iterations);
+    else
+        printf("path        fused OpenMP steps, scalars read %s\n", every);
+}
+
 /* The readable report on stdout. */
 static void print_text(const solve_report *rep)
 {
@@ -275,6 +358,8 @@ static void print_text(const solve_report *rep)
         printf("%.6f ms per iteration\n", per_iteration(rep) * 1e3);
     else
         printf("no iterations\n");
+    print_floor(rep);
+    print_path(rep);
     print_break_even(rep);
 }
 
@@ -303,6 +388,26 @@ static void json_break_even(FILE *f, int *first, const break_even *be)
     json_kv_num(f, first, "t_spmv_s_baseline", be->na ? na : be->spmv_base);
     json_kv_num(f, first, "break_even_iterations", be->na ? na : be->iterations);
     json_kv_str(f, first, "break_even_note", be->na ? be->na : "");
+}
+
+/* The floor and the iteration path as JSON members (null where not measured). */
+static void json_floor(FILE *f, int *first, const solve_report *rep)
+{
+    const floor_fig *fl = &rep->fl;
+    const spx_solve_result *r = &rep->res;
+    const double na = NAN;
+    json_kv_num(f, first, "floor_s", fl->na ? na : fl->floor_s);
+    json_kv_num(f, first, "floor_spmv_s", fl->na ? na : fl->spmv_s);
+    json_kv_num(f, first, "floor_vector_s", fl->na ? na : fl->vector_s);
+    json_kv_num(f, first, "t_spmv_call_s", fl->na ? na : fl->call_s);
+    json_kv_num(f, first, "copy_bandwidth_bytes_per_s", fl->na ? na : fl->bw);
+    json_kv_num(f, first, "iter_over_floor", fl->na || r->iterations <= 0 ? na : per_iteration(rep) / fl->floor_s);
+    json_kv_str(f, first, "floor_note", fl->na ? fl->na : "");
+    json_kv_num(f, first, "iter_vector_bytes", r->iter_vector_bytes);
+    json_kv_int(f, first, "graph", r->graph);
+    json_kv_int(f, first, "check_every", r->check_every);
+    json_kv_int(f, first, "checks", r->checks);
+    json_kv_int(f, first, "iterations_run", r->iterations_run);
 }
 
 /* The report's figures as JSON members. */
@@ -338,6 +443,7 @@ static void json_members(FILE *f, int *first, const solve_report *rep)
     json_kv_num(f, first, "solve_s", r->seconds);
     json_kv_num(f, first, "iter_s", per_iteration(rep));
     json_kv_num(f, first, "total_s", total_seconds(rep));
+    json_floor(f, first, rep);
     json_break_even(f, first, &rep->be);
 }
 
@@ -399,7 +505,9 @@ static int write_outputs(spx_ctx *ctx, const cli_opts *o, const double *x, const
     if (o->out_path && cli_write_vector(ctx, o->out_path, rep->m, x)) return CLI_ERROR;
     if (o->json_path && write_json(ctx, o->json_path, rep)) return CLI_ERROR;
     if (o->history_path && write_history(o->history_path, rep)) return CLI_ERROR;
-    if (rep->hist.failed) fprintf(stderr, "warning: out of memory for the residual history: it is incomplete\n");
+    if (rep->hist.failed && !rep->hist.v) fprintf(stderr, "warning: out of memory for the residual history: none written\n");
+    else if (rep->hist.failed)
+        fprintf(stderr, "warning: the residual history holds only its first %d entries\n", rep->hist.len);
     return CLI_OK;
 }
 
@@ -435,7 +543,7 @@ static int solve_source(spx_ctx *ctx, const cli_opts *o, solve_report *rep)
     spx_plan_destroy(&plan); /* before the baseline's plans: the device memory back */
     if (!rc) {
         check_solution(A, b, x, y, rep);
-        measure_break_even(ctx, A, rep);
+        measure_after(ctx, A, rep);
         print_text(rep);
         rc = write_outputs(ctx, o, x, rep);
     }
@@ -454,6 +562,7 @@ static int print_help(void)
            "       [--maxit N] [--format F|auto] [--algo A] [--backend cpu|cuda|auto] [--precision fp64|fp32]\n"
            "       [-o X.mtx] [--json FILE] [--history FILE.json] [--plot FILE.svg] [--threads N] [--strict]\n"
            "       [--order caller|plan (plan: the iteration in the plan's numbering, e.g. ehyb's)]\n"
+           "       [--check-every N (the host reads the solver's scalars every N iterations; default: measured)]\n"
            "Solves A x = b (b = A*ones without --rhs, so x = ones) from x0 (0 without --x0) until\n"
            "||r||/||b|| <= T (default %g) or N iterations (default %d). Vectors are Matrix Market arrays\n"
            "(m rows, 1 column). Exit 0 converged, 1 not converged (the report is still printed and\n"
@@ -468,7 +577,7 @@ int cmd_solve(int argc, char **argv)
     if (cli_has_flag(argc, argv, 2, "--distributed")) return cli_dist_solve(argc, argv);
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
-                  "--rhs: --x0: --method: --precond: --tol: --maxit: --format: --algo: --backend: --precision: --order: --threads: "
+                  "--rhs: --x0: --method: --precond: --tol: --maxit: --check-every: --format: --algo: --backend: --precision: --order: --threads: "
                   "--strict -o: --json: --history: --plot:",
                   &o))
         return CLI_ERROR;

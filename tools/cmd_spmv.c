@@ -27,6 +27,9 @@ static void print_text(const cli_result *res, const cli_result *base)
                r->batches, r->batch_calls);
     else
         printf("batch       not measured (cold: the L2 is flushed before each run; a warm run gives it)\n");
+    if (isfinite(res->launch_call))
+        printf("floor       an empty kernel called the same way: %.6f ms alone, %.6f ms back to back%s\n",
+               res->launch_call * 1e3, res->launch_batch * 1e3, r->batches ? "" : " (batch not measured cold)");
     printf("GFLOPS      %.3f per call", r->gflops);
     if (r->batches) printf(", %.3f batch", r->gflops_batch);
     printf(" (2*nnz/t)\n");
@@ -120,6 +123,7 @@ int cmd_spmv(int argc, char **argv)
     }
     spx_backend b = res.r.plan.backend;
     res.bw = cli_measure_bandwidth(ctx, b);
+    cli_measure_launch_floor(ctx, b, &res.launch_call, &res.launch_batch);
     if (b == SPX_BACKEND_CUDA && !o.no_baseline) have_base = measure_baseline(ctx, c, &o, &res, &base);
     cli_compare(&res, have_base ? &base.r : NULL);
     int wrote_y = o.y_out_path && res.r.verified;

@@ -45,13 +45,32 @@ static const char *baseline_name(char *buf, size_t len)
     return buf;
 }
 
+/* The seconds of phase name in plan p (0 when it has none). */
+static double phase_seconds(const spx_plan_info *p, const char *name)
+{
+    for (int i = 0; i < p->n_phases; i++)
+        if (!strcmp(p->phases[i].name, name)) return p->phases[i].seconds;
+    return 0.0;
+}
+
+/* res's plan time against the baseline's, with and without the baseline's host CSR check. */
+static void compare_plans(cli_result *res, const spx_bench_result *base)
+{
+    res->base_plan = base->plan.plan_seconds;
+    res->base_plan_nocheck = base->plan.plan_seconds - phase_seconds(&base->plan, "check");
+    if (res->base_plan > 0) res->plan_x = res->r.plan.plan_seconds / res->base_plan;
+    if (res->base_plan_nocheck > 0) res->plan_x_nocheck = res->r.plan.plan_seconds / res->base_plan_nocheck;
+}
+
 void cli_compare(cli_result *res, const spx_bench_result *base)
 {
     res->speedup = 0;
     res->speedup_batch = NAN;
     res->repay = 0;
+    res->plan_x = res->plan_x_nocheck = res->base_plan = res->base_plan_nocheck = 0;
     if (!base || base->status || res->r.status || res->skipped || base->t_median <= 0 || res->r.t_median <= 0)
         return;
+    compare_plans(res, base);
     res->speedup = base->t_median / res->r.t_median;
     if (base->t_batch > 0 && res->r.t_batch > 0) res->speedup_batch = base->t_batch / res->r.t_batch;
     double extra_plan = res->r.plan.plan_seconds - base->plan.plan_seconds;
@@ -78,6 +97,13 @@ double cli_measure_bandwidth(spx_ctx *ctx, spx_backend b)
     double bw = 0;
     spx_status s = b == SPX_BACKEND_CUDA ? spx_bench_device_bandwidth(ctx, &bw) : spx_bench_host_bandwidth(ctx, &bw);
     return s == SPX_OK ? bw : 0.0;
+}
+
+void cli_measure_launch_floor(spx_ctx *ctx, spx_backend b, double *call, double *batch)
+{
+    *call = *batch = NAN;
+    if (b != SPX_BACKEND_CUDA || spx_bench_launch_floor(ctx, call, batch) == SPX_OK) return;
+    *call = *batch = NAN;
 }
 
 /* The result's status as records name it: the library's, or "skipped". */
@@ -110,6 +136,18 @@ void cli_layout_json(FILE *f, const spx_plan_info *p)
             json_kv_num(f, &lf, st->key, st->value);
     }
     fputc('}', f);
+}
+
+/* The plan-time comparison with the baseline as JSON members (null without one): the
+ * baseline's plan with and without its host CSR check, and this plan's ratio to each. */
+static void json_plans(FILE *f, int *first, const cli_result *res)
+{
+    char key[96];
+    const int have = res->plan_x > 0;
+    json_kv_num(f, first, cli_baseline_key("plan_s_", key, sizeof key), have ? res->base_plan : NAN);
+    json_kv_num(f, first, cli_baseline_key("plan_s_no_check_", key, sizeof key), have ? res->base_plan_nocheck : NAN);
+    json_kv_num(f, first, cli_baseline_key("plan_vs_", key, sizeof key), have ? res->plan_x : NAN);
+    json_kv_num(f, first, cli_baseline_key("plan_vs_no_check_", key, sizeof key), have ? res->plan_x_nocheck : NAN);
 }
 
 void cli_result_json(FILE *f, const cli_result *res)
@@ -165,6 +203,10 @@ void cli_result_json(FILE *f, const cli_result *res)
     json_kv_num(f, &first, cli_baseline_key("speedup_vs_", key, sizeof key), res->speedup);
     json_kv_num(f, &first, cli_baseline_key("speedup_batch_vs_", key, sizeof key), res->speedup_batch);
     json_kv_num(f, &first, cli_baseline_key("repay_spmvs_vs_", key, sizeof key), res->repay < 0 ? NAN : res->repay);
+    json_plans(f, &first, res);
+    json_kv_num(f, &first, "call_over_batch", r->t_batch > 0 ? r->t_median / r->t_batch : NAN);
+    json_kv_num(f, &first, "launch_floor_call_s", res->launch_call);
+    json_kv_num(f, &first, "launch_floor_batch_s", res->launch_batch);
     fputc('}', f);
 }
 
@@ -174,8 +216,9 @@ void cli_result_csv_header(FILE *f)
     fprintf(f, "matrix,rows,cols,nnz,format,algo,kernel,backend,precision,status,verified,rel_error,"
                "t_median_s,t_min_s,t_max_s,gflops,gbytes_per_s,bandwidth_fraction,plan_s,%s,repay_spmvs,",
             cli_baseline_key("speedup_vs_", key, sizeof key));
-    fprintf(f, "t_batch_s,batch_calls,gflops_batch,gbytes_per_s_batch,%s,baseline\n",
-            cli_baseline_key("speedup_batch_vs_", key, sizeof key));
+    fprintf(f, "t_batch_s,batch_calls,gflops_batch,gbytes_per_s_batch,%s,baseline,", cli_baseline_key("speedup_batch_vs_", key, sizeof key));
+    fprintf(f, "%s,", cli_baseline_key("plan_vs_", key, sizeof key));
+    fprintf(f, "%s\n", cli_baseline_key("plan_vs_no_check_", key, sizeof key));
 }
 
 void cli_csv_num(FILE *f, const char *fmt, double v)
@@ -210,19 +253,23 @@ void cli_result_csv(FILE *f, const cli_result *res)
     cli_csv_num(f, "%.3f", r->gflops_batch);
     cli_csv_num(f, "%.3f", r->gbytes_batch);
     cli_csv_num(f, "%.3f", res->speedup_batch);
-    fprintf(f, ",%s\n", baseline_name(base, sizeof base));
+    fprintf(f, ",%s", baseline_name(base, sizeof base));
+    cli_csv_num(f, "%.3f", res->plan_x > 0 ? res->plan_x : NAN);
+    cli_csv_num(f, "%.3f", res->plan_x_nocheck > 0 ? res->plan_x_nocheck : NAN);
+    fputc('\n', f);
 }
 
 /* The table's columns: per-call latency (median of single calls) and per-call time of the
  * back-to-back batches, GFLOPS of both, GB/s and fraction of the bandwidth (per call), the
- * speed-ups over the baseline on both times. */
-#define TABLE_HEAD "%-34s %8s %10s %-20s %-20s %9s %9s %7s %7s %7s %5s %6s %7s %6s %9s %s\n"
-#define TABLE_ROW "%-34.34s %8d %10lld %-20s %-20.20s %9.4f %9s %7.2f %7s %7.2f %4.0f%% %6s %7s %6s %9.2e %s\n"
+ * speed-ups over the baseline on both times, the SpMVs that repay the extra plan time, the
+ * plan time over the baseline's (both with their upload and spx's host CSR check). */
+#define TABLE_HEAD "%-34s %8s %10s %-20s %-20s %9s %9s %7s %7s %7s %5s %6s %7s %6s %6s %9s %s\n"
+#define TABLE_ROW "%-34.34s %8d %10lld %-20s %-20.20s %9.4f %9s %7.2f %7s %7.2f %4.0f%% %6s %7s %6s %6s %9.2e %s\n"
 
 void cli_result_table_header(FILE *f)
 {
     fprintf(f, TABLE_HEAD, "matrix", "rows", "nnz", "format/algo", "kernel", "call_ms", "batch_ms", "GFLOPS",
-            "GF_bat", "GB/s", "%bw", "x_call", "x_batch", "repay", "rel_err", "verified");
+            "GF_bat", "GB/s", "%bw", "x_call", "x_batch", "repay", "plan_x", "rel_err", "verified");
 }
 
 /* v formatted with fmt into buf, or "-" when v is not finite or not positive. */
@@ -236,7 +283,7 @@ static const char *cell(char *buf, size_t len, const char *fmt, double v)
 void cli_result_table_row(FILE *f, const cli_result *res)
 {
     const spx_bench_result *r = &res->r;
-    char name[96], batch[16], gfb[16], speed[16], speedb[16], repay[16] = "-";
+    char name[96], batch[16], gfb[16], speed[16], speedb[16], repay[16] = "-", plan[16];
     if (res->skipped) return;
     cli_result_name(res, name, sizeof name);
     if (r->status) {
@@ -252,5 +299,6 @@ void cli_result_table_row(FILE *f, const cli_result *res)
             cell(batch, sizeof batch, "%.4f", r->t_batch * 1e3), r->gflops,
             cell(gfb, sizeof gfb, "%.2f", r->gflops_batch), r->gbytes,
             res->bw > 0 ? 100.0 * r->gbytes * 1e9 / res->bw : 0.0, cell(speed, sizeof speed, "%.2fx", res->speedup),
-            cell(speedb, sizeof speedb, "%.2fx", res->speedup_batch), repay, r->rel_error, r->verified ? "yes" : "NO");
+            cell(speedb, sizeof speedb, "%.2fx", res->speedup_batch), repay, cell(plan, sizeof plan, "%.2fx", res->plan_x),
+            r->rel_error, r->verified ? "yes" : "NO");
 }

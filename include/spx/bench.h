@@ -110,6 +110,13 @@ typedef struct spx_bench_spgemm_result {
 spx_status spx_bench_spgemm(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *gopts,
                             const spx_bench_spgemm_opts *bopts, spx_bench_spgemm_result *r, spx_csr **C);
 
+/* The floor under a GPU SpMV's times: an empty kernel called as a CUDA plan's one-kernel SpMV
+ * is (the thread bound to the device, one launch on the context's stream) and timed by the same
+ * protocol with the SpMV's defaults: *call_s its median single-call time (CUDA events around
+ * one call), *batch_s its time per call back to back. A one-kernel SpMV's call time cannot go
+ * below call_s; call_s - batch_s is what a lone call pays beyond a call in a stream. */
+spx_status spx_bench_launch_floor(spx_ctx *ctx, double *call_s, double *batch_s);
+
 /* Host memory bandwidth in bytes/s: a STREAM-like triad-and-copy over arrays far larger
  * than the caches, best of several runs, counting bytes read plus written. */
 spx_status spx_bench_host_bandwidth(spx_ctx *ctx, double *bytes_per_s);

@@ -14,6 +14,9 @@ extern "C" {
 /* The defaults a zeroed spx_solve_opts stands for. */
 #define SPX_SOLVE_DEFAULT_TOL 1e-8
 #define SPX_SOLVE_DEFAULT_MAX_ITER 10000
+/* The most iterations between two reads of the solver's scalars by the host
+ * (spx_solve_opts.check_every): the residuals of that many iterations wait on the device. */
+#define SPX_SOLVE_MAX_CHECK_EVERY 128
 
 typedef enum spx_precond {
     SPX_PRECOND_NONE = 0,
@@ -50,6 +53,12 @@ typedef struct spx_solve_opts {
      * ended it anyway (converged, NaN/Inf) */
     int (*callback)(void *user, int k, double rel_residual);
     void *user;
+    /* iterations between the host's reads of the scalars, which stay where the vectors are
+     * (0: automatic: on CUDA measured in the first iterations so that a read costs under 5 % of
+     * the time, on the CPU every iteration; 1..SPX_SOLVE_MAX_CHECK_EVERY: that many). The
+     * outcome does not depend on it: iterations run past the end change nothing (same x, count,
+     * status, history); with a callback it is always 1 (the callback sees every iteration) */
+    int check_every;
 } spx_solve_opts;
 
 typedef struct spx_solve_result {
@@ -63,6 +72,17 @@ typedef struct spx_solve_result {
     int history_len;     /* entries written to opts.history */
     char reason[192];    /* what happened, after the status's name: the residual and the
                             iteration, or the scalar at fault in a breakdown */
+    int graph;           /* CUDA: 1 when an iteration ran as one replayed CUDA graph; 0 on the CPU,
+                            for the distributed solvers, or when the format's SpMV could not be
+                            captured (then the same steps are launched one by one) */
+    int check_every;     /* iterations between the host's reads of the scalars (near the end
+                            the host may read sooner, where the residual's decay predicts it) */
+    int checks;          /* the host's reads of the scalars during the iterations */
+    int iterations_run;  /* iterations launched (>= iterations): those past the end, launched
+                            before the host read that it had come, changed nothing, but their
+                            SpMVs ran on the GPU (on the CPU they are skipped) */
+    double iter_vector_bytes; /* bytes of vectors one iteration's steps move, the SpMVs not
+                                 counted (the floor's second term: docs/solvers.md) */
 } spx_solve_result;
 
 /* Solves A x = b by conjugate gradients (A symmetric positive definite), with x on entry as
@@ -72,7 +92,10 @@ typedef struct spx_solve_result {
  * for the solve, not in every SpMV); opts may be NULL (defaults). Returns SPX_OK whenever the
  * iteration ran, whatever its outcome (res->status); SPX_ERR_ARG for bad arguments (with a
  * message in the vectors' context), SPX_ERR_NOMEM / SPX_ERR_DEVICE_ALLOC for the work vectors
- * (CG: 3, 4 with Jacobi), SPX_ERR_CUDA. b = 0 gives x = 0, converged in 0 iterations. */
+ * (CG: 3, 4 with Jacobi), SPX_ERR_CUDA. b = 0 gives x = 0, converged in 0 iterations. On CUDA
+ * the scalars stay on the device and each iteration is replayed as a CUDA graph on a side
+ * stream of the context (the context's stream is synchronised before the iterations and the
+ * side stream after them; the call returns with x complete), see docs/solvers.md. */
 spx_status spx_solve_cg(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res);
 /* Solves A x = b by BiCGSTAB (van der Vorst 1992; any nonsingular A), right-preconditioned
  * with Jacobi when asked; arguments and returns as spx_solve_cg (5 work vectors, 7 with

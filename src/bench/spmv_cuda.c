@@ -1,7 +1,9 @@
 /* src/bench/spmv_cuda.c: verification and CUDA-event timing of a GPU SpMV plan on device
- * vectors (transfers are not timed; the protocol flushes the L2 before each run when cold). */
+ * vectors (transfers are not timed; the protocol flushes the L2 before each run when cold),
+ * and the same protocol's times of an empty kernel: the floor under every call time. */
 #include <math.h>
 
+#include "bench/bench_cuda.h"
 #include "bench/spmv_bench.h"
 #include "cuda/gateway.h"
 
@@ -95,4 +97,20 @@ spx_status spx_bench_run_cuda(spx_ctx *ctx, const spx_bench_case *c, spx_plan *p
     else if (s != SPX_ERR_NOMEM) s = spx_bench_record_failure(ctx, r, s);
     bufs_free(ctx, &g);
     return s;
+}
+
+/* The protocol's run_once for the empty kernel; op is the context. */
+static spx_status empty_once(void *op) { return spx_bench_cuda_empty(op); }
+
+spx_status spx_bench_launch_floor(spx_ctx *ctx, double *call_s, double *batch_s)
+{
+    if (!ctx || !call_s || !batch_s) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_bench_launch_floor: NULL argument") : SPX_ERR_ARG;
+    spx_bench_op op = {.op = ctx, .run_once = empty_once};
+    const spx_bench_timing timing = {.warmup = BENCH_WARMUP, .reps = BENCH_GPU_REPS};
+    spx_bench_times t;
+    spx_status s = spx_bench_time_cuda(ctx, &op, &timing, &t);
+    if (s) return s;
+    *call_s = t.median;
+    *batch_s = t.batch;
+    return SPX_OK;
 }

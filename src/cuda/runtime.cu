@@ -53,8 +53,13 @@ static spx_status read_device(spx_ctx *ctx, spx_cuda_state *st)
 extern "C" spx_status spx_cuda_init(spx_ctx *ctx)
 {
     if (!ctx) return SPX_ERR_ARG;
-    if (ctx->cuda) { /* idempotent: rebind this host thread to the context's device */
-        SPX_CUDA_RET(ctx, cudaSetDevice(((spx_cuda_state *)ctx->cuda)->device));
+    if (ctx->cuda) { /* idempotent: rebind this host thread to the context's device; every CUDA
+                        plan call comes here, so a thread already on it only reads which it is */
+        const int dev = ((spx_cuda_state *)ctx->cuda)->device;
+        int cur = -1;
+        if (cudaGetDevice(&cur) == cudaSuccess && cur == dev) return SPX_OK;
+        (void)cudaGetLastError();
+        SPX_CUDA_RET(ctx, cudaSetDevice(dev));
         return SPX_OK;
     }
     int count = spx_cuda_device_count();

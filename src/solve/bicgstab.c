@@ -1,10 +1,8 @@
 /* src/solve/bicgstab.c: BiCGSTAB for general nonsingular A (van der Vorst, SIAM J. Sci. Stat.
  * Comput. 13(2), 1992; right-preconditioned as in Saad, "Iterative Methods for Sparse Linear
- * Systems", 2nd ed., Algorithm 7.7 with M^-1 applied to p and s), over spx_plan_apply and the
- * vector operations. */
-#include <float.h>
-#include <math.h>
-
+ * Systems", 2nd ed., Algorithm 7.7 with M^-1 applied to p and s): its work vectors, its
+ * iteration as two SpMVs and five fused steps (solve_scalars.h: p, rv, s, t, r; (t, t) and
+ * (t, s) in one pass), and those steps over a space's own operations. */
 #include "solve/solve_common.h"
 #include "vec/vec_internal.h"
 
@@ -14,101 +12,124 @@
 enum { BI_R, BI_RHAT, BI_P, BI_V, BI_T, BI_PHAT, BI_SHAT, BI_WORK };
 _Static_assert(BI_R == 0 && BI_WORK <= SOLVE_MAX_WORK, "the residual first, within the work limit");
 
-/* The scalars carried from one iteration to the next. */
-typedef struct bi_scalars {
-    double rho_old, alpha, omega;
-} bi_scalars;
-
-/* p = r (first iteration) or r + beta (p - omega v); whether rho = (r0^, r) ended the solve:
- * not finite, or 0 to rounding (|rho| <= eps ||r0^|| ||r||, the error bound of the dot product
- * up to a factor n: below it rho's value and sign are noise, and the iterates after it too). */
-static spx_status new_direction(solve_run *s, spx_vec **w, int k, double rho, const bi_scalars *c, int *ended)
+/* The roles of the work vectors (p^ is p and s^ is r without a preconditioner). */
+static void bi_roles(solve_iter *it, spx_vec **w, int jacobi)
 {
+    it->v[SOLVE_V_R] = w[BI_R];
+    it->v[SOLVE_V_RHAT] = w[BI_RHAT];
+    it->v[SOLVE_V_P] = w[BI_P];
+    it->v[SOLVE_V_Q] = w[BI_V];
+    it->v[SOLVE_V_T] = w[BI_T];
+    it->v[SOLVE_V_PHAT] = jacobi ? w[BI_PHAT] : w[BI_P];
+    it->v[SOLVE_V_SHAT] = jacobi ? w[BI_SHAT] : w[BI_R];
+}
+
+/* One iteration: the steps around v = A p^ and t = A s^; no decision on the host. */
+static spx_status bi_body(solve_iter *it)
+{
+    spx_vec *const *v = it->v;
     spx_status st = SPX_OK;
-    const double noise = DBL_EPSILON * s->r0norm * (s->res->rel_residual * s->bnorm);
-    *ended = solve_nonfinite(s, rho, "rho = (r0^, r)", k);
-    if (!*ended && fabs(rho) <= noise)
-        *ended = solve_breakdown(s, SPX_SOLVE_BREAKDOWN_RHO,
-                                 "rho = (r0^, r) = %.3e at iteration %d, 0 to rounding (|rho| <= eps ||r0^|| ||r|| = %.3e): r is "
-                                 "orthogonal to the shadow residual",
-                                 rho, k, noise);
-    if (*ended) return SPX_OK;
-    if (k == 1) return spx_vec_copy(w[BI_P], w[BI_R]);
-    SOLVE_TRY(spx_vec_axpby(-c->omega, w[BI_V], 1.0, w[BI_P]));
-    SOLVE_TRY(spx_vec_axpby(1.0, w[BI_R], (rho / c->rho_old) * (c->alpha / c->omega), w[BI_P]));
+    SOLVE_TRY(solve_step_run(it, SOLVE_BI_P));
+    SOLVE_TRY(solve_apply(it, v[SOLVE_V_PHAT], v[SOLVE_V_Q]));
+    SOLVE_TRY(solve_step_run(it, SOLVE_BI_RV));
+    SOLVE_TRY(solve_step_run(it, SOLVE_BI_S));
+    SOLVE_TRY(solve_apply(it, v[SOLVE_V_SHAT], v[SOLVE_V_T]));
+    SOLVE_TRY(solve_step_run(it, SOLVE_BI_T));
+    SOLVE_TRY(solve_step_run(it, SOLVE_BI_R));
 done:
     return st;
 }
 
-/* omega = (t, s) / (t, t); whether it ended the solve at iteration k (not finite, t = 0, or 0). */
-static int omega_breaks(solve_run *s, double tt, double ts, int k, double *omega)
+/* p = r (first iteration) or r + beta (p - omega v), then p^ = M p. */
+static spx_status space_direction(solve_iter *it)
 {
-    if (solve_nonfinite(s, tt, "(t, t)", k) || solve_nonfinite(s, ts, "(t, s)", k)) return 1;
-    if (tt == 0.0)
-        return solve_breakdown(s, SPX_SOLVE_BREAKDOWN_OMEGA,
-                               "t = A s^ = 0 with s != 0 at iteration %d: A or the preconditioner is singular", k);
-    *omega = ts / tt;
-    if (*omega != 0.0) return 0;
-    return solve_breakdown(s, SPX_SOLVE_BREAKDOWN_OMEGA, "omega = (t, s) / (t, t) = 0 at iteration %d: the iteration stagnates",
-                           k);
+    const solve_scalars *sc = it->sc;
+    spx_vec *const *v = it->v;
+    spx_status st = SPX_OK;
+    if (sc->k == 1) {
+        SOLVE_TRY(spx_vec_copy(v[SOLVE_V_P], v[SOLVE_V_R]));
+    } else {
+        SOLVE_TRY(spx_vec_axpby(-sc->omega, v[SOLVE_V_Q], 1.0, v[SOLVE_V_P]));
+        SOLVE_TRY(spx_vec_axpby(1.0, v[SOLVE_V_R], sc->beta, v[SOLVE_V_P]));
+    }
+    SOLVE_TRY(solve_precond(it->s, v[SOLVE_V_P], v[SOLVE_V_PHAT]));
+done:
+    return st;
 }
 
-/* The iterations after the initial residual in w[BI_R]; *hit_cap = 1 when the cap ends them. */
-static spx_status bicgstab_iterate(solve_run *s, spx_vec **w, int *hit_cap)
+/* x's owed update (alpha p^, then omega s^), then r = s - omega t with ||r|| and (r0^, r) while
+ * the solve runs. */
+static spx_status space_last(solve_iter *it, double *rnorm, double *rho)
 {
-    spx_vec *r = w[BI_R], *rhat = w[BI_RHAT], *v = w[BI_V], *t = w[BI_T];
-    const int pre = s->o.precond != SPX_PRECOND_NONE;
-    spx_vec *phat = pre ? w[BI_PHAT] : w[BI_P], *shat = pre ? w[BI_SHAT] : r;
+    const solve_scalars *sc = it->sc;
+    spx_vec *const *v = it->v;
     spx_status st = SPX_OK;
-    bi_scalars c = {1.0, 1.0, 1.0};
-    SOLVE_TRY(spx_vec_copy(rhat, r));
-    for (int k = 1; k <= s->o.max_iter; k++) {
-        double rho = 0.0, rv = 0.0, norm = 0.0, tt = 0.0, ts = 0.0;
-        int ended = 0;
-        SOLVE_TRY(solve_dot(s, rhat, r, &rho));
-        SOLVE_TRY(new_direction(s, w, k, rho, &c, &ended));
-        if (ended) break;
-        SOLVE_TRY(solve_precond(s, w[BI_P], phat));
-        SOLVE_TRY(solve_apply(s, phat, v));
-        SOLVE_TRY(solve_dot(s, rhat, v, &rv));
-        if (solve_nonfinite(s, rv, "(r0^, v)", k)) break;
-        if (rv == 0.0) {
-            solve_breakdown(s, SPX_SOLVE_BREAKDOWN_RV, "(r0^, v) = 0 at iteration %d: alpha is undefined", k);
-            break;
-        }
-        c.alpha = rho / rv;
-        SOLVE_TRY(spx_vec_axpby(-c.alpha, v, 1.0, r)); /* r = s = r - alpha v */
-        SOLVE_TRY(solve_nrm2(s, r, &norm));
-        if (solve_nonfinite(s, norm, "||s||", k)) break;
-        if (norm / s->bnorm <= s->o.tol) { /* converged at the half step: x + alpha p^ */
-            SOLVE_TRY(spx_vec_axpby(c.alpha, phat, 1.0, s->x));
-            solve_record(s, k, norm / s->bnorm);
-            break;
-        }
-        SOLVE_TRY(solve_precond(s, r, shat));
-        SOLVE_TRY(solve_apply(s, shat, t));
-        SOLVE_TRY(solve_dot(s, t, t, &tt));
-        SOLVE_TRY(solve_dot(s, t, r, &ts));
-        if (omega_breaks(s, tt, ts, k, &c.omega)) break;
-        SOLVE_TRY(spx_vec_axpby(c.alpha, phat, 1.0, s->x));
-        SOLVE_TRY(spx_vec_axpby(c.omega, shat, 1.0, s->x));
-        SOLVE_TRY(spx_vec_axpby(-c.omega, t, 1.0, r)); /* r = s - omega t */
-        SOLVE_TRY(solve_nrm2(s, r, &norm));
-        if (solve_record(s, k, norm / s->bnorm)) break;
-        if (k == s->o.max_iter) {
-            *hit_cap = 1;
-            break;
-        }
-        c.rho_old = rho;
+    if (sc->x_due) SOLVE_TRY(spx_vec_axpby(sc->alpha, v[SOLVE_V_PHAT], 1.0, v[SOLVE_V_X]));
+    if (sc->x_due == SOLVE_X_ALPHA_OMEGA) SOLVE_TRY(spx_vec_axpby(sc->omega, v[SOLVE_V_SHAT], 1.0, v[SOLVE_V_X]));
+    if (!sc_running(sc)) goto done;
+    SOLVE_TRY(spx_vec_axpby(-sc->omega, v[SOLVE_V_T], 1.0, v[SOLVE_V_R]));
+    SOLVE_TRY(solve_nrm2(it->s, v[SOLVE_V_R], rnorm));
+    SOLVE_TRY(solve_dot(it->s, v[SOLVE_V_RHAT], v[SOLVE_V_R], rho));
+done:
+    return st;
+}
+
+/* BiCGSTAB's steps over the space's operations, the scalars on the host (the distributed
+ * path). */
+static spx_status bi_space_step(solve_iter *it, solve_step step)
+{
+    solve_scalars *sc = it->sc;
+    spx_vec *const *v = it->v;
+    solve_run *s = it->s;
+    spx_status st = SPX_OK;
+    double a = 0.0, b = 0.0;
+    if (step != SOLVE_BI_INIT && step != SOLVE_BI_R && !sc_running(sc)) return SPX_OK;
+    switch (step) {
+    case SOLVE_BI_INIT: /* r0^ = r, rho = (r0^, r) */
+        SOLVE_TRY(spx_vec_copy(v[SOLVE_V_RHAT], v[SOLVE_V_R]));
+        SOLVE_TRY(solve_dot(s, v[SOLVE_V_RHAT], v[SOLVE_V_R], &a));
+        bi_after_init(sc, a);
+        break;
+    case SOLVE_BI_P: SOLVE_TRY(space_direction(it)); break;
+    case SOLVE_BI_RV:
+        SOLVE_TRY(solve_dot(s, v[SOLVE_V_RHAT], v[SOLVE_V_Q], &a));
+        bi_after_rv(sc, a);
+        break;
+    case SOLVE_BI_S: /* s = r - alpha v in r, ||s||, s^ = M s */
+        SOLVE_TRY(spx_vec_axpby(-sc->alpha, v[SOLVE_V_Q], 1.0, v[SOLVE_V_R]));
+        SOLVE_TRY(solve_nrm2(s, v[SOLVE_V_R], &a));
+        SOLVE_TRY(solve_precond(s, v[SOLVE_V_R], v[SOLVE_V_SHAT]));
+        bi_after_s(sc, a);
+        break;
+    case SOLVE_BI_T:
+        SOLVE_TRY(solve_dot(s, v[SOLVE_V_T], v[SOLVE_V_T], &a));
+        SOLVE_TRY(solve_dot(s, v[SOLVE_V_T], v[SOLVE_V_R], &b));
+        bi_after_t(sc, a, b);
+        break;
+    case SOLVE_BI_R:
+        SOLVE_TRY(space_last(it, &a, &b));
+        bi_after_r(sc, a, b);
+        break;
+    default: st = spx_fail(s->ctx, SPX_ERR_ARG, "%s: step %d is not BiCGSTAB's", s->fn, (int)step);
     }
 done:
     return st;
 }
 
+/* Vectors of n entries the fused steps read or write per iteration (after the first): p reads
+ * r, p, v and writes p; rv reads r0^, v; s reads v, r and writes r; t reads t, r; r reads x, p^,
+ * s^, t, r, r0^ and writes x, r (without Jacobi p^ is p and s^ is r, one vector each). Jacobi
+ * adds D read and p^ written in p, D read and s^ written in s. */
+enum { BI_PASSES = 4 + 2 + 3 + 2 + 7, BI_PASSES_JACOBI = BI_PASSES + 2 + 2 + 1 };
+
+/* BiCGSTAB as solve_drive runs it. */
+static const solve_method bi_method = {BI_PHAT,       BI_WORK, BI_PASSES,     BI_PASSES_JACOBI, bi_roles,
+                                       SOLVE_BI_INIT, bi_body, bi_space_step};
+
 spx_status solve_bicgstab_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x,
                                 const spx_solve_opts *opts, spx_solve_result *res)
 {
-    return solve_drive(fn, bicgstab_iterate, BI_PHAT, BI_WORK, sp, b, x, opts, res);
+    return solve_drive(fn, &bi_method, sp, b, x, opts, res);
 }
 
 spx_status spx_solve_bicgstab(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res)

@@ -1,6 +1,7 @@
 /* src/solve/cg.c: conjugate gradients for symmetric positive definite A, optionally with the
  * Jacobi preconditioner (Hestenes & Stiefel 1952; Saad, "Iterative Methods for Sparse Linear
- * Systems", 2nd ed., Algorithm 9.1), over spx_plan_apply and the vector operations. */
+ * Systems", 2nd ed., Algorithm 9.1): its work vectors, its iteration as an SpMV and three fused
+ * steps (solve_scalars.h: pq, r, xp), and those steps over a space's own operations. */
 #include <math.h>
 
 #include "solve/solve_common.h"
@@ -11,65 +12,93 @@
 enum { CG_R, CG_P, CG_Q, CG_Z, CG_WORK };
 _Static_assert(CG_R == 0 && CG_WORK <= SOLVE_MAX_WORK, "the residual first, within the work limit");
 
-/* Whether rz = (r, z) ends the solve at iteration k: not finite, or <= 0, which with r != 0
- * means the preconditioner is not positive definite. */
-static int rz_breaks(solve_run *s, double rz, int k)
+/* The roles of the work vectors (z is r without a preconditioner). */
+static void cg_roles(solve_iter *it, spx_vec **w, int jacobi)
 {
-    if (solve_nonfinite(s, rz, "(r, z)", k)) return 1;
-    if (rz > 0.0) return 0;
-    return solve_breakdown(s, SPX_SOLVE_BREAKDOWN_RHO,
-                           "(r, z) = %.3e <= 0 at iteration %d: the preconditioner is not positive definite", rz, k);
+    it->v[SOLVE_V_R] = w[CG_R];
+    it->v[SOLVE_V_P] = w[CG_P];
+    it->v[SOLVE_V_Q] = w[CG_Q];
+    it->v[SOLVE_V_Z] = jacobi ? w[CG_Z] : w[CG_R];
 }
 
-/* The iterations after the initial residual in w[CG_R]; *hit_cap = 1 when the cap ends them. */
-static spx_status cg_iterate(solve_run *s, spx_vec **w, int *hit_cap)
+/* One iteration: q = A p, then the steps; no decision on the host. */
+static spx_status cg_body(solve_iter *it)
 {
-    spx_vec *r = w[CG_R], *p = w[CG_P], *q = w[CG_Q];
-    const int pre = s->o.precond != SPX_PRECOND_NONE;
-    spx_vec *z = pre ? w[CG_Z] : r;
     spx_status st = SPX_OK;
-    double rz = 0.0, pq = 0.0;
-    SOLVE_TRY(solve_precond(s, r, z));
-    SOLVE_TRY(solve_dot(s, r, z, &rz));
-    if (rz_breaks(s, rz, 0)) goto done;
-    SOLVE_TRY(spx_vec_copy(p, z));
-    for (int k = 1; k <= s->o.max_iter; k++) {
-        SOLVE_TRY(solve_apply(s, p, q));
-        SOLVE_TRY(solve_dot(s, p, q, &pq));
-        if (solve_nonfinite(s, pq, "p'Ap", k)) break;
-        if (pq <= 0.0) {
-            solve_breakdown(s, SPX_SOLVE_BREAKDOWN_PAP, "p'Ap = %.3e <= 0 at iteration %d: A is not symmetric positive definite",
-                            pq, k);
-            break;
-        }
-        const double alpha = rz / pq;
-        SOLVE_TRY(spx_vec_axpby(alpha, p, 1.0, s->x));
-        SOLVE_TRY(spx_vec_axpby(-alpha, q, 1.0, r));
-        double rz_new = 0.0, rnorm = 0.0;
-        if (pre) {
-            SOLVE_TRY(solve_precond(s, r, z));
-            SOLVE_TRY(solve_dot(s, r, z, &rz_new));
-            SOLVE_TRY(solve_nrm2(s, r, &rnorm));
-        } else { /* (r, r) serves both: one reduction, one synchronisation on the GPU */
-            SOLVE_TRY(solve_dot(s, r, r, &rz_new));
-            rnorm = sqrt(rz_new);
-        }
-        if (solve_record(s, k, rnorm / s->bnorm) || rz_breaks(s, rz_new, k)) break;
-        if (k == s->o.max_iter) {
-            *hit_cap = 1;
-            break;
-        }
-        SOLVE_TRY(spx_vec_axpby(1.0, z, rz_new / rz, p)); /* p = z + beta p */
-        rz = rz_new;
+    SOLVE_TRY(solve_apply(it, it->v[SOLVE_V_P], it->v[SOLVE_V_Q]));
+    SOLVE_TRY(solve_step_run(it, SOLVE_CG_PQ));
+    SOLVE_TRY(solve_step_run(it, SOLVE_CG_R));
+    SOLVE_TRY(solve_step_run(it, SOLVE_CG_XP));
+done:
+    return st;
+}
+
+/* The new residual (r -= alpha q, z = M r) and its sums: (r, z), ||r||. */
+static spx_status space_new_residual(solve_iter *it, double *rz, double *rnorm)
+{
+    solve_run *s = it->s;
+    spx_vec *r = it->v[SOLVE_V_R], *z = it->v[SOLVE_V_Z];
+    spx_status st = SPX_OK;
+    SOLVE_TRY(spx_vec_axpby(-it->sc->alpha, it->v[SOLVE_V_Q], 1.0, r));
+    if (z == r) { /* (r, r) serves both: one reduction */
+        SOLVE_TRY(solve_dot(s, r, r, rz));
+        *rnorm = sqrt(*rz);
+    } else {
+        SOLVE_TRY(solve_precond(s, r, z));
+        SOLVE_TRY(solve_dot(s, r, z, rz));
+        SOLVE_TRY(solve_nrm2(s, r, rnorm));
     }
 done:
     return st;
 }
 
+/* CG's steps over the space's operations, the scalars on the host (the distributed path). */
+static spx_status cg_space_step(solve_iter *it, solve_step step)
+{
+    solve_scalars *sc = it->sc;
+    spx_vec *const *v = it->v;
+    spx_status st = SPX_OK;
+    double a = 0.0, b = 0.0;
+    switch (step) {
+    case SOLVE_CG_INIT: /* z = M r, (r, z), p = z */
+        SOLVE_TRY(solve_precond(it->s, v[SOLVE_V_R], v[SOLVE_V_Z]));
+        SOLVE_TRY(solve_dot(it->s, v[SOLVE_V_R], v[SOLVE_V_Z], &a));
+        SOLVE_TRY(spx_vec_copy(v[SOLVE_V_P], v[SOLVE_V_Z]));
+        cg_after_init(sc, a);
+        break;
+    case SOLVE_CG_PQ:
+        if (!sc_running(sc)) break;
+        SOLVE_TRY(solve_dot(it->s, v[SOLVE_V_P], v[SOLVE_V_Q], &a));
+        cg_after_pq(sc, a);
+        break;
+    case SOLVE_CG_R:
+        if (!sc_running(sc)) break;
+        SOLVE_TRY(space_new_residual(it, &a, &b));
+        cg_after_r(sc, a, b);
+        break;
+    case SOLVE_CG_XP:
+        if (sc->x_due) SOLVE_TRY(spx_vec_axpby(sc->alpha, v[SOLVE_V_P], 1.0, v[SOLVE_V_X]));
+        if (sc_running(sc)) SOLVE_TRY(spx_vec_axpby(1.0, v[SOLVE_V_Z], sc->beta, v[SOLVE_V_P])); /* p = z + beta p */
+        cg_after_xp(sc);
+        break;
+    default: st = spx_fail(it->s->ctx, SPX_ERR_ARG, "%s: step %d is not CG's", it->s->fn, (int)step);
+    }
+done:
+    return st;
+}
+
+/* Vectors of n entries the fused steps read or write per iteration: pq reads p, q; r reads
+ * q, r and writes r (Jacobi: reads D, writes z); xp reads x, p, z and writes x, p. */
+enum { CG_PASSES = 2 + 3 + 5, CG_PASSES_JACOBI = CG_PASSES + 2 };
+
+/* CG as solve_drive runs it. */
+static const solve_method cg_method = {CG_Z,          CG_WORK, CG_PASSES,     CG_PASSES_JACOBI, cg_roles,
+                                       SOLVE_CG_INIT, cg_body, cg_space_step};
+
 spx_status solve_cg_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts,
                           spx_solve_result *res)
 {
-    return solve_drive(fn, cg_iterate, CG_Z, CG_WORK, sp, b, x, opts, res);
+    return solve_drive(fn, &cg_method, sp, b, x, opts, res);
 }
 
 spx_status spx_solve_cg(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res)

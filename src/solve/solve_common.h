@@ -1,20 +1,25 @@
 /* src/solve/solve_common.h: what the solvers share: the run's state (operator, vectors,
  * resolved options, the result being filled), argument checks, work vectors, the initial
- * residual, the per-iteration bookkeeping (history, callback, convergence), breakdowns, the
- * preconditioner's application and the end of a run (timing, the reason). */
+ * residual, the iteration as fused steps over a scalar block (src/solve/solve_scalars.h) run on
+ * the backend (the CPU's OpenMP passes, the GPU's kernels replayed as a CUDA graph, or the
+ * space's own operations), the host's reads of that block every few iterations (history,
+ * callback, the end), the preconditioner and the end of a run (timing, the reason). */
 #ifndef SPX_SOLVE_SOLVE_COMMON_H
 #define SPX_SOLVE_SOLVE_COMMON_H
 
 #include "core/ctx.h"
+#include "solve/solve_scalars.h"
+#include "solve/solve_steps.h"
 
 /* Work vectors a solver holds at most. */
 #define SOLVE_MAX_WORK 8
 
 /* What a solver iterates over: the operator y = a*A*x + b*y and the inner product, on
  * vectors of n entries (the local part of distributed ones) of one backend and precision. The
- * plain solvers' space is a plan and the vectors' own dot and nrm2 (solve_plan_space); the
- * distributed module's applies the distributed matrix and sums the dot products over its ranks
- * (src/dist/dist_solve.c). */
+ * plain solvers' space is a plan and the vectors' own dot and nrm2 (solve_plan_space), whose
+ * steps run fused on the backend; the distributed module's applies the distributed matrix and
+ * sums the dot products over its ranks (src/dist/dist_solve.c), and its steps go through those
+ * operations, the scalars on the host. */
 typedef struct solve_space {
     spx_status (*apply)(void *user, double a, const spx_vec *x, double b, spx_vec *y);
     spx_status (*dot)(void *user, const spx_vec *x, const spx_vec *y, double *out); /* global (x, y) */
@@ -26,10 +31,13 @@ typedef struct solve_space {
     int64_t n; /* local length of x, b and every work vector */
     spx_backend backend;
     spx_precision precision;
+    int fused; /* 1: the vectors are the whole problem (a plan's space), so the backend's fused
+                  steps may form the sums; 0: every sum through dot and nrm2 */
 } solve_space;
 
 /* The space of a square plan A (fn names the caller in messages): spx_plan_apply, spx_vec_dot,
- * spx_vec_nrm2; SPX_ERR_ARG with a message in ctx when A is not square or cannot be read. */
+ * spx_vec_nrm2, fused steps; SPX_ERR_ARG with a message in ctx when A is not square or cannot
+ * be read. */
 spx_status solve_plan_space(spx_ctx *ctx, const char *fn, spx_plan *A, solve_space *out);
 
 /* One solve in progress. */
@@ -55,38 +63,55 @@ typedef struct solve_run {
         if ((st = (call)) != SPX_OK) goto done;                                            \
     } while (0)
 
-/* A method's iterations after the initial residual in w[0]; *hit_cap = 1 when the cap ends
- * them. */
-typedef spx_status (*solve_iterate_fn)(solve_run *s, spx_vec **w, int *hit_cap);
-/* The whole of solver fn over space sp: checks, work vectors (work_plain of them, work_jacobi
- * with the preconditioner; w[0] the residual), the initial residual, iterate, the end. */
-spx_status solve_drive(const char *fn, solve_iterate_fn iterate, int work_plain, int work_jacobi, const solve_space *sp,
-                       const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res);
+/* The iteration phase of a solve: the vectors by role, the scalar block the steps update (the
+ * host's; a copy of the device's, read at each check, on CUDA) and where the steps run. */
+typedef struct solve_iter {
+    solve_run *s;
+    spx_vec *v[SOLVE_N_ROLES];
+    void *data[SOLVE_N_ROLES]; /* the vectors' data (spx_vec_data) */
+    solve_scalars *sc;
+    solve_cuda *dev;                           /* CUDA fused steps; NULL otherwise */
+    const struct solve_method *m;               /* the method */
+} solve_iter;
+
+/* A method: its work vectors (w[0] the residual), their roles, its first step, its iteration
+ * (SpMVs and steps only: no decision on the host, so it can be captured and replayed), its
+ * steps over the space's operations (the distributed space's path), and the vectors of n
+ * entries its fused steps read or write per iteration (the floor's vector traffic). */
+typedef struct solve_method {
+    int work_plain, work_jacobi;
+    int passes_plain, passes_jacobi;
+    void (*roles)(solve_iter *it, spx_vec **w, int jacobi);
+    solve_step init;
+    spx_status (*body)(solve_iter *it);
+    spx_status (*space_step)(solve_iter *it, solve_step step);
+} solve_method;
+
+/* The whole of a method over space sp: checks, work vectors, the initial residual, its
+ * iterations with the host's checks, the end. */
+spx_status solve_drive(const char *fn, const solve_method *m, const solve_space *sp, const spx_vec *b, spx_vec *x,
+                       const spx_solve_opts *opts, spx_solve_result *res);
 /* CG and BiCGSTAB over any space (cg.c, bicgstab.c): spx_solve_cg and spx_solve_bicgstab are
  * these over a plan's space; fn names the public caller. */
 spx_status solve_cg_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts,
                           spx_solve_result *res);
 spx_status solve_bicgstab_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x,
                                 const spx_solve_opts *opts, spx_solve_result *res);
-/* Records ||r_k|| / ||b|| = rel after iteration k (history, callback, result); returns 1 when
- * the solve ends there: converged (rel <= tol), not finite (a breakdown) or stopped. */
-int solve_record(solve_run *s, int k, double rel);
-/* Ends the solve with breakdown status st and the reason; returns 1 (the loops' "done"). */
-int solve_breakdown(solve_run *s, spx_solve_status st, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* Whether the solve breaks down on a non-finite scalar v named what at iteration k (then
- * recorded as SPX_SOLVE_BREAKDOWN_NONFINITE). */
-int solve_nonfinite(solve_run *s, double v, const char *what, int k);
-/* out = A in (one SpMV, counted). */
-spx_status solve_apply(solve_run *s, const spx_vec *in, spx_vec *out);
+/* Runs step on the iteration's backend: the device's kernels, the CPU's fused passes, or the
+ * method's steps over the space. A step whose scalars say the solve has ended does nothing. */
+spx_status solve_step_run(solve_iter *it, solve_step step);
+/* out = A in (one SpMV), skipped on the host once the solve has ended (on the device it runs,
+ * wasted and harmless: only the next step, a no-op then, reads out). */
+spx_status solve_apply(solve_iter *it, const spx_vec *in, spx_vec *out);
 /* *out = (x, y) over the space (all ranks for a distributed one). */
 spx_status solve_dot(solve_run *s, const spx_vec *x, const spx_vec *y, double *out);
 /* *out = ||x|| over the space. */
 spx_status solve_nrm2(solve_run *s, const spx_vec *x, double *out);
 /* z = M^-1 r: D^-1 r for Jacobi; nothing without a preconditioner (the callers then use r). */
 spx_status solve_precond(solve_run *s, const spx_vec *r, spx_vec *z);
+
+/* The CPU's fused steps (src/solve/steps_cpu.c): step as one OpenMP pass, summing as
+ * spx_vec_dot does, so the scalars have the bits of the space's own operations. */
+spx_status solve_cpu_step(solve_iter *it, solve_step step);
 
 #endif

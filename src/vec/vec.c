@@ -10,6 +10,7 @@
 
 #include "core/ctx.h"
 #include "cuda/gateway.h"
+#include "vec/vec_blue.h"
 #include "vec/vec_cuda.h"
 #include "vec/vec_internal.h"
 
@@ -48,11 +49,11 @@ typedef struct vec_job {
     void *y;
 } vec_job;
 
-typedef void (*vec_range_fn)(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS]);
 
 /* y[lo, hi) = a. */
-static void range_fill(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_fill(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
+    const vec_job *j = job;
     if (j->p == SPX_FP32) {
         float *y = j->y;
         const float v = (float)j->a;
@@ -64,31 +65,35 @@ static void range_fill(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_
 }
 
 /* y[lo, hi) = x[lo, hi), bytes of the job's precision. */
-static void range_copy(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_copy(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
+    const vec_job *j = job;
     const size_t eb = spx_precision_bytes(j->p);
     if (hi > lo) memcpy((char *)j->y + (size_t)lo * eb, (const char *)j->x + (size_t)lo * eb, (size_t)(hi - lo) * eb);
 }
 
 /* float y[lo, hi) = double x[lo, hi), rounded to nearest. */
-static void range_to_f32(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_to_f32(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
+    const vec_job *j = job;
     const double *x = j->x;
     float *y = j->y;
     for (int64_t i = lo; i < hi; i++) y[i] = (float)x[i];
 }
 
 /* double y[lo, hi) = float x[lo, hi). */
-static void range_from_f32(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_from_f32(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
+    const vec_job *j = job;
     const float *x = j->x;
     double *y = j->y;
     for (int64_t i = lo; i < hi; i++) y[i] = (double)x[i];
 }
 
 /* y = a*x + b*y in fp64 on [lo, hi); b == 0 never reads y, a == 0 never reads x (x may be y). */
-static void range_axpby(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_axpby(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
+    const vec_job *j = job;
     const double a = j->a, b = j->b;
     const int rx = a != 0.0, ry = b != 0.0;
     if (j->p == SPX_FP32) {
@@ -123,9 +128,10 @@ typedef struct vec_mul_job {
 } vec_mul_job;
 
 /* y[lo, hi) = x * w (fp64 product, rounded once for fp32); y may be x or w. */
-static void range_mul(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_mul(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
-    const vec_mul_job *m = (const vec_mul_job *)j;
+    const vec_job *j = job;
+    const vec_mul_job *m = job;
     if (j->p == SPX_FP32) {
         const float *x = j->x, *w = m->w;
         float *y = j->y;
@@ -140,8 +146,9 @@ static void range_mul(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N
 /* acc[MED] = sum over [lo, hi) of x*y in fp64: four accumulators in a fixed pattern (entry
  * lo + i goes to i % 4; they are added pairwise at the end), so the result depends only on
  * lo and hi, never on the compiler's or the data's alignment. */
-static void range_dot(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_dot(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
+    const vec_job *j = job;
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
     int64_t i = lo;
     if (j->p == SPX_FP32) {
@@ -172,25 +179,13 @@ static void range_dot(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N
 
 /* acc = Blue's three sums of squares of fp64 x over [lo, hi) (the CPU's fallback: branchy,
  * several times slower than range_dot's plain sum). */
-static void range_blue(const vec_job *j, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
+static void range_blue(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
 {
+    const vec_job *j = job;
     const double *x = j->x;
-    double sml = 0.0, med = 0.0, big = 0.0;
-    for (int64_t i = lo; i < hi; i++) {
-        const double ax = fabs(x[i]);
-        if (ax > SPX_VEC_BLUE_TBIG) {
-            const double t = ax * SPX_VEC_BLUE_SBIG;
-            big += t * t;
-        } else if (ax < SPX_VEC_BLUE_TSML) {
-            const double t = ax * SPX_VEC_BLUE_SSML;
-            sml += t * t;
-        } else {
-            med += ax * ax; /* NaN lands here and poisons the medium sum */
-        }
-    }
-    acc[SPX_SUM_SML] = sml;
-    acc[SPX_SUM_MED] = med;
-    acc[SPX_SUM_BIG] = big;
+    double s[SPX_N_SUMS] = {0.0, 0.0, 0.0};
+    for (int64_t i = lo; i < hi; i++) spx_blue_add(s, x[i]);
+    for (int k = 0; k < SPX_N_SUMS; k++) acc[k] = s[k];
 }
 
 /* The first entry of share i of k over n entries (contiguous, sizes differing by at most 1). */
@@ -200,10 +195,7 @@ static int64_t share_start(int64_t n, int i, int k)
     return q * i + (i < r ? i : r);
 }
 
-/* Runs fn over [0, n) in contiguous shares, one per thread of the context's count (one share
- * below SPX_VEC_OMP_MIN entries); sums[k] = the shares' acc[k] added in share order, so the
- * result is the same every run for a given thread count. */
-static void run_shares(spx_ctx *ctx, int64_t n, vec_range_fn fn, const vec_job *j, double sums[SPX_N_SUMS])
+void spx_vec_pass(spx_ctx *ctx, int64_t n, spx_vec_pass_fn fn, const void *job, double sums[SPX_N_SUMS])
 {
     double acc[SPX_VEC_MAX_SHARES][SPX_N_SUMS];
     int want = n < SPX_VEC_OMP_MIN ? 1 : spx_ctx_threads(ctx);
@@ -211,13 +203,13 @@ static void run_shares(spx_ctx *ctx, int64_t n, vec_range_fn fn, const vec_job *
     int shares = 1;
     if (want == 1) {
         memset(acc[0], 0, sizeof acc[0]);
-        fn(j, 0, n, acc[0]);
+        fn(job, 0, n, acc[0]);
     } else {
 #pragma omp parallel num_threads(want)
         {
             const int k = omp_get_num_threads(), i = omp_get_thread_num();
             memset(acc[i], 0, sizeof acc[i]);
-            fn(j, share_start(n, i, k), share_start(n, i + 1, k), acc[i]);
+            fn(job, share_start(n, i, k), share_start(n, i + 1, k), acc[i]);
             if (i == 0) shares = k;
         }
     }
@@ -228,28 +220,10 @@ static void run_shares(spx_ctx *ctx, int64_t n, vec_range_fn fn, const vec_job *
 }
 
 /* Runs an element-wise fn (no sums) over [0, n). */
-static void run_elementwise(spx_ctx *ctx, int64_t n, vec_range_fn fn, const vec_job *j)
+static void run_elementwise(spx_ctx *ctx, int64_t n, spx_vec_pass_fn fn, const vec_job *j)
 {
     double unused[SPX_N_SUMS];
-    run_shares(ctx, n, fn, j, unused);
-}
-
-/* sqrt of Blue's three sums (small entries scaled by SSML, large by SBIG), without overflow or
- * harmful underflow on the way; NaN when any sum is NaN. */
-static double blue_finish(const double sums[SPX_N_SUMS])
-{
-    const double sml = sums[SPX_SUM_SML], med = sums[SPX_SUM_MED], big = sums[SPX_SUM_BIG];
-    if (isnan(sml) || isnan(med) || isnan(big)) return NAN;
-    if (big > 0.0) /* the medium entries only matter at the scale of the large ones */
-        return sqrt(big + (med * SPX_VEC_BLUE_SBIG) * SPX_VEC_BLUE_SBIG) / SPX_VEC_BLUE_SBIG;
-    if (sml > 0.0 && med > 0.0) { /* both: combine the two norms without squaring the larger */
-        const double ymed = sqrt(med), ysml = sqrt(sml) / SPX_VEC_BLUE_SSML;
-        const double ymax = ymed > ysml ? ymed : ysml, ymin = ymed > ysml ? ysml : ymed;
-        const double q = ymin / ymax;
-        return ymax * sqrt(1.0 + q * q);
-    }
-    if (sml > 0.0) return sqrt(sml) / SPX_VEC_BLUE_SSML;
-    return sqrt(med);
+    spx_vec_pass(ctx, n, fn, j, unused);
 }
 
 /* ---- argument checks ---- */
@@ -522,7 +496,7 @@ spx_status spx_vec_dot(const spx_vec *x, const spx_vec *y, double *out)
         if ((s = spx_vec_cuda_dot(x->ctx, x->precision, x->n, x->data, y->data, x->scratch, sums))) return s;
     } else {
         vec_job j = {x->precision, 0.0, 0.0, x->data, y->data}; /* y is only read */
-        run_shares(x->ctx, x->n, range_dot, &j, sums);
+        spx_vec_pass(x->ctx, x->n, range_dot, &j, sums);
     }
     *out = sums[SPX_SUM_MED];
     return SPX_OK;
@@ -535,21 +509,25 @@ spx_status spx_vec_nrm2(const spx_vec *x, double *out)
     if (x->backend == SPX_BACKEND_CUDA) {
         spx_status s = spx_vec_cuda_sumsq(x->ctx, x->precision, x->n, x->data, x->scratch, sums);
         if (s) return s;
-        *out = blue_finish(sums);
+        *out = spx_blue_finish(sums);
         return SPX_OK;
     }
-    /* CPU: the plain fp64 sum of squares (range_dot's speed); fp64 vectors whose sum
-     * overflowed, is NaN or is small enough for underflow to matter go again through Blue's. */
+    /* CPU: the plain fp64 sum of squares (range_dot's speed), then spx_vec_nrm2_cpu_finish */
     vec_job j = {x->precision, 0.0, 0.0, x->data, x->data};
-    run_shares(x->ctx, x->n, range_dot, &j, sums);
-    const double plain = sums[SPX_SUM_MED];
-    if (x->precision == SPX_FP32 || (plain >= SPX_VEC_PLAIN_SUMSQ_MIN && plain <= DBL_MAX)) {
-        *out = sqrt(plain);
-        return SPX_OK;
-    }
-    run_shares(x->ctx, x->n, range_blue, &j, sums);
-    *out = blue_finish(sums);
+    spx_vec_pass(x->ctx, x->n, range_dot, &j, sums);
+    *out = spx_vec_nrm2_cpu_finish(x, sums[SPX_SUM_MED]);
     return SPX_OK;
+}
+
+double spx_vec_nrm2_cpu_finish(const spx_vec *x, double plain)
+{
+    /* fp64 vectors whose plain sum overflowed, is NaN or is small enough for underflow to
+       matter go again through Blue's */
+    if (x->precision == SPX_FP32 || (plain >= SPX_VEC_PLAIN_SUMSQ_MIN && plain <= DBL_MAX)) return sqrt(plain);
+    double sums[SPX_N_SUMS];
+    vec_job j = {x->precision, 0.0, 0.0, x->data, x->data};
+    spx_vec_pass(x->ctx, x->n, range_blue, &j, sums);
+    return spx_blue_finish(sums);
 }
 
 /* ---- plans on vectors ---- */

@@ -6,12 +6,11 @@
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
 #include "vec/vec_cuda.h"
+#include "vec/vec_reduce.cuh"
+#define SPX_VEC_FN static __host__ __device__ __forceinline__
+#include "vec/vec_blue.h"
 
-/* Launch constants. */
-#define SPX_VEC_BLOCK 256       /* threads per block: element-wise kernels and reduction pass 1 */
-#define SPX_VEC_BLOCKS_PER_SM 8 /* 8 x 256 = 2048 resident threads, a full Hopper SM: the
-                                   occupancy a streaming kernel needs to keep HBM busy (as
-                                   SPX_SCALE_BLOCKS_PER_SM in src/cuda/runtime.cu) */
+/* Launch constants (SPX_VEC_BLOCK and the grid: vec_reduce.cuh). */
 #define SPX_VEC_FINAL_BLOCK 1024 /* threads of the single block of reduction pass 2: each adds
                                     at most SPX_VEC_RED_MAX_BLOCKS / 1024 = 4 partials per sum */
 
@@ -82,37 +81,8 @@ __device__ __forceinline__ void red_add(double *s, const VT *x, const VT *y, int
         const double d = (double)x[i];
         s[0] += d * d;
     } else {
-        const double ax = fabs((double)x[i]);
-        if (ax > SPX_VEC_BLUE_TBIG) {
-            const double t = ax * SPX_VEC_BLUE_SBIG;
-            s[SPX_SUM_BIG] += t * t;
-        } else if (ax < SPX_VEC_BLUE_TSML) {
-            const double t = ax * SPX_VEC_BLUE_SSML;
-            s[SPX_SUM_SML] += t * t;
-        } else {
-            s[SPX_SUM_MED] += ax * ax; /* NaN lands here and poisons the medium sum */
-        }
+        spx_blue_add(s, (double)x[i]);
     }
-}
-
-/* Sums NS values over the block in a fixed order (a shuffle tree per warp, then warp 0 over the
- * warp totals); thread 0 holds the totals. Every thread calls it once per kernel. */
-template <int BLOCK, int NS>
-__device__ __forceinline__ void block_sums(double *s)
-{
-    static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK must be a multiple of 32, at most 1024");
-    constexpr int WARPS = BLOCK / 32;
-    __shared__ double warp_total[NS][WARPS];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int k = 0; k < NS; k++) {
-        const double v = spx_group_sum<32>(s[k]);
-        if (lane == 0) warp_total[k][warp] = v;
-    }
-    __syncthreads();
-    if (warp != 0) return;
-#pragma unroll
-    for (int k = 0; k < NS; k++) s[k] = spx_group_sum<32>(lane < WARPS ? warp_total[k][lane] : 0.0);
 }
 
 /* Pass 1: block b's sums of its grid-stride share go to partials[k * gridDim.x + b]. */
@@ -126,7 +96,7 @@ __global__ void __launch_bounds__(SPX_VEC_BLOCK)
     for (int k = 0; k < NS; k++) s[k] = 0.0;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) red_add<OP, VT>(s, x, y, i);
-    block_sums<SPX_VEC_BLOCK, NS>(s);
+    spx_vec_block_sums<SPX_VEC_BLOCK, NS>(s);
     if (threadIdx.x == 0)
         for (int k = 0; k < NS; k++) partials[(int64_t)k * gridDim.x + blockIdx.x] = s[k];
 }
@@ -142,16 +112,13 @@ __global__ void __launch_bounds__(SPX_VEC_FINAL_BLOCK)
         s[k] = 0.0;
         for (int i = threadIdx.x; i < parts; i += SPX_VEC_FINAL_BLOCK) s[k] += partials[(int64_t)k * parts + i];
     }
-    block_sums<SPX_VEC_FINAL_BLOCK, NS>(s);
+    spx_vec_block_sums<SPX_VEC_FINAL_BLOCK, NS>(s);
     if (threadIdx.x == 0)
         for (int k = 0; k < NS; k++) out[k] = s[k];
 }
 
 /* Blocks for a grid-stride element-wise kernel over n entries on the context's device. */
-unsigned grid_for(spx_ctx *ctx, int64_t n)
-{
-    return spx_cuda_grid_stride_blocks(ctx, n, SPX_VEC_BLOCK, SPX_VEC_BLOCKS_PER_SM);
-}
+unsigned grid_for(spx_ctx *ctx, int64_t n) { return spx_vec_grid(ctx, n); }
 
 /* Launches axpby with the read flags a and b call for. */
 template <typename VT>
