@@ -56,6 +56,33 @@ spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *un
     return not_compiled(ctx);
 }
 
+spx_status spx_cuda_csr_dev_check(spx_ctx *ctx, const spx_csr_dev *A, int32_t *unsorted_row)
+{
+    (void)A;
+    (void)unsorted_row;
+    return not_compiled(ctx);
+}
+spx_status spx_cuda_csr_dev_alloc(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_index_type rowptr_type,
+                                  spx_precision prec, spx_csr_dev *out)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_type rowptr_type, spx_precision prec,
+                                   spx_csr_dev *out)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_cuda_csr_dev_download(spx_ctx *ctx, const spx_csr_dev *A, spx_csr *C) { return not_compiled(ctx); }
+spx_status spx_cuda_csr_dev_view(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out,
+                                 void **block)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_cuda_download_values(spx_ctx *ctx, double *dst, const void *src, spx_precision prec, int64_t n)
+{
+    return not_compiled(ctx);
+}
+
 /* No format has a GPU half in this build. */
 #define SPX_FORMAT(name) \
     const spx_format_cuda *spx_##name##_cuda(void) { return NULL; }

@@ -1,29 +1,10 @@
 /* src/cuda/dev_csr.cu: a library CSR (int64 row pointers, fp64 values) put on the device in the
  * shape device-built layouts start from (int32 row pointers, values in the plan's precision),
  * converted by kernels there; and any such device CSR back to a host CSR, for round trips. */
+#include "cuda/convert_kernels.cuh"
 #include "cuda/primitives.cuh"
-#include "cuda/runtime.cuh"
-
-#define SPX_CONVERT_BLOCK 256
-#define SPX_CONVERT_BLOCKS_PER_SM 8 /* grid-stride: enough resident warps to saturate HBM */
 
 namespace {
-
-/* out[i] = (int32) in[i]: the row pointers fit int32 (checked: nnz <= INT32_MAX). */
-__global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
-    spx_narrow_rowptr_kernel(int64_t n, const int64_t *__restrict__ in, int32_t *__restrict__ out)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        out[i] = (int32_t)in[i];
-}
-
-/* out[i] = (float) in[i], rounded to nearest as the host build rounds. */
-__global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
-    spx_narrow_values_kernel(int64_t n, const double *__restrict__ in, float *__restrict__ out)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        out[i] = (float)in[i];
-}
 
 /* Entries a thread of spx_unsorted_kernel checks, consecutive: parallel over entries, not rows,
  * so a row of millions of entries does not hold one thread. */
@@ -84,12 +65,7 @@ static spx_status upload_rowptr(spx_ctx *ctx, const int64_t *host, int64_t n, in
     int64_t *stage = NULL;
     spx_status s = spx_cuda_malloc(ctx, (void **)&stage, (size_t)n * sizeof *stage);
     if (!s) s = spx_cuda_h2d(ctx, stage, host, (size_t)n * sizeof *stage);
-    if (!s) {
-        unsigned grid = spx_cuda_grid_stride_blocks(ctx, n, SPX_CONVERT_BLOCK, SPX_CONVERT_BLOCKS_PER_SM);
-        spx_narrow_rowptr_kernel<<<grid, SPX_CONVERT_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, stage, out);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "launch of spx_narrow_rowptr_kernel", __FILE__, __LINE__);
-    }
+    if (!s) s = spx_cuda_cast(ctx, stage, out, n);
     if (!s) s = spx_cuda_sync(ctx);
     spx_cuda_free(ctx, stage);
     return s;
@@ -102,12 +78,7 @@ static spx_status upload_values(spx_ctx *ctx, const double *host, int64_t n, spx
     double *stage = NULL;
     spx_status s = spx_cuda_malloc(ctx, (void **)&stage, (size_t)n * sizeof *stage);
     if (!s) s = spx_cuda_h2d(ctx, stage, host, (size_t)n * sizeof *stage);
-    if (!s) {
-        unsigned grid = spx_cuda_grid_stride_blocks(ctx, n, SPX_CONVERT_BLOCK, SPX_CONVERT_BLOCKS_PER_SM);
-        spx_narrow_values_kernel<<<grid, SPX_CONVERT_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, stage, (float *)out);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "launch of spx_narrow_values_kernel", __FILE__, __LINE__);
-    }
+    if (!s) s = spx_cuda_cast(ctx, stage, (float *)out, n);
     if (!s) s = spx_cuda_sync(ctx);
     spx_cuda_free(ctx, stage);
     return s;

@@ -94,6 +94,31 @@ spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *un
  * sums to rounding. Uses D->scratch when set (no allocation). */
 spx_status spx_cuda_features(spx_ctx *ctx, const spx_dev_csr *D, spx_features *out);
 
+/* The public device CSR (spx_csr_dev, src/cuda/csr_dev.cu). Checks A's arrays (device memory
+ * of the context's device, aligned) and its invariants on the device, as spx_csr_dev_wrap
+ * promises (SPX_ERR_ARG naming the first offending row); *unsorted_row: the first row whose
+ * columns do not strictly increase, -1 none. Waits for the context's stream. */
+spx_status spx_cuda_csr_dev_check(spx_ctx *ctx, const spx_csr_dev *A, int32_t *unsorted_row);
+/* *out: the fields of a new m x n device CSR of nnz entries, its arrays in one allocation at
+ * out->rowptr (owns 1; contents uninitialised). */
+spx_status spx_cuda_csr_dev_alloc(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_index_type rowptr_type,
+                                  spx_precision prec, spx_csr_dev *out);
+/* *out: a device copy of the host CSR A (as spx_cuda_csr_dev_alloc's), checked on the device
+ * with spx_csr_check's messages (and unsorted_row found) before it is handed out. */
+spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_type rowptr_type, spx_precision prec,
+                                   spx_csr_dev *out);
+/* Copies the device CSR A into the host CSR C of the same size (int64 row pointers, fp64). */
+spx_status spx_cuda_csr_dev_download(spx_ctx *ctx, const spx_csr_dev *A, spx_csr *C);
+/* *out: A as the device kernels take it (int32 row pointers, values in prec): A's own arrays
+ * where they have those types, else converted copies queued on the context's stream into one
+ * new allocation *block (NULL when nothing was converted; the caller frees it with
+ * spx_cuda_free). SPX_ERR_OVERFLOW past 2^31 - 1 nonzeros. */
+spx_status spx_cuda_csr_dev_view(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out,
+                                 void **block);
+/* Copies n values of precision prec from the device into dst (fp64; fp32 widened on the
+ * host). */
+spx_status spx_cuda_download_values(spx_ctx *ctx, double *dst, const void *src, spx_precision prec, int64_t n);
+
 /* Every format's GPU half, from src/spmv/formats.def (NULL in builds without CUDA). */
 #define SPX_FORMAT(name) const spx_format_cuda *spx_##name##_cuda(void);
 #include "spmv/formats.def"

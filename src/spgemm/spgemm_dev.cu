@@ -1,6 +1,5 @@
 /* src/spgemm/spgemm_dev.cu: the SpGEMM GPU implementations' shared operand upload and result
  * download (see spgemm_dev.cuh). */
-#include "core/host_copy.h"
 #include "spgemm/spgemm_dev.cuh"
 
 spx_status spx_spgemm_dev_upload(spx_ctx *ctx, const spx_spgemm_input *in, spx_spgemm_operands *out)
@@ -30,11 +29,5 @@ spx_status spx_spgemm_dev_download(spx_ctx *ctx, const int32_t *colind, const vo
 {
     if (nnz == 0) return SPX_OK;
     spx_status s = spx_cuda_d2h(ctx, C->colind, colind, (size_t)nnz * sizeof(int32_t));
-    if (s || prec == SPX_FP64) return s ? s : spx_cuda_d2h(ctx, C->val, val, (size_t)nnz * sizeof(double));
-    float *stage = (float *)spx_malloc_array(ctx, (size_t)nnz, sizeof(float));
-    if (!stage) return spx_fail_nomem(ctx, "spgemm: fp32 download of C");
-    s = spx_cuda_d2h(ctx, stage, val, (size_t)nnz * sizeof(float));
-    if (!s) spx_host_widen(C->val, stage, (size_t)nnz, spx_ctx_threads(ctx));
-    spx_free(ctx, stage);
-    return s;
+    return s ? s : spx_cuda_download_values(ctx, C->val, val, prec, nnz);
 }
