@@ -72,6 +72,14 @@ spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_typ
 {
     return not_compiled(ctx);
 }
+spx_status spx_cuda_csr_dev_fill(spx_ctx *ctx, const spx_csr *A, spx_csr_dev *D, int values_only)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_cuda_csr_dev_revalue(spx_ctx *ctx, const spx_csr_dev *A, const spx_dev_csr *view)
+{
+    return not_compiled(ctx);
+}
 spx_status spx_cuda_csr_dev_download(spx_ctx *ctx, const spx_csr_dev *A, spx_csr *C) { return not_compiled(ctx); }
 spx_status spx_cuda_csr_dev_view(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out,
                                  void **block)

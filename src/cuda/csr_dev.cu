@@ -164,40 +164,67 @@ size_t csr_layout(spx_csr_dev *D, void *base)
     return at_val + (size_t)D->nnz * spx_precision_bytes(D->precision);
 }
 
-/* The staging block of an upload carved from base (NULL: sized only): the report, then int64
- * row pointers when the copy's are int32, fp64 values when its are fp32; returns its bytes. */
-size_t stage_layout(const spx_csr_dev *D, void *base, csr_report **rep, int64_t **rowptr, double **val)
+/* What an upload copies: the pattern (row pointers and columns) or not, values always; checked
+ * on the device or not. */
+struct upload_what {
+    bool pattern, check;
+};
+
+/* The staging block of an upload into D carved from base (NULL: sized only): the report when
+ * checked, int64 row pointers when the pattern goes to int32 ones, fp64 values when D's are
+ * fp32; returns its bytes. */
+size_t stage_layout(const spx_csr_dev *D, upload_what w, void *base, csr_report **rep, int64_t **rowptr, double **val)
 {
     unsigned char *b = (unsigned char *)base;
-    const size_t align = 256, head = (sizeof(csr_report) + align - 1) / align * align;
-    const size_t rp = D->rowptr_type == SPX_INDEX_INT32 ? ((size_t)D->m + 1) * sizeof(int64_t) : 0;
+    const size_t align = 256, head = w.check ? (sizeof(csr_report) + align - 1) / align * align : 0;
+    const size_t rp = w.pattern && D->rowptr_type == SPX_INDEX_INT32 ? ((size_t)D->m + 1) * sizeof(int64_t) : 0;
     const size_t at_val = head + (rp + align - 1) / align * align;
-    *rep = (csr_report *)b;
+    const size_t vals = D->precision == SPX_FP32 ? (size_t)D->nnz * sizeof(double) : 0;
+    *rep = b && w.check ? (csr_report *)b : NULL;
     *rowptr = b && rp ? (int64_t *)(b + head) : NULL;
-    *val = b && D->precision == SPX_FP32 ? (double *)(b + at_val) : NULL;
-    return at_val + (D->precision == SPX_FP32 ? (size_t)D->nnz * sizeof(double) : 0);
+    *val = b && vals ? (double *)(b + at_val) : NULL;
+    return at_val + vals;
 }
 
-/* A's arrays copied into D (allocated for them) through the staging block: row pointers as
- * int64 and values as fp64 land where D keeps them or in the stage, then the check, then the
- * narrowing casts (harmless on a matrix the check refuses: D is freed). */
-spx_status upload_checked(spx_ctx *ctx, const spx_csr *A, spx_csr_dev *D, void *stage)
+/* A's arrays (w.pattern: all three, else the values) copied into D's through the staging block:
+ * row pointers as int64 and values as fp64 land where D keeps them or in the stage; then (w.check)
+ * the check; then the narrowing casts (harmless on a matrix the check refuses: the caller frees
+ * D); one wait at the end (the report's download, or a sync). */
+spx_status upload_into(spx_ctx *ctx, const spx_csr *A, spx_csr_dev *D, upload_what w, void *stage)
 {
     csr_report *rep;
     int64_t *rp64;
     double *v64;
-    stage_layout(D, stage, &rep, &rp64, &v64);
+    stage_layout(D, w, stage, &rep, &rp64, &v64);
     int64_t *rowptr = rp64 ? rp64 : (int64_t *)D->rowptr;
     double *val = v64 ? v64 : (double *)D->val;
-    spx_status s = spx_cuda_h2d(ctx, rowptr, A->rowptr, ((size_t)A->m + 1) * sizeof(int64_t));
-    if (!s) s = spx_cuda_h2d(ctx, D->colind, A->colind, (size_t)A->nnz * sizeof(int32_t));
+    spx_status s = SPX_OK;
+    if (w.pattern) s = spx_cuda_h2d(ctx, rowptr, A->rowptr, ((size_t)A->m + 1) * sizeof(int64_t));
+    if (!s && w.pattern) s = spx_cuda_h2d(ctx, D->colind, A->colind, (size_t)A->nnz * sizeof(int32_t));
     if (!s) s = spx_cuda_h2d(ctx, val, A->val, (size_t)A->nnz * sizeof(double));
-    if (!s) s = launch_check(ctx, A->m, A->n, A->nnz, (const int64_t *)rowptr, D->colind, rep);
+    if (!s && w.check) s = launch_check(ctx, A->m, A->n, A->nnz, (const int64_t *)rowptr, D->colind, rep);
     if (!s && rp64) s = spx_cuda_cast(ctx, (const int64_t *)rp64, (int32_t *)D->rowptr, (int64_t)A->m + 1);
     if (!s && v64) s = spx_cuda_cast(ctx, (const double *)v64, (float *)D->val, A->nnz);
+    if (s || !w.check) return s ? s : spx_cuda_sync(ctx);
     csr_report h;
-    if (!s) s = spx_cuda_d2h(ctx, &h, rep, sizeof h);
+    s = spx_cuda_d2h(ctx, &h, rep, sizeof h);
     return s ? s : verdict(ctx, &h, A->nnz, A->n, D->colind, &D->unsorted_row);
+}
+
+/* upload_into through a staging block of its own, freed after (after a failure, once nothing
+ * queued can still use it: a caller's allocator need not wait; the error already reported
+ * stays the message). */
+spx_status upload_staged(spx_ctx *ctx, const spx_csr *A, spx_csr_dev *D, upload_what w)
+{
+    void *stage = NULL;
+    csr_report *rep;
+    int64_t *rp;
+    double *val;
+    spx_status s = spx_cuda_malloc(ctx, &stage, stage_layout(D, w, NULL, &rep, &rp, &val));
+    if (!s) s = upload_into(ctx, A, D, w, stage);
+    if (s && cudaStreamSynchronize(spx_cuda_stream(ctx)) != cudaSuccess) (void)cudaGetLastError();
+    spx_cuda_free(ctx, stage);
+    return s;
 }
 
 } /* namespace */
@@ -238,21 +265,24 @@ extern "C" spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, sp
                                               spx_precision prec, spx_csr_dev *out)
 {
     spx_csr_dev D;
-    void *stage = NULL;
-    csr_report *rep;
-    int64_t *rp;
-    double *val;
     spx_status s = spx_cuda_csr_dev_alloc(ctx, A->m, A->n, A->nnz, rowptr_type, prec, &D);
     if (s) return s;
-    s = spx_cuda_malloc(ctx, &stage, stage_layout(&D, NULL, &rep, &rp, &val));
-    if (!s) s = upload_checked(ctx, A, &D, stage);
-    /* nothing queued may outlive the blocks (a caller's allocator need not wait); the error
-     * already reported stays the message */
-    if (s && cudaStreamSynchronize(spx_cuda_stream(ctx)) != cudaSuccess) (void)cudaGetLastError();
-    spx_cuda_free(ctx, stage); /* on success the last download waited for the casts */
+    s = upload_staged(ctx, A, &D, upload_what{true, true});
     if (s) spx_cuda_free(ctx, D.rowptr);
     else *out = D;
     return s;
+}
+
+extern "C" spx_status spx_cuda_csr_dev_fill(spx_ctx *ctx, const spx_csr *A, spx_csr_dev *D, int values_only)
+{
+    return upload_staged(ctx, A, D, upload_what{!values_only, false});
+}
+
+extern "C" spx_status spx_cuda_csr_dev_revalue(spx_ctx *ctx, const spx_csr_dev *A, const spx_dev_csr *view)
+{
+    if (view->val == A->val || A->nnz == 0) return SPX_OK;
+    return view->precision == SPX_FP32 ? spx_cuda_cast(ctx, (const double *)A->val, (float *)view->val, A->nnz)
+                                       : spx_cuda_cast(ctx, (const float *)A->val, (double *)view->val, A->nnz);
 }
 
 extern "C" spx_status spx_cuda_download_values(spx_ctx *ctx, double *dst, const void *src, spx_precision prec, int64_t n)

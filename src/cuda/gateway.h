@@ -107,6 +107,12 @@ spx_status spx_cuda_csr_dev_alloc(spx_ctx *ctx, int32_t m, int32_t n, int64_t nn
  * with spx_csr_check's messages (and unsorted_row found) before it is handed out. */
 spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_type rowptr_type, spx_precision prec,
                                    spx_csr_dev *out);
+/* Copies the host CSR A's arrays (values_only: its values) into the device CSR D of the same
+ * size and pattern, converting their types; no check; waits. */
+spx_status spx_cuda_csr_dev_fill(spx_ctx *ctx, const spx_csr *A, spx_csr_dev *D, int values_only);
+/* Queues view's values = A's (cast to view's precision) when view holds a converted copy of
+ * them (spx_cuda_csr_dev_view); nothing when it reads A's own. */
+spx_status spx_cuda_csr_dev_revalue(spx_ctx *ctx, const spx_csr_dev *A, const spx_dev_csr *view);
 /* Copies the device CSR A into the host CSR C of the same size (int64 row pointers, fp64). */
 spx_status spx_cuda_csr_dev_download(spx_ctx *ctx, const spx_csr_dev *A, spx_csr *C);
 /* *out: A as the device kernels take it (int32 row pointers, values in prec): A's own arrays
