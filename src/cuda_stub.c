@@ -48,6 +48,10 @@ spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision
     return not_compiled(ctx);
 }
 void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A) { (void)ctx; (void)A; }
+spx_status spx_cuda_dev_csr_copy(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out)
+{
+    return not_compiled(ctx);
+}
 spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out) { return not_compiled(ctx); }
 spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *unsorted)
 {

@@ -85,6 +85,9 @@ spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out,
  * values converted there); its release; and a device CSR back to a host CSR. */
 spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out);
 void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A);
+/* *out: a copy of the caller's device CSR A as device builds receive it (as
+ * spx_cuda_dev_csr_upload's, its own allocations), made on the device: queued, not waited for. */
+spx_status spx_cuda_dev_csr_copy(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out);
 spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out);
 /* *unsorted = 1 when some row of the device CSR A has its columns out of ascending order
  * (spx_csr_wrap accepts any order; one pass over the entries), else 0. */

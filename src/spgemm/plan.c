@@ -296,7 +296,9 @@ static spx_status plan_build(spx_spgemm_plan *p)
     const int on_gpu = cuda && p->impl->numeric_dev && p->panels < SPX_PANELS_HETERO;
     spx_status s = cuda ? spx_cuda_init(p->ctx) : SPX_OK;
     if (!s) s = host_side(p, on_gpu);
+    const double t0 = spx_now();
     if (!s) s = sizing_budget(p, &p->dev_budget);
+    if (cuda) spx_phase_add(&p->plan_log, "budget", spx_now() - t0); /* the device's free memory asked */
     if (s) return s;
     if (p->panels >= SPX_PANELS_HETERO) return plan_panels(p);
     if (!on_gpu || p->panels != SPX_PANELS_AUTO || strcmp(p->method, "spx")) return plan_in_core(p, on_gpu);
@@ -566,8 +568,11 @@ spx_status spx_spgemm_run_dev(spx_spgemm_plan *p, spx_csr_dev **Cp)
     if (s) return s;
     run_window rw;
     run_begin(p, &rw);
+    const double t0 = spx_now();
     if (!C) s = new_dev_result(p, &rw.w, &C);
+    const double t_alloc = spx_now() - t0;
     if (!s) s = numeric_dev(p, C);
+    if (!*Cp) spx_phase_add(&p->run_log, "alloc C", t_alloc); /* after numeric_dev restarted the log */
     run_end(p, &rw, s);
     if (s) {
         if (C != *Cp) spx_csr_dev_destroy(&C);

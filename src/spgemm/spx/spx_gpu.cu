@@ -795,8 +795,8 @@ done:
 }
 
 /* A new state for in's product: the device's properties read, A and B borrowed or uploaded
- * (phase "upload"), the plan's arrays allocated on the device (alloc_keep); nothing left on
- * failure. */
+ * (phase "upload"), the plan's arrays allocated on the device (alloc_keep, phase "alloc");
+ * nothing left on failure. */
 static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, bool ranges, bool temp,
                            gpu_state **out)
 {
@@ -817,7 +817,9 @@ static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_l
     if (!in->dev_a || !in->dev_b) spx_phase_add(log, "upload", spx_now() - t0);
     S->m = S->ops.A.m, S->k = S->ops.A.n, S->n = S->ops.B.n;
     S->avg_b_row = S->ops.B.m ? (double)S->ops.B.nnz / S->ops.B.m : 0.0;
+    const double t1 = spx_now();
     if (!s) s = alloc_keep(ctx, S, ranges, temp);
+    spx_phase_add(log, "alloc", spx_now() - t1);
     if (s) {
         gpu_destroy(ctx, S);
         return s;
