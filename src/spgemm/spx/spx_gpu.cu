@@ -1060,6 +1060,7 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
 {
     gpu_state *S = (gpu_state *)state;
     if (!S) return;
+    follow_stream(ctx, S); /* the plan's last scatter, when queued on another stream than the context's now */
     release_c(ctx, S);
     spx_spgemm_dev_free(ctx, &S->ops);
     spx_cuda_free(ctx, S->d_keep);
