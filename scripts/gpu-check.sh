@@ -125,6 +125,7 @@ if has sanitize; then
     >"$out/sanitize-memcheck-spgemm.log" 2>&1 &
   SPX_GPU_TEST_QUICK=1 SPX_GPU_TEST_SKIP_CUSPARSE=1 timeout 400 "$cs" --tool racecheck --error-exitcode 99 \
     build-gpu/tests/test_spgemm_gpu >"$out/sanitize-racecheck-spgemm.log" 2>&1 &
+  for t in csr_dev spgemm_dev plan_dev; do SPX_GPU_TEST_QUICK=1 timeout 400 "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_$t >"$out/sanitize-memcheck-$t.log" 2>&1 & done # device CSRs in: wrap checks, SpGEMM (C on the device), SpMV plans
   # the out-of-core panels (B resident and in column blocks, hetero and GPU-only)
   SPX_GPU_TEST_QUICK=1 timeout 400 "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_spgemm_ooc_gpu \
     >"$out/sanitize-memcheck-spgemm-ooc.log" 2>&1 &

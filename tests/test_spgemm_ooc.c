@@ -209,7 +209,7 @@ static spx_status standin_product(spx_ctx *ctx, spx_csr *A, const spx_csr *B, sp
                                   double share, size_t budget, int b_blocks, int runs, int update, spx_csr **C,
                                   spx_spgemm_info *info, spx_spgemm_panel_event *ev, int cap, int *n_ev)
 {
-    const spx_spgemm_input in = {A, B, p, NULL, NULL};
+    const spx_spgemm_input in = {.A = A, .B = B, .precision = p};
     const spx_ooc_opts oo = {split, budget, share, spx_spgemm_gustavson(), SIZE_MAX, 1, b_blocks};
     spx_phase_log log;
     memset(&log, 0, sizeof log);

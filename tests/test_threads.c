@@ -383,7 +383,7 @@ static void test_ooc_sides(void)
     if (A) CHECK_OK(ctx, spx_spgemm_plan_create(ctx, A, A, &io, &plan));
     if (plan) CHECK_OK(ctx, spx_spgemm_run(plan, &R));
     spx_spgemm_plan_destroy(&plan);
-    const spx_spgemm_input in = {A, A, SPX_FP64, NULL, NULL};
+    const spx_spgemm_input in = {.A = A, .B = A, .precision = SPX_FP64};
     const spx_ooc_opts oo = {SPX_PANELS_HETERO, SPX_BUDGET_NONE, 0, spx_spgemm_gustavson(), SIZE_MAX, 1, 1};
     spx_phase_log log;
     memset(&log, 0, sizeof log);

@@ -2,7 +2,9 @@
  * matrix (C = A*A, or A*A^T with --transpose-b): plan time by phase, the first run, the median
  * numeric run, GFLOPS, nnz(C), compression, memory peaks, each result verified against the
  * CPU oracle (run once per matrix), speed-ups over cuSPARSE ALG1 and over its fastest
- * algorithm measured in the same run; a method that fails is a row, never the end. */
+ * algorithm measured in the same run; on CUDA also the whole call from device operands (C on
+ * the device, verified too) against cuSPARSE's fastest work estimation to copy; a method that
+ * fails is a row, never the end. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -62,6 +64,10 @@ typedef struct sg_row {
      * plan + first run; over the baseline's default algorithm and over its fastest */
     double x_alg1, x_best, xt_alg1, xt_best;
     double x_1thread; /* the same method on 1 thread / this (NaN: not measured) */
+    /* the whole call from device operands (CUDA): its check against the oracle ("" when not
+     * measured) and its speed-up over cuSPARSE's fastest work estimation to copy (NaN: none) */
+    char dcheck[200];
+    double xd_best;
 } sg_row;
 
 typedef struct sg_run {
@@ -197,6 +203,30 @@ static spx_spgemm_opts method_opts(const sg_run *run, const method_choice *m)
     return go;
 }
 
+/* The whole call from device operands for row's method (spx_bench_spgemm_device), its C checked
+ * against the oracle R into row->dcheck; a failure or a wrong C counts as one. */
+static void measure_device(spx_ctx *ctx, sg_run *run, sg_row *row, const spx_csr *A, const spx_spgemm_opts *go,
+                           const spx_bench_spgemm_opts *bo, const spx_csr *R, const char *oracle_msg)
+{
+    spx_bench_spgemm_result d;
+    memset(&d, 0, sizeof d);
+    spx_csr *C = NULL;
+    double rel = NAN;
+    if (spx_bench_spgemm_device(ctx, A, A, go, bo, &d, &C) || d.status) {
+        snprintf(row->dcheck, sizeof row->dcheck, "failed: %.180s", d.msg[0] ? d.msg : spx_ctx_last_error(ctx));
+        run->failed++;
+    } else if (!R) {
+        snprintf(row->dcheck, sizeof row->dcheck, "no: the oracle failed: %.150s", oracle_msg);
+    } else if (!spgemm_check(C, R, run->o.precision, &rel, row->dcheck, sizeof row->dcheck)) {
+        run->unverified++;
+    }
+    spx_csr_destroy(&C);
+    row->r.t_device_call_s = d.t_device_call_s;
+    row->r.t_device_wrap_s = d.t_device_wrap_s;
+    row->r.t_device_we_copy_s = d.t_device_we_copy_s;
+    row->r.device_info = d.device_info;
+}
+
 /* Measures method m on A (ctx: the bench's context, or the 1-thread one) into a new row. */
 static int measure(spx_ctx *ctx, sg_run *run, const char *src, const spx_csr *A, const method_choice *m,
                    int one_thread, const spx_csr *R, const char *oracle_msg)
@@ -223,6 +253,7 @@ static int measure(spx_ctx *ctx, sg_run *run, const char *src, const spx_csr *A,
     spx_csr_destroy(&C);
     if (row->r.status) run->failed++;
     else if (!row->verified) run->unverified++;
+    if (!row->r.status && row->r.info.backend == SPX_BACKEND_CUDA) measure_device(ctx, run, row, A, &go, &bo, R, oracle_msg);
     return CLI_OK;
 }
 
@@ -253,13 +284,15 @@ static void compare_rows(sg_run *run, int first, int last)
 {
     const char *bname = "", *balgo = "";
     int have = baseline_of(&bname, &balgo);
-    double alg1 = 0, alg1_t = 0, best = 0, best_t = 0;
+    double alg1 = 0, alg1_t = 0, best = 0, best_t = 0, best_d = 0;
     for (int i = first; have && i < last; i++) {
         const sg_row *b = &run->rows[i];
         if (!b->is_baseline || b->r.status || !b->verified) continue;
         if (!strcmp(b->r.info.algo, balgo)) alg1 = b->r.t_median, alg1_t = b->r.total_s;
         if (!best || b->r.t_median < best) best = b->r.t_median;
         if (!best_t || b->r.total_s < best_t) best_t = b->r.total_s;
+        const double d = b->r.t_device_we_copy_s;
+        if (d > 0 && !strcmp(b->dcheck, "yes") && (!best_d || d < best_d)) best_d = d;
     }
     for (int i = first; i < last; i++) {
         sg_row *row = &run->rows[i];
@@ -268,6 +301,7 @@ static void compare_rows(sg_run *run, int first, int last)
         row->x_best = ok ? ratio(best, row->r.t_median) : NAN;
         row->xt_alg1 = ok ? ratio(alg1_t, row->r.total_s) : NAN;
         row->xt_best = ok ? ratio(best_t, row->r.total_s) : NAN;
+        row->xd_best = ok && !strcmp(row->dcheck, "yes") ? ratio(best_d, row->r.t_device_call_s) : NAN;
         row->x_1thread = NAN;
         for (int j = first; ok && !row->one_thread && j < last; j++) {
             const sg_row *one = &run->rows[j];
@@ -279,14 +313,16 @@ static void compare_rows(sg_run *run, int first, int last)
 }
 
 /* The table's columns (times in ms, memory in MB, speed-ups as "1.23x"). */
-#define TABLE_HEAD "%-30s %-24s %3s %11s %6s %9s %9s %9s %7s %7s %8s %8s %7s %7s %7s %7s %7s %s\n"
-#define TABLE_ROW "%-30.30s %-24.24s %3s %11lld %6.2f %9.3f %9.3f %9.3f %7.2f %7.2f %8.1f %8.1f %7s %7s %7s %7s %7s %s\n"
+#define TABLE_HEAD "%-30s %-24s %3s %11s %6s %9s %9s %9s %9s %7s %7s %8s %8s %7s %7s %7s %7s %7s %7s %s\n"
+#define TABLE_ROW                                                                                                      \
+    "%-30.30s %-24.24s %3s %11lld %6.2f %9.3f %9.3f %9.3f %9s %7.2f %7.2f %8.1f %8.1f %7s %7s %7s %7s %7s %7s %s%s%s\n"
 
 /* Prints the table's header line. */
 static void print_table_header(void)
 {
-    printf(TABLE_HEAD, "matrix", "method/algo", "thr", "nnz_C", "compr", "plan_ms", "first_ms", "num_ms", "GF_num",
-           "GF_tot", "hpeak_MB", "dpeak_MB", "x_alg1", "x_best", "xt_alg1", "xt_best", "x_1thr", "verified");
+    printf(TABLE_HEAD, "matrix", "method/algo", "thr", "nnz_C", "compr", "plan_ms", "first_ms", "num_ms", "dcall_ms",
+           "GF_num", "GF_tot", "hpeak_MB", "dpeak_MB", "x_alg1", "x_best", "xt_alg1", "xt_best", "xd_best", "x_1thr",
+           "verified");
 }
 
 /* v as "1.23x" into buf, or "-" when it is not a number. */
@@ -309,18 +345,21 @@ static void print_table_row(const sg_row *row)
 {
     const spx_bench_spgemm_result *r = &row->r;
     const spx_spgemm_info *in = &r->info;
-    char c[5][16], thr[16] = "-";
+    char c[6][16], thr[16] = "-", dcall[16] = "-";
     if (in->backend == SPX_BACKEND_CPU && r->threads > 0) snprintf(thr, sizeof thr, "%d", r->threads);
     if (r->status) {
         printf("%-30.30s %-24.24s %3s %s\n", table_name(row->matrix), row->name, thr, row->check);
         return;
     }
+    if (r->t_device_call_s > 0) snprintf(dcall, sizeof dcall, "%.3f", r->t_device_call_s * 1e3);
+    const int dbad = row->dcheck[0] && strcmp(row->dcheck, "yes");
     printf(TABLE_ROW, table_name(row->matrix), row->name, thr, (long long)in->nnz_c, in->compression,
-           in->plan_seconds * 1e3, r->first_run_s * 1e3, r->t_median * 1e3, r->gflops_numeric, r->gflops_total,
+           in->plan_seconds * 1e3, r->first_run_s * 1e3, r->t_median * 1e3, dcall, r->gflops_numeric, r->gflops_total,
            (double)in->host_peak_bytes * 1e-6, (double)in->device_peak_bytes * 1e-6,
            speedup_cell(c[0], sizeof c[0], row->x_alg1), speedup_cell(c[1], sizeof c[1], row->x_best),
            speedup_cell(c[2], sizeof c[2], row->xt_alg1), speedup_cell(c[3], sizeof c[3], row->xt_best),
-           speedup_cell(c[4], sizeof c[4], row->x_1thread), row->check);
+           speedup_cell(c[5], sizeof c[5], row->xd_best), speedup_cell(c[4], sizeof c[4], row->x_1thread), row->check,
+           dbad ? "; device call: " : "", dbad ? row->dcheck : "");
 }
 
 /* Prints the lines above the table: what runs, what the columns are. */
@@ -337,6 +376,11 @@ static void print_preamble(const sg_run *run, int threads)
     printf("x_alg1, x_best = speed-up in num over %s%s%s and over its fastest algorithm; xt_* the same on "
            "plan+first; x_1thr over the same method on 1 thread; verified vs the CPU oracle (gustavson)\n",
            bname, have ? "/" : "", balgo);
+    if (run->backend == SPX_BACKEND_CUDA)
+        printf("dcall = the whole call from device operands (int32 row pointers; wrap and check, plan, run, C complete "
+               "on the device, plan destroyed; median%s); xd_best = cuSPARSE's fastest work estimation to copy of the "
+               "same call / dcall\n",
+               run->o.transpose_b ? "; B^T given explicitly" : "");
 }
 
 /* Records (and prints) a rectangular A of an A*A run as one skipped row: nothing to measure. */
@@ -348,7 +392,7 @@ static int skip_matrix(sg_run *run, const char *src, const spx_csr *A)
     row->matrix = src;
     row->skipped = 1;
     row->oracle_nnz_c = -1;
-    row->rel_error = row->x_alg1 = row->x_best = row->xt_alg1 = row->xt_best = row->x_1thread = NAN;
+    row->rel_error = row->x_alg1 = row->x_best = row->xt_alg1 = row->xt_best = row->x_1thread = row->xd_best = NAN;
     snprintf(row->name, sizeof row->name, "-");
     row->r.status = SPX_ERR_ARG;
     snprintf(row->r.msg, sizeof row->r.msg, "A is %d x %d: A*A needs a square matrix (--transpose-b measures A*A^T)",
@@ -424,6 +468,14 @@ static void row_json(FILE *f, const void *rows, int i)
     json_kv_num(f, &first, "x_alg1_total", row->xt_alg1);
     json_kv_num(f, &first, "x_best_cusparse_total", row->xt_best);
     json_kv_num(f, &first, "x_1thread", row->x_1thread);
+    if (row->dcheck[0]) {
+        json_kv_num(f, &first, "t_device_call_s", r->t_device_call_s > 0 ? r->t_device_call_s : NAN);
+        json_kv_num(f, &first, "t_device_wrap_s", r->t_device_wrap_s > 0 ? r->t_device_wrap_s : NAN);
+        if (r->t_device_we_copy_s > 0) json_kv_num(f, &first, "t_device_we_copy_s", r->t_device_we_copy_s);
+        spgemm_phases_json(f, &first, "device_call_phases", &r->device_info);
+        json_kv_str(f, &first, "device_call_verified", row->dcheck);
+        json_kv_num(f, &first, "x_best_cusparse_device", row->xd_best);
+    }
     fputc('}', f);
 }
 
@@ -436,7 +488,7 @@ static int write_csv(const sg_run *run, const char *path)
     fprintf(f, "matrix,name,method,algo,kernel,backend,precision,transpose_b,threads,status,m,n,nnz_a,nnz_c,products,"
                "compression,plan_s,first_run_s,numeric_s,total_s,gflops_numeric,gflops_total,host_peak_bytes,"
                "device_peak_bytes,rel_error,verified,x_alg1,x_best_cusparse,x_alg1_total,x_best_cusparse_total,"
-               "x_1thread\n");
+               "x_1thread,t_device_call_s,x_best_cusparse_device\n");
     for (int i = 0; i < run->nrows; i++) {
         const sg_row *row = &run->rows[i];
         const spx_bench_spgemm_result *r = &row->r;
@@ -454,6 +506,8 @@ static int write_csv(const sg_run *run, const char *path)
         cli_csv_str(f, row->check);
         const double x[] = {row->x_alg1, row->x_best, row->xt_alg1, row->xt_best, row->x_1thread};
         for (int t = 0; t < 5; t++) cli_csv_num(f, "%.3f", x[t]);
+        cli_csv_num(f, "%.6e", r->t_device_call_s > 0 ? r->t_device_call_s : NAN);
+        cli_csv_num(f, "%.3f", row->xd_best);
         fputc('\n', f);
     }
     return cli_commit_out(f, tmp, path);

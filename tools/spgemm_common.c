@@ -83,6 +83,15 @@ static void panels_json(FILE *f, int *first, const spx_spgemm_info *in)
     json_kv_num(f, first, "cpu_compute_s", in->cpu_compute_s);
 }
 
+void spgemm_phases_json(FILE *f, int *first, const char *key, const spx_spgemm_info *in)
+{
+    json_key(f, first, key);
+    int pf = 1;
+    fputc('{', f);
+    for (int i = 0; i < in->n_phases; i++) json_kv_num(f, &pf, in->phases[i].name, in->phases[i].seconds);
+    fputc('}', f);
+}
+
 void spgemm_info_json(FILE *f, int *first, const spx_spgemm_info *in)
 {
     json_kv_str(f, first, "method", in->method);
@@ -100,11 +109,7 @@ void spgemm_info_json(FILE *f, int *first, const spx_spgemm_info *in)
     json_kv_int(f, first, "products", in->products);
     json_kv_num(f, first, "compression", in->compression);
     json_kv_num(f, first, "plan_s", in->plan_seconds);
-    json_key(f, first, "phases");
-    int pf = 1;
-    fputc('{', f);
-    for (int i = 0; i < in->n_phases; i++) json_kv_num(f, &pf, in->phases[i].name, in->phases[i].seconds);
-    fputc('}', f);
+    spgemm_phases_json(f, first, "phases", in);
     json_kv_int(f, first, "host_bytes", (long long)in->host_bytes);
     json_kv_int(f, first, "host_peak_bytes", (long long)in->host_peak_bytes);
     json_kv_int(f, first, "device_bytes", (long long)in->device_bytes);

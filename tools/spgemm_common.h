@@ -34,5 +34,7 @@ int spgemm_panel_opts(const cli_opts *o, spx_spgemm_opts *so);
 /* The plan's figures as JSON members (method, algo, kernel, backend, precision, shapes,
  * nnz, products, compression, plan_s, phases by name, memory held and at peak, the panels). */
 void spgemm_info_json(FILE *f, int *first, const spx_spgemm_info *in);
+/* in's phases as the JSON member `key`: an object of name: seconds. */
+void spgemm_phases_json(FILE *f, int *first, const char *key, const spx_spgemm_info *in);
 
 #endif

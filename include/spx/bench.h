@@ -100,6 +100,16 @@ typedef struct spx_bench_spgemm_result {
     double t_median, t_min, t_max; /* numeric runs refilling C in place */
     double gflops_numeric; /* 2*products / t_median / 1e9 */
     double gflops_total;   /* 2*products / total_s / 1e9 */
+    /* The whole call from device operands (spx_bench_spgemm_device; 0 when not measured): the
+     * median over timed runs of A and B wrapped (spx_csr_dev_wrap, their check on the device)
+     * plus spx_spgemm_dev (plan, one run, C complete on the device, the plan destroyed); the
+     * operands uploaded once before the runs, with int32 row pointers (as CuPy holds them), B^T
+     * made explicitly for transpose_b (peers take both operands as given). */
+    double t_device_call_s;
+    double t_device_wrap_s;    /* of which the wraps (median) */
+    double t_device_we_copy_s; /* cuSPARSE: the device call's work estimation to copy (its
+                                  symbolic and numeric phases; median); 0 for other methods */
+    spx_spgemm_info device_info; /* the last device call's report (its phases) */
 } spx_bench_spgemm_result;
 
 /* Plans C = A*B (A*B^T) with gopts, runs it once (C allocated), then warm-up and timed runs
@@ -116,6 +126,13 @@ spx_status spx_bench_spgemm(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, co
  * one call), *batch_s its time per call back to back. A one-kernel SpMV's call time cannot go
  * below call_s; call_s - batch_s is what a lone call pays beyond a call in a stream. */
 spx_status spx_bench_launch_floor(spx_ctx *ctx, double *call_s, double *batch_s);
+/* The whole SpGEMM call from device operands into r's t_device_* fields and device_info (see
+ * there; gopts as for spx_bench_spgemm, transpose_b given as B^T): one untimed call, then the
+ * timed ones (bopts' reps); *C (NULL on entry) receives the last call's C downloaded, for the
+ * caller's check. A failed call is r->status with r->msg. Returns SPX_OK unless the arguments
+ * are bad. */
+spx_status spx_bench_spgemm_device(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *gopts,
+                                   const spx_bench_spgemm_opts *bopts, spx_bench_spgemm_result *r, spx_csr **C);
 
 /* Host memory bandwidth in bytes/s: a STREAM-like triad-and-copy over arrays far larger
  * than the caches, best of several runs, counting bytes read plus written. */

@@ -1,4 +1,5 @@
-/* include/spx/matrix.h: CSR and COO matrices (int32 indices, int64 counts, fp64 values). */
+/* include/spx/matrix.h: CSR matrices on the host (int32 indices, int64 counts, fp64 values) and on
+ * the device (int32 or int64 row pointers, fp64 or fp32 values), and COO matrices. */
 #ifndef SPX_MATRIX_H
 #define SPX_MATRIX_H
 
@@ -49,6 +50,51 @@ typedef struct spx_coo {
     double *val;
     spx_ctx *ctx;
 } spx_coo;
+
+/* The integer type of a device CSR's row pointers. */
+typedef enum spx_index_type {
+    SPX_INDEX_DEFAULT = 0, /* where an option: see the option; never an array's type */
+    SPX_INDEX_INT32 = 1,   /* int32_t (nnz <= 2^31 - 1): CuPy's indptr */
+    SPX_INDEX_INT64 = 2    /* int64_t */
+} spx_index_type;
+
+/* A CSR matrix in device memory, zero-based, as spx_csr but for the arrays' types: row pointers
+ * of rowptr_type, int32 columns, values of `precision`, all in plain device memory (cudaMalloc,
+ * not managed) of the context's device. Made by spx_csr_dev_wrap over the caller's arrays (not
+ * copied, not freed; owns 0) or by the library (spx_csr_dev_upload, spx_spgemm_run_dev: owns 1,
+ * the three arrays in one allocation at rowptr, freed by spx_csr_dev_destroy). */
+typedef struct spx_csr_dev {
+    int32_t m, n;
+    int64_t nnz;
+    spx_index_type rowptr_type;
+    void *rowptr;       /* m + 1 */
+    int32_t *colind;    /* nnz */
+    void *val;          /* nnz, double or float */
+    spx_precision precision;
+    int32_t unsorted_row; /* the first row whose columns do not strictly increase (out of order or
+                             repeated), found when the matrix was checked; -1: none (SpGEMM needs
+                             none, SpMV takes any order) */
+    spx_ctx *ctx;
+    int owns;
+} spx_csr_dev;
+
+/* Wraps the caller's device arrays (not copied, not freed; they must outlive *out and every
+ * plan made from it) after checking them: the sizes; that each array is device memory of the
+ * context's device (not host, not managed), aligned for its type; and the CSR invariants, on
+ * the device in one pass (rowptr[0] = 0, non-decreasing, rowptr[m] = nnz, columns in [0, n)),
+ * the first offending row named in the error. Finds unsorted_row in the same pass. Bad input:
+ * SPX_ERR_ARG (SPX_ERR_OVERFLOW for nnz past int32 row pointers), *out untouched. Runs on the
+ * context's stream and waits for it (one small download). SPX_ERR_NOT_COMPILED without CUDA. */
+spx_status spx_csr_dev_wrap(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_index_type rowptr_type,
+                            void *rowptr, int32_t *colind, spx_precision precision, void *val, spx_csr_dev **out);
+/* A device copy of the host CSR A (checked on the device as spx_csr_dev_wrap checks) with row
+ * pointers of rowptr_type and values in precision (fp32: rounded to nearest); owned. */
+spx_status spx_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_type rowptr_type, spx_precision precision,
+                              spx_csr_dev **out);
+/* A host copy of the device CSR A (int64 row pointers, fp64 values), on A's context. */
+spx_status spx_csr_dev_download(const spx_csr_dev *A, spx_csr **out);
+/* Frees *A (its arrays too when it owns them; NULL accepted) and sets it to NULL. */
+void spx_csr_dev_destroy(spx_csr_dev **A);
 
 /* Allocates an m x n CSR with room for nnz entries (contents uninitialised, rowptr zeroed). */
 spx_status spx_csr_alloc(spx_ctx *ctx, int64_t m, int64_t n, int64_t nnz, spx_csr **out);

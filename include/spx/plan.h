@@ -107,6 +107,12 @@ typedef struct spx_plan spx_plan;
 /* Analyses and converts A (and uploads it for CUDA); A may be freed afterwards. */
 spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts,
                            spx_plan **out);
+/* As spx_plan_create, A on the device (a spx_csr_dev of ctx, checked when wrapped): no host
+ * round trip for a CUDA plan whose format builds on the device: A copied there as the builds take
+ * it (phase "copy": int32 row pointers, the plan's precision, converted on the device), its
+ * features taken there, the layout built there. A format that builds only on the host, or a CPU
+ * plan, takes a host copy downloaded once (phase "download"). A may be freed afterwards. */
+spx_status spx_plan_create_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_plan_opts *opts, spx_plan **out);
 /* y = a*A*x + b*y, host arrays, fp64 plans. b = 0: y is not read. x, y must not alias. */
 spx_status spx_plan_spmv(spx_plan *p, double a, const double *x, double b, double *y);
 /* y = a*A*x + b*y, host arrays, fp32 plans. */

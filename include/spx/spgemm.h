@@ -51,6 +51,8 @@ typedef struct spx_spgemm_opts {
                                 N blocks of equal nonzeros (a column heavier than a block's
                                 share is a block of its own; B with entries in one column
                                 only stays whole) */
+    spx_index_type c_rowptr_type; /* spx_spgemm_run_dev's C: its row pointers' type; DEFAULT: A's
+                                     for a plan made from device CSRs, int64 otherwise */
 } spx_spgemm_opts;
 
 /* Phases of plan creation and of the last run, in the order they happened. */
@@ -101,6 +103,7 @@ typedef struct spx_spgemm_info {
     double gpu_idle_s;        /* GPU side: from its first panel's start to its last one's end,
                                  the time no lane computed (transfers not hidden, waits) */
     double cpu_compute_s;     /* CPU side: its panels' numeric */
+    int inputs_on_device;     /* made from device CSRs (spx_spgemm_plan_create_dev) */
 } spx_spgemm_info;
 
 /* One panel of the last run, for timelines: times in seconds from the run's start; a CPU
@@ -123,6 +126,16 @@ typedef struct spx_spgemm_plan spx_spgemm_plan;
  * the plan is destroyed (the CPU method reads them at every run). */
 spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr *B,
                                   const spx_spgemm_opts *opts, spx_spgemm_plan **out);
+/* As spx_spgemm_plan_create, A and B on the device (spx_csr_dev of the plan's context, checked
+ * when wrapped; columns sorted: SPX_ERR_ARG naming the first unsorted row otherwise). A CUDA
+ * in-core plan reads them in place, nothing copied to the host: the kernels take A's and B's
+ * own arrays where their row pointers are int32 and their values of the plan's precision, and
+ * copies converted on the device otherwise (phase "view"). What runs on the host (a CPU method,
+ * out-of-core panels, the transpose of B) takes a host copy downloaded once (phase
+ * "download"). A and B (their arrays) must stay alive, pattern unchanged, until the plan is
+ * destroyed. */
+spx_status spx_spgemm_plan_create_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_csr_dev *B,
+                                      const spx_spgemm_opts *opts, spx_spgemm_plan **out);
 /* The values of A and B (their own arrays, pattern unchanged) have changed: the next run
  * uses the new ones. Only the numeric phase runs again; nothing is re-analysed. */
 spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p);
@@ -130,6 +143,18 @@ spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p);
  * caller frees with spx_csr_destroy; *C from an earlier run of this plan: refilled in place,
  * nothing allocated. Runs use the values as of plan creation or the last update_values. */
 spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **C);
+/* Computes C (numeric phase) on the device, of any plan: *C NULL: a new device CSR (row
+ * pointers of opts.c_rowptr_type, values of the plan's precision, sorted columns; one device
+ * allocation through the context, counted in its device memory, not the plan's) the caller frees
+ * with spx_csr_dev_destroy; *C from an earlier spx_spgemm_run_dev of this plan: refilled in
+ * place. A CUDA in-core plan writes C where it computes it; any other computes C on the host
+ * and uploads it (phase "upload C"). Returns once C is complete on the device. int32 row
+ * pointers for more than 2^31 - 1 nonzeros: SPX_ERR_OVERFLOW. */
+spx_status spx_spgemm_run_dev(spx_spgemm_plan *p, spx_csr_dev **C);
+/* C = A*B (A*B^T) from device CSRs into a new device CSR *C (NULL on entry): plan, one run,
+ * plan destroyed; *info (NULL: not wanted) the plan's report. */
+spx_status spx_spgemm_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_csr_dev *B, const spx_spgemm_opts *opts,
+                          spx_csr_dev **C, spx_spgemm_info *info);
 /* Fills *info (a self-contained copy). */
 spx_status spx_spgemm_plan_get_info(const spx_spgemm_plan *p, spx_spgemm_info *info);
 /* Copies the last run's panel events, at most cap, in the order the panels finished, into out

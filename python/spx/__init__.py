@@ -9,11 +9,11 @@
 
 See docs/python.md for the accepted types, CuPy arrays and streams.
 """
-from ._core import (Context, Matrix, Plan, csr, cuda_compiled, current_stream, default_context, formats, gen,
-                    is_device_array, load, plan, set_default_context, spgemm)
+from ._core import (Context, DeviceMatrix, Matrix, Plan, csr, cuda_compiled, current_stream, default_context,
+                    device_csr, formats, gen, is_device_array, load, plan, set_default_context, spgemm)
 from ._spx import ArgumentError, Error, IOError, OutOfMemory, version as __version__
 from .linalg import SolveResult, aslinearoperator, bicgstab, cg
 
-__all__ = ["Context", "Matrix", "Plan", "SolveResult", "Error", "ArgumentError", "OutOfMemory", "IOError",
-           "csr", "load", "gen", "plan", "spgemm", "cg", "bicgstab", "aslinearoperator", "formats",
-           "cuda_compiled", "default_context", "set_default_context", "current_stream", "is_device_array"]
+__all__ = ["Context", "Matrix", "DeviceMatrix", "Plan", "SolveResult", "Error", "ArgumentError", "OutOfMemory",
+           "IOError", "csr", "device_csr", "load", "gen", "plan", "spgemm", "cg", "bicgstab", "aslinearoperator",
+           "formats", "cuda_compiled", "default_context", "set_default_context", "current_stream", "is_device_array"]

@@ -1,4 +1,4 @@
-# python/spx/_core.py: contexts, CSR matrices over scipy / CuPy arrays, SpMV plans (with a fast path for CuPy arrays) and SpGEMM: argument handling and type dispatch over the C layer spx._spx.
+# python/spx/_core.py: contexts, CSR matrices over scipy arrays (host) and CuPy arrays (device, zero-copy), SpMV plans (with a fast path for CuPy arrays) and SpGEMM (C on the device for device operands): argument handling and type dispatch over the C layer spx._spx.
 import operator
 import sys
 import threading
@@ -193,6 +193,87 @@ def csr(A, context=None):
     return Matrix(_spx.wrap(context, m, n, A.indptr, A.indices, A.data), origin, kind)
 
 
+class DeviceMatrix:
+    """A CSR matrix on the device that spx reads in place: spx.device_csr(A) of a
+    cupyx.scipy.sparse.csr_matrix (its int32 indptr and indices and float64 or float32 data
+    wrapped without a copy, checked on the device), or a product spx made on the device
+    (spx.spgemm of device matrices). .to_cupy() gives a cupyx csr_matrix over the same memory."""
+
+    __slots__ = ("_dev", "_origin")
+
+    def __init__(self, dev, origin=None):
+        self._dev = dev        # spx._spx.DevCsr
+        self._origin = origin  # the wrapped object (None for spx's results)
+
+    shape = property(lambda self: self._dev.shape, doc="(rows, columns)")
+    nnz = property(lambda self: self._dev.nnz, doc="stored entries")
+    dtype = property(lambda self: _DTYPES[self._dev.precision == "fp32"], doc="float64 or float32")
+    index_dtype = property(lambda self: np.dtype(self._dev.index), doc="the row pointers' type: int32 or int64")
+    context = property(lambda self: self._dev.context, doc="the Context the matrix belongs to")
+    wrapped = property(lambda self: self._dev.wrapped, doc="True when spx reads the caller's arrays")
+    unsorted_row = property(lambda self: self._dev.unsorted_row,
+                            doc="the first row whose columns do not strictly increase (-1: none)")
+
+    def addresses(self):
+        """(rowptr, colind, val): the device addresses spx reads the matrix from."""
+        return self._dev.addresses()
+
+    def to_cupy(self):
+        """A cupyx.scipy.sparse.csr_matrix: the wrapped object itself, else one over spx's memory
+        (no copy; the memory lives while any of its arrays does)."""
+        if self._origin is not None:
+            return self._origin
+        import cupyx.scipy.sparse
+        m, n = self.shape
+        rowptr, colind, val = self.addresses()
+        indptr = _cupy_view(rowptr, m + 1, self.index_dtype, self._dev)
+        indices = _cupy_view(colind, self.nnz, np.dtype(np.int32), self._dev)
+        data = _cupy_view(val, self.nnz, self.dtype, self._dev)
+        return cupyx.scipy.sparse.csr_matrix((data, indices, indptr), shape=(m, n), copy=False)
+
+    def __repr__(self):
+        m, n = self.shape
+        return (f"<spx.DeviceMatrix {m}x{n}, nnz {self.nnz}, {self.dtype}, {self.index_dtype} row pointers, "
+                f"{'wrapped' if self.wrapped else 'owned'}>")
+
+
+def _cupy_view(ptr, n, dtype, owner):
+    """A CuPy array of n entries of dtype at the device address ptr, keeping owner alive."""
+    import cupy
+    if n == 0:
+        return cupy.empty(0, dtype=dtype)
+    mem = cupy.cuda.UnownedMemory(ptr, n * dtype.itemsize, owner, owner.context.device)
+    return cupy.ndarray((n,), dtype=dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
+
+
+def _is_device_csr(A):
+    """Whether A is a device CSR spx can wrap: a DeviceMatrix, or a CSR object (format 'csr')
+    whose indptr, indices and data export __cuda_array_interface__ (cupyx csr_matrix)."""
+    if isinstance(A, DeviceMatrix):
+        return True
+    return getattr(A, "format", None) == "csr" and all(
+        is_device_array(getattr(A, f, None)) for f in ("indptr", "indices", "data"))
+
+
+def device_csr(A, context=None, stream=None):
+    """A DeviceMatrix of A without copying it: a cupyx.scipy.sparse.csr_matrix (or any CSR object
+    whose indptr, indices and data are device arrays: int32 or int64 indptr, int32 indices,
+    float64 or float32 data), checked on the device (on `stream`, default CuPy's current; the
+    first offending row named), or a DeviceMatrix (returned as it is)."""
+    if isinstance(A, DeviceMatrix):
+        if context is not None and A.context is not context:
+            raise ValueError("the matrix belongs to another context")
+        return A
+    if getattr(A, "format", None) not in (None, "csr"):
+        raise TypeError(f"spx takes CSR matrices, not {A.format.upper()}: convert with A.tocsr()")
+    if not _is_device_csr(A):
+        raise TypeError(f"spx.device_csr takes a cupyx.scipy.sparse.csr_matrix (device arrays), not {type(A).__name__}")
+    context = context or default_context()
+    m, n = A.shape
+    s = current_stream(A.data) if stream is None else stream
+    return DeviceMatrix(_spx.wrap_device(context, m, n, A.indptr, A.indices, A.data, s), A)
+
+
 def load(path, context=None):
     """An spx.Matrix read from a Matrix Market file (.mtx or .mtx.gz), or a gen: spec."""
     return Matrix(_spx.load(context or default_context(), str(path)))
@@ -292,7 +373,11 @@ def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, 
     the plan will run, which format 'auto' weighs against the build time in the trained
     selection table (None or 0: not given, the table's default of 100); order: 'caller' (None) or
     'plan': x and y in the plan's own numbering when its format has one (Plan.permutation;
-    ehyb, as its paper times it), so a solver permutes once instead of every SpMV."""
+    ehyb, as its paper times it), so a solver permutes once instead of every SpMV. A device
+    matrix (a cupyx csr_matrix, a DeviceMatrix) is planned from the device without a host copy
+    where the format builds on the device (spx_plan_create_dev)."""
+    if _is_device_csr(A):
+        return _plan_device(device_csr(A, context), format, algo, precision, backend, build, expected_spmvs, order)
     M = csr(A, context)
     fmt = None if format in (None, "auto") else format
     expected = 0 if expected_spmvs is None else operator.index(expected_spmvs)
@@ -302,10 +387,36 @@ def plan(A, format="auto", algo=None, precision=None, backend=None, build=None, 
     return Plan(p, M)
 
 
+def _plan_device(D, format, algo, precision, backend, build, expected_spmvs, order):
+    """spx.plan of the DeviceMatrix D (spx._spx.plan_device)."""
+    fmt = None if format in (None, "auto") else format
+    expected = 0 if expected_spmvs is None else operator.index(expected_spmvs)
+    p = _spx.plan_device(D._dev, fmt, algo, _code(_BACKENDS, backend, "backend"),
+                         _precision_code(precision, int(D.dtype == np.float32)), _code(_BUILDS, build, "build"),
+                         expected, _code(_ORDERS, order, "order"), current_stream(D._origin and D._origin.data))
+    return Plan(p, D)
+
+
+def _spgemm_device(A, B, transpose_b, method, algo, precision, backend, context):
+    """spx.spgemm of two device matrices: C on the device (int32 row pointers, as CuPy's), a
+    DeviceMatrix when A is one, else a cupyx csr_matrix over spx's memory."""
+    DA = device_csr(A, context)
+    DB = DA if B is A else device_csr(B, DA.context)
+    both32 = DA.dtype == np.float32 and DB.dtype == np.float32
+    C = DeviceMatrix(_spx.spgemm_device(DA._dev, DB._dev, bool(transpose_b), method, algo,
+                                        _code(_BACKENDS, backend, "backend"), _precision_code(precision, int(both32)),
+                                        1, current_stream(DA._origin and DA._origin.data)))
+    return C if isinstance(A, DeviceMatrix) else C.to_cupy()
+
+
 def spgemm(A, B, transpose_b=False, method=None, algo=None, precision=None, backend=None, context=None):
     """C = A*B (A*B^T with transpose_b): a matrix of A's kind (scipy csr_array / csr_matrix,
-    cupyx csr_matrix, or spx.Matrix). Values in fp32 when both are float32 (else fp64, or as
-    precision says). spx keeps an entry whose products cancel to 0 (scipy drops it)."""
+    cupyx csr_matrix, spx.Matrix, or spx.DeviceMatrix). Values in fp32 when both are float32
+    (else fp64, or as precision says). spx keeps an entry whose products cancel to 0 (scipy drops
+    it). Two device matrices (cupyx csr_matrix, DeviceMatrix) multiply on the device without a
+    host copy, C left there (int32 row pointers)."""
+    if _is_device_csr(A) and _is_device_csr(B):
+        return _spgemm_device(A, B, transpose_b, method, algo, precision, backend, context)
     MA = csr(A, context)
     MB = csr(B, MA.context)
     both32 = MA.dtype == np.float32 and MB.dtype == np.float32

@@ -100,10 +100,11 @@ static int tuple_int(PyObject *t, Py_ssize_t i, long long *out)
     return *out == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* Checks the interface dict d of a 1-D device array of n entries of `typestr` (itemsize
- * bytes) and sets *ptr and *readonly; 0, or -1 with ValueError / TypeError. */
+/* Checks the interface dict d of a 1-D device array of n entries (n < 0: any number, into
+ * *len when len is not NULL) of `typestr` (itemsize bytes) and sets *ptr and *readonly; 0, or -1
+ * with ValueError / TypeError. */
 static int check_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int64_t n, void **ptr,
-                     int *readonly)
+                     int *readonly, long long *len_out)
 {
     PyObject *shape = PyDict_GetItemString(d, "shape");
     PyObject *type = PyDict_GetItemString(d, "typestr");
@@ -138,7 +139,8 @@ static int check_cai(PyObject *d, const char *name, const char *typestr, int ite
         PyErr_Format(PyExc_ValueError, "%s is masked: spx takes plain arrays", name);
         return -1;
     }
-    if (spxpy_check_length(name, len, n)) return -1;
+    if (n >= 0 && spxpy_check_length(name, len, n)) return -1;
+    if (len_out) *len_out = len;
     *ptr = (void *)(uintptr_t)addr;
     *readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
     return *readonly < 0 ? -1 : 0;
@@ -151,20 +153,28 @@ int spxpy_check_length(const char *name, long long len, int64_t n)
     return -1;
 }
 
-int spxpy_device_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable, void **ptr)
+/* obj's __cuda_array_interface__ dict (a new reference), or NULL with TypeError naming `name`. */
+static PyObject *cai_dict(PyObject *obj, const char *name)
 {
     PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
-    if (!d || !PyDict_Check(d)) {
-        Py_XDECREF(d);
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a device array (__cuda_array_interface__, e.g. CuPy), not %R",
-                     name, (PyObject *)Py_TYPE(obj));
-        return -1;
-    }
+    if (d && PyDict_Check(d)) return d;
+    Py_XDECREF(d);
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a device array (__cuda_array_interface__, e.g. CuPy), not %R", name,
+                 (PyObject *)Py_TYPE(obj));
+    return NULL;
+}
+
+/* A type of the native byte order: "<f8" on little-endian hosts. */
+#define SPXPY_NATIVE(code) (SPXPY_NATIVE_PREFIX == '<' ? "<" code : ">" code)
+
+int spxpy_device_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable, void **ptr)
+{
+    PyObject *d = cai_dict(obj, name);
+    if (!d) return -1;
     int readonly = 0;
-    const char *typestr = p == SPX_FP32 ? (SPXPY_NATIVE_PREFIX == '<' ? "<f4" : ">f4")
-                                        : (SPXPY_NATIVE_PREFIX == '<' ? "<f8" : ">f8");
-    int rc = check_cai(d, name, typestr, p == SPX_FP32 ? 4 : 8, n, ptr, &readonly);
+    const char *typestr = p == SPX_FP32 ? SPXPY_NATIVE("f4") : SPXPY_NATIVE("f8");
+    int rc = check_cai(d, name, typestr, p == SPX_FP32 ? 4 : 8, n, ptr, &readonly, NULL);
     Py_DECREF(d);
     if (!rc && writable && readonly) {
         PyErr_Format(PyExc_ValueError, "%s is read-only: pass a writable array", name);
@@ -177,4 +187,31 @@ int spxpy_overlap(const void *a, size_t na, const void *b, size_t nb)
 {
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
     return na && nb && x < y + nb && y < x + na;
+}
+
+int spxpy_device_array(PyObject *obj, const char *name, int kind, int *which, int64_t *len, void **ptr)
+{
+    const char *const ints[] = {SPXPY_NATIVE("i4"), SPXPY_NATIVE("i8")};
+    const char *const floats[] = {SPXPY_NATIVE("f8"), SPXPY_NATIVE("f4")};
+    static const int int_sizes[] = {4, 8}, float_sizes[] = {8, 4};
+    const char *const *types = kind == SPXPY_FLOATS ? floats : ints;
+    const int *sizes = kind == SPXPY_FLOATS ? float_sizes : int_sizes;
+    const int choices = kind == SPXPY_INT32 ? 1 : 2;
+    PyObject *d = cai_dict(obj, name);
+    if (!d) return -1;
+    PyObject *type = PyDict_GetItemString(d, "typestr");
+    *which = -1;
+    for (int i = 0; type && PyUnicode_Check(type) && i < choices; i++)
+        if (!PyUnicode_CompareWithASCIIString(type, types[i])) *which = i;
+    int rc = -1, readonly = 0;
+    long long l = 0;
+    if (*which < 0)
+        PyErr_Format(PyExc_TypeError, "%s has typestr %R: spx takes %s here (convert it with .astype)", name,
+                     type ? type : Py_None,
+                     kind == SPXPY_FLOATS ? "float64 or float32" : kind == SPXPY_INT32 ? "int32" : "int32 or int64");
+    else
+        rc = check_cai(d, name, types[*which], sizes[*which], -1, ptr, &readonly, &l);
+    Py_DECREF(d);
+    *len = l;
+    return rc;
 }

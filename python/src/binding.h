@@ -12,7 +12,7 @@
 
 /* The module's state: its types and exception classes (no C globals). */
 typedef struct spxpy_state {
-    PyObject *context_type, *csr_type, *plan_type;
+    PyObject *context_type, *csr_type, *plan_type, *devcsr_type;
     PyObject *errors[4]; /* spx.Error (RuntimeError), ArgumentError, OutOfMemory, IOError */
     PyObject *by_status[SPX_ERR_DEVICE_ALLOC + 1]; /* the class each status raises (borrowed) */
 } spxpy_state;
@@ -38,6 +38,15 @@ typedef struct spxpy_csr {
     spx_precision precision; /* the values' type as given (fp32 values are held as fp64) */
 } spxpy_csr;
 
+/* A CSR matrix on the device (spx_csr_dev): the caller's arrays wrapped in place (their owners
+ * held in `keep`), or a result spx made there (owned: freed with the object). */
+typedef struct spxpy_devcsr {
+    PyObject_HEAD
+    spxpy_context *context; /* strong reference */
+    spx_csr_dev *dev;
+    PyObject *keep[3];      /* indptr, indices, data of a wrapped matrix (NULL: none) */
+} spxpy_devcsr;
+
 /* Counters the binding keeps for a plan (host arrays copied to and from the device). */
 typedef struct spxpy_plan_stats {
     long long spmv_calls, host_copies, host_copy_bytes;
@@ -46,7 +55,8 @@ typedef struct spxpy_plan_stats {
 typedef struct spxpy_plan {
     PyObject_HEAD
     spxpy_context *context; /* strong reference */
-    spxpy_csr *matrix;      /* the matrix the plan was made from (Jacobi reads it) */
+    spxpy_csr *matrix;      /* the host matrix the plan was made from (Jacobi reads it); NULL for
+                               a plan made from a device matrix (spxpy_plan_device) */
     spx_plan *plan;
     spx_plan_info info;     /* as at creation (m, n, backend, precision) */
     spxpy_plan_stats stats;
@@ -94,13 +104,20 @@ int spxpy_host_precision(PyObject *obj, const char *name);
  * of precision p, writable when asked. Returns 0 or -1 (exception set). */
 int spxpy_device_vector(PyObject *obj, const char *name, spx_precision p, int64_t n, int writable,
                         void **ptr);
+/* The kinds of device array spxpy_device_array takes: int32 only, int32 or int64, float64 or
+ * float32. */
+enum { SPXPY_INT32 = 0, SPXPY_INTS = 1, SPXPY_FLOATS = 2 };
+/* The device pointer and length of obj (__cuda_array_interface__: 1-D, contiguous) holding one
+ * of kind's types: *which 0 for int32 / float64, 1 for int64 / float32. 0, or -1 with
+ * TypeError / ValueError naming `name`. */
+int spxpy_device_array(PyObject *obj, const char *name, int kind, int *which, int64_t *len, void **ptr);
 /* ValueError "NAME has LEN entries, expected N" unless len == n; returns 0 or -1. */
 int spxpy_check_length(const char *name, long long len, int64_t n);
 /* Whether [a, a+na) and [b, b+nb) (bytes) overlap. */
 int spxpy_overlap(const void *a, size_t na, const void *b, size_t nb);
 
 /* Type specs, defined beside their methods. */
-extern PyType_Spec spxpy_context_spec, spxpy_csr_spec, spxpy_plan_spec;
+extern PyType_Spec spxpy_context_spec, spxpy_csr_spec, spxpy_plan_spec, spxpy_devcsr_spec;
 
 /* Module functions defined outside module.c. */
 PyObject *spxpy_wrap(PyObject *mod, PyObject *args, PyObject *kw);
@@ -108,6 +125,10 @@ PyObject *spxpy_load(PyObject *mod, PyObject *args, PyObject *kw);
 PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw);
 PyObject *spxpy_spgemm(PyObject *mod, PyObject *args, PyObject *kw);
 PyObject *spxpy_solve(PyObject *mod, PyObject *args, PyObject *kw);
+PyObject *spxpy_wrap_device(PyObject *mod, PyObject *args, PyObject *kw);
+PyObject *spxpy_spgemm_device(PyObject *mod, PyObject *args, PyObject *kw);
+PyObject *spxpy_plan_device(PyObject *mod, PyObject *args, PyObject *kw);
+
 
 /* A new Csr object of context c owning A (taken over: destroyed on failure). */
 PyObject *spxpy_csr_adopt(spxpy_state *st, spxpy_context *c, spx_csr *A, spx_precision p);

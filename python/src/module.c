@@ -228,6 +228,12 @@ static PyMethodDef module_methods[] = {
      "spgemm(a, b, transpose_b, method, algo, backend, precision) -> Csr"},
     {"solve", (PyCFunction)(void (*)(void))spxpy_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(method, plan, b, x, tol, maxiter, jacobi, stream) -> result tuple"},
+    {"wrap_device", (PyCFunction)(void (*)(void))spxpy_wrap_device, METH_VARARGS | METH_KEYWORDS,
+     "wrap_device(context, m, n, indptr, indices, data, stream) -> DevCsr over device arrays"},
+    {"spgemm_device", (PyCFunction)(void (*)(void))spxpy_spgemm_device, METH_VARARGS | METH_KEYWORDS,
+     "spgemm_device(a, b, transpose_b, method, algo, backend, precision, c_index, stream) -> DevCsr"},
+    {"plan_device", (PyCFunction)(void (*)(void))spxpy_plan_device, METH_VARARGS | METH_KEYWORDS,
+     "plan_device(matrix, format, algo, backend, precision, build, expected_spmvs, order, stream) -> Plan"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -289,6 +295,7 @@ static int module_exec(PyObject *mod)
     if (!(st->context_type = add_type(mod, &spxpy_context_spec))) return -1;
     if (!(st->csr_type = add_type(mod, &spxpy_csr_spec))) return -1;
     if (!(st->plan_type = add_type(mod, &spxpy_plan_spec))) return -1;
+    if (!(st->devcsr_type = add_type(mod, &spxpy_devcsr_spec))) return -1;
     if (add_exceptions(mod, st)) return -1;
     if (PyModule_AddStringConstant(mod, "version", SPX_VERSION)) return -1;
     return 0;
@@ -300,6 +307,7 @@ static int module_traverse(PyObject *mod, visitproc visit, void *arg)
     Py_VISIT(st->context_type);
     Py_VISIT(st->csr_type);
     Py_VISIT(st->plan_type);
+    Py_VISIT(st->devcsr_type);
     for (int i = 0; i < 4; i++) Py_VISIT(st->errors[i]);
     return 0;
 }
@@ -310,6 +318,7 @@ static int module_clear(PyObject *mod)
     Py_CLEAR(st->context_type);
     Py_CLEAR(st->csr_type);
     Py_CLEAR(st->plan_type);
+    Py_CLEAR(st->devcsr_type);
     for (int i = 0; i < 4; i++) Py_CLEAR(st->errors[i]);
     return 0;
 }

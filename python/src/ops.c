@@ -179,6 +179,9 @@ PyObject *spxpy_solve(PyObject *mod, PyObject *args, PyObject *kw)
     }
     j.bicgstab = method[0] == 'b';
     j.plan = (spxpy_plan *)po;
+    if (j.jacobi && !j.plan->matrix) /* Jacobi reads the diagonal from the host matrix */
+        return PyErr_Format(PyExc_ValueError, "M='jacobi' needs the plan's matrix on the host: this plan was made from "
+                            "a device matrix (make it from spx.csr(A), or solve without M)");
     j.stream = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
     if (PyErr_Occurred()) return NULL;
     Py_buffer bv = {0}, xv = {0};

@@ -1,4 +1,4 @@
-/* python/src/plan.c: the Plan type over spx_plan: creation from a Csr, SpMV on host arrays
+/* python/src/plan.c: the Plan type over spx_plan: creation from a Csr or a DevCsr, SpMV on host arrays
  * (CPU plans in place; CUDA plans through the plan's staging copies, counted in .stats) and
  * on device arrays (CUDA plans, zero-copy, on the caller's stream; spmv_device_ptr, the lean
  * entry of the CuPy fast path, on raw pointers), and spx_plan_info as a dict. */
@@ -32,6 +32,36 @@ static spx_status plan_create_checked(spxpy_plan *o, const spx_plan_opts *opts, 
     return s;
 }
 
+/* The spx_plan_opts of plan()'s arguments (codes as in include/spx/plan.h); -1 with ValueError
+ * for a code out of range. */
+static int plan_opts_of(const char *format, const char *algo, int backend, int precision, int build,
+                        long long expected, int order, spx_plan_opts *o)
+{
+    if (backend < 0 || backend > 2 || precision < 0 || precision > 1 || build < 0 || build > 2 || order < 0 || order > 1)
+        return PyErr_Format(PyExc_ValueError, "backend %d, precision %d, build %d or order %d is not a known code",
+                            backend, precision, build, order), -1;
+    if (expected < 0)
+        return PyErr_Format(PyExc_ValueError, "expected_spmvs must be >= 0 (0: not given), not %lld", expected), -1;
+    *o = (spx_plan_opts){.format = format, .algo = algo, .backend = (spx_backend)backend,
+                         .precision = (spx_precision)precision, .build = (spx_build_site)build,
+                         .expected_spmvs = (int64_t)expected, .order = (spx_vector_order)order};
+    return 0;
+}
+
+/* A new, empty Plan object of context c made from matrix (NULL: a device matrix); NULL with an
+ * exception when it cannot be allocated. */
+static spxpy_plan *plan_alloc(spxpy_state *st, spxpy_context *c, spxpy_csr *matrix)
+{
+    PyTypeObject *tp = (PyTypeObject *)st->plan_type;
+    spxpy_plan *o = (spxpy_plan *)((allocfunc)PyType_GetSlot(tp, Py_tp_alloc))(tp, 0);
+    if (!o) return NULL;
+    Py_XINCREF((PyObject *)matrix);
+    Py_INCREF((PyObject *)c);
+    o->matrix = matrix;
+    o->context = c;
+    return o;
+}
+
 /* plan(csr, format=None, algo=None, backend=0, precision=0, build=0, expected_spmvs=0, order=0):
  * a Plan of the matrix in its context (the spx_plan_opts fields; codes as in
  * include/spx/plan.h). */
@@ -43,25 +73,14 @@ PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw)
     const char *format = NULL, *algo = NULL;
     int backend = 0, precision = 0, build = 0, order = 0;
     long long expected = 0;
+    spx_plan_opts opts;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zziiiLi", names, (PyTypeObject *)st->csr_type, &mo, &format, &algo,
-                                     &backend, &precision, &build, &expected, &order))
+                                     &backend, &precision, &build, &expected, &order) ||
+        plan_opts_of(format, algo, backend, precision, build, expected, order, &opts))
         return NULL;
-    if (backend < 0 || backend > 2 || precision < 0 || precision > 1 || build < 0 || build > 2 || order < 0 || order > 1)
-        return PyErr_Format(PyExc_ValueError, "backend %d, precision %d, build %d or order %d is not a known code",
-                            backend, precision, build, order);
-    if (expected < 0)
-        return PyErr_Format(PyExc_ValueError, "expected_spmvs must be >= 0 (0: not given), not %lld", expected);
     spxpy_csr *m = (spxpy_csr *)mo;
-    PyTypeObject *tp = (PyTypeObject *)st->plan_type;
-    spxpy_plan *o = (spxpy_plan *)((allocfunc)PyType_GetSlot(tp, Py_tp_alloc))(tp, 0);
+    spxpy_plan *o = plan_alloc(st, m->context, m);
     if (!o) return NULL;
-    Py_INCREF((PyObject *)m);
-    Py_INCREF((PyObject *)m->context);
-    o->matrix = m;
-    o->context = m->context;
-    spx_plan_opts opts = {.format = format, .algo = algo, .backend = (spx_backend)backend,
-                          .precision = (spx_precision)precision, .build = (spx_build_site)build,
-                          .expected_spmvs = (int64_t)expected, .order = (spx_vector_order)order};
     spx_status s;
     int64_t bad = -1;
     spxpy_msg msg = {{0}};
@@ -71,6 +90,49 @@ PyObject *spxpy_make_plan(PyObject *mod, PyObject *args, PyObject *kw)
         if (bad >= 0)
             return PyErr_Format(PyExc_ValueError, "row %lld of the matrix has unsorted or repeated column indices "
                                 "(changed since it was wrapped?)", (long long)bad);
+        return spxpy_raise(st, s, &msg);
+    }
+    return (PyObject *)o;
+}
+
+/* Creates o's plan from the device matrix d with opts on the context's stream set to stream. */
+static spx_status plan_create_dev_on(spxpy_plan *o, const spxpy_devcsr *d, const spx_plan_opts *opts, void *stream)
+{
+    spx_ctx *ctx = o->context->ctx;
+    spx_status s = spx_ctx_set_stream(ctx, stream);
+    if (!s) s = spx_plan_create_dev(ctx, d->dev, opts, &o->plan);
+    if (!s) spx_plan_get_info(o->plan, &o->info);
+    spx_ctx_set_stream(ctx, NULL);
+    return s;
+}
+
+/* plan_device(matrix, format=None, algo=None, backend=0, precision=0, build=0,
+ * expected_spmvs=0, order=0, stream=None): a Plan of the DevCsr (spx_plan_create_dev: no host
+ * copy where the format builds on the device), made on `stream`. */
+PyObject *spxpy_plan_device(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"matrix", "format", "algo", "backend", "precision", "build", "expected_spmvs", "order",
+                            "stream", NULL};
+    spxpy_state *st = PyModule_GetState(mod);
+    PyObject *mo, *so = Py_None;
+    const char *format = NULL, *algo = NULL;
+    int backend = 0, precision = 0, build = 0, order = 0;
+    long long expected = 0;
+    spx_plan_opts opts;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|zziiiLiO", names, (PyTypeObject *)st->devcsr_type, &mo, &format,
+                                     &algo, &backend, &precision, &build, &expected, &order, &so) ||
+        plan_opts_of(format, algo, backend, precision, build, expected, order, &opts))
+        return NULL;
+    void *stream = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
+    if (PyErr_Occurred()) return NULL;
+    const spxpy_devcsr *d = (const spxpy_devcsr *)mo;
+    spxpy_plan *o = plan_alloc(st, d->context, NULL);
+    if (!o) return NULL;
+    spx_status s;
+    spxpy_msg msg = {{0}};
+    SPXPY_RUN(o->context, s, &msg, plan_create_dev_on(o, d, &opts, stream));
+    if (s) {
+        Py_DECREF((PyObject *)o);
         return spxpy_raise(st, s, &msg);
     }
     return (PyObject *)o;
@@ -304,7 +366,12 @@ static PyObject *plan_precision(PyObject *self, void *unused)
     return PyUnicode_FromString(spx_precision_str(((spxpy_plan *)self)->info.precision));
 }
 
-static PyObject *plan_matrix(PyObject *self, void *unused) { return Py_NewRef((PyObject *)((spxpy_plan *)self)->matrix); }
+/* The host Csr the plan was made from; None for a plan made from a device matrix. */
+static PyObject *plan_matrix(PyObject *self, void *unused)
+{
+    PyObject *m = (PyObject *)((spxpy_plan *)self)->matrix;
+    return Py_NewRef(m ? m : Py_None);
+}
 
 static PyObject *plan_context(PyObject *self, void *unused) { return Py_NewRef((PyObject *)((spxpy_plan *)self)->context); }
 
@@ -312,7 +379,7 @@ static PyGetSetDef plan_getset[] = {
     {"shape", plan_shape, NULL, "(rows, columns)", NULL},
     {"backend", plan_backend, NULL, "'cpu' or 'cuda'", NULL},
     {"precision", plan_precision, NULL, "'fp64' or 'fp32'", NULL},
-    {"matrix", plan_matrix, NULL, "the Csr the plan was made from", NULL},
+    {"matrix", plan_matrix, NULL, "the host Csr the plan was made from (None: made from a DevCsr)", NULL},
     {"context", plan_context, NULL, "the plan's context", NULL},
     {"stats", plan_stats, NULL, "the binding's call and copy counters", NULL},
     {NULL, NULL, NULL, NULL, NULL},

@@ -1,29 +1,11 @@
-/* src/cuda/dev_csr.cu: a library CSR (int64 row pointers, fp64 values) put on the device in the
- * shape device-built layouts start from (int32 row pointers, values in the plan's precision),
- * converted by kernels there; and any such device CSR back to a host CSR, for round trips. */
+/* src/cuda/dev_csr.cu: a library CSR (int64 row pointers, fp64 values), or a caller's device CSR
+ * (spx_csr_dev), put on the device in the shape device-built layouts start from (int32 row
+ * pointers, values in the plan's precision), converted by kernels there; and any such device
+ * CSR back to a host CSR, for round trips. */
+#include "cuda/convert_kernels.cuh"
 #include "cuda/primitives.cuh"
-#include "cuda/runtime.cuh"
-
-#define SPX_CONVERT_BLOCK 256
-#define SPX_CONVERT_BLOCKS_PER_SM 8 /* grid-stride: enough resident warps to saturate HBM */
 
 namespace {
-
-/* out[i] = (int32) in[i]: the row pointers fit int32 (checked: nnz <= INT32_MAX). */
-__global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
-    spx_narrow_rowptr_kernel(int64_t n, const int64_t *__restrict__ in, int32_t *__restrict__ out)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        out[i] = (int32_t)in[i];
-}
-
-/* out[i] = (float) in[i], rounded to nearest as the host build rounds. */
-__global__ void __launch_bounds__(SPX_CONVERT_BLOCK)
-    spx_narrow_values_kernel(int64_t n, const double *__restrict__ in, float *__restrict__ out)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        out[i] = (float)in[i];
-}
 
 /* Entries a thread of spx_unsorted_kernel checks, consecutive: parallel over entries, not rows,
  * so a row of millions of entries does not hold one thread. */
@@ -84,12 +66,7 @@ static spx_status upload_rowptr(spx_ctx *ctx, const int64_t *host, int64_t n, in
     int64_t *stage = NULL;
     spx_status s = spx_cuda_malloc(ctx, (void **)&stage, (size_t)n * sizeof *stage);
     if (!s) s = spx_cuda_h2d(ctx, stage, host, (size_t)n * sizeof *stage);
-    if (!s) {
-        unsigned grid = spx_cuda_grid_stride_blocks(ctx, n, SPX_CONVERT_BLOCK, SPX_CONVERT_BLOCKS_PER_SM);
-        spx_narrow_rowptr_kernel<<<grid, SPX_CONVERT_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, stage, out);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "launch of spx_narrow_rowptr_kernel", __FILE__, __LINE__);
-    }
+    if (!s) s = spx_cuda_cast(ctx, stage, out, n);
     if (!s) s = spx_cuda_sync(ctx);
     spx_cuda_free(ctx, stage);
     return s;
@@ -102,37 +79,73 @@ static spx_status upload_values(spx_ctx *ctx, const double *host, int64_t n, spx
     double *stage = NULL;
     spx_status s = spx_cuda_malloc(ctx, (void **)&stage, (size_t)n * sizeof *stage);
     if (!s) s = spx_cuda_h2d(ctx, stage, host, (size_t)n * sizeof *stage);
-    if (!s) {
-        unsigned grid = spx_cuda_grid_stride_blocks(ctx, n, SPX_CONVERT_BLOCK, SPX_CONVERT_BLOCKS_PER_SM);
-        spx_narrow_values_kernel<<<grid, SPX_CONVERT_BLOCK, 0, spx_cuda_stream(ctx)>>>(n, stage, (float *)out);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) s = spx_cuda_fail_at(ctx, e, "launch of spx_narrow_values_kernel", __FILE__, __LINE__);
-    }
+    if (!s) s = spx_cuda_cast(ctx, stage, (float *)out, n);
     if (!s) s = spx_cuda_sync(ctx);
     spx_cuda_free(ctx, stage);
     return s;
 }
 
+/* Bytes of the row pointers' allocation before its scratch (256-aligned). */
+static size_t rowptr_bytes(int32_t m) { return (((size_t)m + 1) * sizeof(int32_t) + 255) / 256 * 256; }
+
+/* *D: the three arrays of an m x n CSR of nnz entries in precision prec allocated (contents
+ * unset; the scratch after the row pointers); nothing left on failure. */
+static spx_status alloc_dev_csr(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_precision prec, spx_dev_csr *D)
+{
+    if (nnz > INT32_MAX)
+        return spx_fail(ctx, SPX_ERR_OVERFLOW, "device CSR: %lld nonzeros exceed the int32 row-pointer range",
+                        (long long)nnz);
+    *D = (spx_dev_csr){m, n, nnz, prec, NULL, NULL, NULL, NULL};
+    spx_status s;
+    if ((s = spx_cuda_malloc(ctx, (void **)&D->rowptr, rowptr_bytes(m) + SPX_DEV_CSR_SCRATCH_BYTES)) ||
+        (s = spx_cuda_malloc(ctx, (void **)&D->colind, (size_t)nnz * sizeof(int32_t))) ||
+        (s = spx_cuda_malloc(ctx, &D->val, (size_t)nnz * spx_precision_bytes(prec)))) {
+        spx_cuda_dev_csr_free(ctx, D);
+        return s;
+    }
+    D->scratch = (char *)D->rowptr + rowptr_bytes(m);
+    return SPX_OK;
+}
+
 extern "C" spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out)
 {
     if (!ctx || !A || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "device CSR upload: NULL argument") : SPX_ERR_ARG;
-    if (A->nnz > INT32_MAX)
-        return spx_fail(ctx, SPX_ERR_OVERFLOW, "device CSR: %lld nonzeros exceed the int32 row-pointer range",
-                        (long long)A->nnz);
-    spx_dev_csr D = {A->m, A->n, A->nnz, prec, NULL, NULL, NULL, NULL};
-    const size_t vb = spx_precision_bytes(prec);
-    const size_t rp_bytes = (((size_t)A->m + 1) * sizeof(int32_t) + 255) / 256 * 256; /* scratch 256-aligned */
-    spx_status s;
-    if ((s = spx_cuda_malloc(ctx, (void **)&D.rowptr, rp_bytes + SPX_DEV_CSR_SCRATCH_BYTES)) ||
-        (s = spx_cuda_malloc(ctx, (void **)&D.colind, (size_t)A->nnz * sizeof(int32_t))) ||
-        (s = spx_cuda_malloc(ctx, &D.val, (size_t)A->nnz * vb)) ||
-        (s = upload_rowptr(ctx, A->rowptr, (int64_t)A->m + 1, D.rowptr)) ||
+    spx_dev_csr D;
+    spx_status s = alloc_dev_csr(ctx, A->m, A->n, A->nnz, prec, &D);
+    if (s) return s;
+    if ((s = upload_rowptr(ctx, A->rowptr, (int64_t)A->m + 1, D.rowptr)) ||
         (s = spx_cuda_h2d(ctx, D.colind, A->colind, (size_t)A->nnz * sizeof(int32_t))) ||
         (s = upload_values(ctx, A->val, A->nnz, prec, D.val))) {
         spx_cuda_dev_csr_free(ctx, &D);
         return s;
     }
-    D.scratch = (char *)D.rowptr + rp_bytes;
+    *out = D;
+    return SPX_OK;
+}
+
+/* Queues dst = the n values of src (precision from) in precision to. */
+static spx_status copy_values(spx_ctx *ctx, const void *src, spx_precision from, void *dst, spx_precision to, int64_t n)
+{
+    if (from == to) return spx_cuda_d2d_async(ctx, dst, src, (size_t)n * spx_precision_bytes(to));
+    return to == SPX_FP32 ? spx_cuda_cast(ctx, (const double *)src, (float *)dst, n)
+                          : spx_cuda_cast(ctx, (const float *)src, (double *)dst, n);
+}
+
+extern "C" spx_status spx_cuda_dev_csr_copy(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out)
+{
+    spx_dev_csr D;
+    spx_status s = alloc_dev_csr(ctx, A->m, A->n, A->nnz, prec, &D);
+    if (s) return s;
+    const size_t rows = (size_t)A->m + 1;
+    s = A->rowptr_type == SPX_INDEX_INT32 ? spx_cuda_d2d_async(ctx, D.rowptr, A->rowptr, rows * sizeof(int32_t))
+                                          : spx_cuda_cast(ctx, (const int64_t *)A->rowptr, D.rowptr, (int64_t)rows);
+    if (!s) s = spx_cuda_d2d_async(ctx, D.colind, A->colind, (size_t)A->nnz * sizeof(int32_t));
+    if (!s) s = copy_values(ctx, A->val, A->precision, D.val, prec, A->nnz);
+    if (s) {
+        if (cudaStreamSynchronize(spx_cuda_stream(ctx)) != cudaSuccess) (void)cudaGetLastError();
+        spx_cuda_dev_csr_free(ctx, &D);
+        return s;
+    }
     *out = D;
     return SPX_OK;
 }

@@ -11,17 +11,19 @@
 extern "C" {
 #endif
 
-/* What an implementation multiplies: A (m x k) times B (k x n), both host CSR with sorted
- * columns (B already transposed by the plan when asked), in the plan's precision, with the
- * resolved algorithm (an entry of the impl's algos, or NULL when it has none). dev_b: B
- * already on the device (a spx_dev_csr in the plan's precision the caller owns and keeps
- * until the impl's state is destroyed; the out-of-core panels share one), or NULL: a GPU
- * impl uploads B itself. */
+/* What an implementation multiplies: A (m x k) times B (k x n) with sorted columns (B already
+ * transposed by the plan when asked), in the plan's precision, with the resolved algorithm (an
+ * entry of the impl's algos, or NULL when it has none). A and B: host CSRs, or NULL where an
+ * operand is only on the device (a GPU impl then has dev_a, dev_b). dev_a, dev_b: the operands
+ * already on the device as its kernels take them (spx_dev_csr, int32 row pointers, the plan's
+ * precision; the caller's, kept until the impl's state is destroyed: the plan's staged operands,
+ * or the out-of-core panels' resident B), or NULL: a GPU impl uploads that operand itself (B
+ * shares A's upload when B is A). */
 typedef struct spx_spgemm_input {
     const spx_csr *A, *B;
     spx_precision precision;
     const char *algo;
-    const void *dev_b;
+    const void *dev_a, *dev_b;
 } spx_spgemm_input;
 
 /* Implementation flags. */
@@ -61,6 +63,10 @@ typedef struct spx_spgemm_impl {
      * counting. */
     spx_status (*analyse_rows)(spx_ctx *ctx, const spx_spgemm_input *in, const int64_t *rowptr, spx_phase_log *log,
                                void **state);
+    /* Optional (GPU impls): numeric into the device CSR C the plan allocated for nnz_c entries
+     * (its rowptr_type, the plan's precision), row pointers included; returns once C is
+     * complete on the device. May leave C partly written on failure. */
+    spx_status (*numeric_dev)(spx_ctx *ctx, void *state, spx_phase_log *log, spx_csr_dev *C);
 } spx_spgemm_impl;
 
 /* The registry: the impl of that name (NULL: unknown) and whether it is built. */

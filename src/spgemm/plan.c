@@ -1,17 +1,20 @@
-/* src/spgemm/plan.c: the SpGEMM plan lifecycle: check the shapes, resolve backend, method
- * and algorithm, make B^T when asked, analyse and run the symbolic phase (C sized exactly),
- * in-core or in panels (src/spgemm/ooc/) when asked or when the in-core product does not fit
- * the device budget; then numeric runs into a new or reused C, new values without
- * re-analysis, and the report of what it cost (phases, products, memory held and at peak). */
+/* src/spgemm/plan.c: the SpGEMM plan lifecycle: check the options and shapes, resolve backend,
+ * method and algorithm, take the operands where the method computes (host CSRs checked on the
+ * host, or uploaded and checked on the device; device CSRs read in place, or downloaded once
+ * for what runs on the host), make B^T when asked, analyse and run the symbolic phase (C sized
+ * exactly), in-core or in panels (src/spgemm/ooc/) when asked or when the in-core product does
+ * not fit the device budget; then numeric runs into a new or reused C on the host or the
+ * device, new values without re-analysis, and the report of what it cost (phases, products,
+ * memory held and at peak). */
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda/gateway.h"
 #include "core/host_copy.h"
-#include "matrix/csr_sorted.h"
+#include "matrix/csr_dev.h"
 #include "spgemm/ooc/ooc.h"
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
+#include "spgemm/operands.h"
 #include "spgemm/spgemm_internal.h"
 
 struct spx_spgemm_plan {
@@ -29,12 +32,12 @@ struct spx_spgemm_plan {
     spx_backend backend;
     spx_precision precision;
     int transpose_b;
-    const spx_csr *A, *B; /* the caller's, as given */
-    spx_csr *Bt;          /* B^T, plan-owned, when transpose_b */
-    int64_t *bt_perm;     /* Bt->val[q] = B->val[bt_perm[q]] */
+    spx_index_type c_rowptr; /* spx_spgemm_run_dev's C */
+    spx_spgemm_operands_at ops; /* where the operands are (operands.h) */
     spx_spgemm_input in;
     char method[32], algo[32];
     int32_t m, k, n;
+    int64_t nnz_a, nnz_b;
     int64_t products, nnz_c;
     spx_phase_log plan_log, run_log;
     double plan_seconds, run_seconds;
@@ -142,21 +145,8 @@ static spx_status panel_method(spx_ctx *ctx, spx_spgemm_opts *o)
     return SPX_OK;
 }
 
-/* Checks one operand: CSR invariants and strictly increasing columns in every row. */
-static spx_status check_operand(spx_ctx *ctx, const spx_csr *M, const char *name)
-{
-    spx_status s = spx_csr_check(ctx, M);
-    if (s) return s;
-    int32_t row = 0;
-    if (!spx_csr_sorted_unique(ctx, M, &row))
-        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s row %d has unsorted or repeated columns (spx builds them sorted)",
-                        name, row);
-    return SPX_OK;
-}
-
-/* Checks the arguments and the shapes: A's columns must equal B's rows (B^T's with
- * transpose_b). */
-static spx_status check_args(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *o)
+/* Checks the options (the operands aside). */
+static spx_status check_opts(spx_ctx *ctx, const spx_spgemm_opts *o)
 {
     if (o->precision != SPX_FP64 && o->precision != SPX_FP32) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: unknown precision");
     if (o->transpose_b != 0 && o->transpose_b != 1) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: transpose_b must be 0 or 1");
@@ -166,16 +156,41 @@ static spx_status check_args(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, c
     if (o->b_col_blocks < 0)
         return spx_fail(ctx, SPX_ERR_ARG, "spgemm: b_col_blocks must be 0 (as needed), 1 (B resident) or more, not %d",
                         o->b_col_blocks);
-    spx_status s = check_operand(ctx, A, "A");
-    if (!s && B != A) s = check_operand(ctx, B, "B"); /* A * A and A * A^T: checked once */
+    if (o->c_rowptr_type != SPX_INDEX_DEFAULT && o->c_rowptr_type != SPX_INDEX_INT32 && o->c_rowptr_type != SPX_INDEX_INT64)
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: c_rowptr_type must be SPX_INDEX_DEFAULT, _INT32 or _INT64, not %d",
+                        (int)o->c_rowptr_type);
+    return SPX_OK;
+}
+
+/* The shapes: A (am x an) times B (bm x bn), or B^T with transpose_b: A's columns must equal
+ * B's rows (B^T's). */
+static spx_status check_shapes(spx_ctx *ctx, int32_t am, int32_t an, int32_t bm, int32_t bn, int tb)
+{
+    const int32_t inner = tb ? bn : bm;
+    if (an == inner) return SPX_OK;
+    return spx_fail(ctx, SPX_ERR_ARG,
+                    "spgemm: inner dimensions differ: A is %d x %d, B%s is %d x %d (A's columns must equal B%s's rows)",
+                    am, an, tb ? "^T" : "", tb ? bn : bm, tb ? bm : bn, tb ? "^T" : "");
+}
+
+/* A host operand's header (its contents are checked where the method reads it). */
+static spx_status check_header(spx_ctx *ctx, const spx_csr *M, const char *name)
+{
+    if (M->m < 0 || M->n < 0 || M->nnz < 0) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s: invalid CSR header", name);
+    if (!M->rowptr || (M->nnz > 0 && (!M->colind || !M->val)))
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s: CSR arrays missing", name);
+    return SPX_OK;
+}
+
+/* A device operand: of the plan's context, a sound header, sorted rows (found when wrapped). */
+static spx_status check_dev_operand(spx_ctx *ctx, const spx_csr_dev *M, const char *name)
+{
+    if (M->ctx != ctx) return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s belongs to another context than the plan's", name);
+    spx_status s = spx_csr_dev_check_header(ctx, M);
     if (s) return s;
-    const int32_t inner = o->transpose_b ? B->n : B->m;
-    if (A->n != inner)
-        return spx_fail(ctx, SPX_ERR_ARG,
-                        "spgemm: inner dimensions differ: A is %d x %d, B%s is %d x %d (A's columns must equal "
-                        "B%s's rows)",
-                        A->m, A->n, o->transpose_b ? "^T" : "", o->transpose_b ? B->n : B->m,
-                        o->transpose_b ? B->m : B->n, o->transpose_b ? "^T" : "");
+    if (M->unsorted_row >= 0)
+        return spx_fail(ctx, SPX_ERR_ARG, "spgemm: %s row %d has unsorted or repeated columns (spx builds them sorted)",
+                        name, M->unsorted_row);
     return SPX_OK;
 }
 
@@ -197,18 +212,20 @@ static spx_status sizing_budget(spx_spgemm_plan *p, size_t *out)
     return SPX_OK;
 }
 
-/* Whether the in-core spx product surely fits the budget: C bounded by the products, every
- * row taken as long (the fallback's accumulator counted). */
-static int surely_fits(const spx_spgemm_plan *p)
+/* Whether A and B alone (C not counted, nor the fallback's accumulators) fit the device budget
+ * beside the in-core product's workspace; when not, its in-core try is left out. Device
+ * operands are in device memory already: they may fit. */
+static int may_fit(const spx_spgemm_plan *p)
 {
-    const int64_t bound = spx_spgemm_row_products(p->in.A, p->in.B, NULL, spx_ctx_threads(p->ctx));
-    return spx_ooc_incore_bytes(p->in.A, p->in.B, bound, 1, p->precision) <= p->dev_budget;
+    const spx_csr *A = p->ops.A, *B = spx_spgemm_host_b(&p->ops);
+    return p->ops.dA || spx_ooc_incore_bytes(A, B, 0, 0, p->precision) <= p->dev_budget;
 }
 
-/* Auto on CUDA: the in-core analysis and symbolic phase within the budget (into a log of
- * their own); *fits when they succeed and C, with the numeric phase's scratch, fits beside
- * what they hold. Otherwise their state is dropped (a device allocation the budget refused
- * is no error here) and their time is the plan's "in-core try" phase. */
+/* Auto on CUDA: the operands staged, the in-core analysis and symbolic phase within the budget
+ * (into a log of their own); *fits when they succeed and C, with the numeric phase's scratch,
+ * fits beside what they hold. Otherwise their state and the staged operands are dropped (a
+ * device allocation the budget refused is no error here) and their time is the plan's
+ * "in-core try" phase. */
 static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
 {
     spx_ctx *ctx = p->ctx;
@@ -216,7 +233,8 @@ static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
     const double t0 = spx_now();
     spx_phase_log log;
     memset(&log, 0, sizeof log);
-    spx_status s = p->impl->analyse(ctx, &p->in, &log, &p->state, &p->products);
+    spx_status s = spx_spgemm_stage(ctx, &p->ops, &p->in, &log);
+    if (!s) s = p->impl->analyse(ctx, &p->in, &log, &p->state, &p->products);
     if (!s) s = p->impl->symbolic(ctx, p->state, &log, &p->nnz_c);
     *fits = !s && ctx->dev.bytes - held0 + spx_ooc_c_bytes(p->nnz_c, p->precision) + SPX_OOC_DEV_FIXED_BYTES <= p->dev_budget;
     if (*fits) {
@@ -225,83 +243,120 @@ static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
     }
     if (p->state) p->impl->destroy(ctx, p->state);
     p->state = NULL;
+    spx_spgemm_unstage(ctx, &p->ops, &p->in);
     spx_phase_add(&p->plan_log, "in-core try", spx_now() - t0);
     return s == SPX_ERR_DEVICE_ALLOC ? SPX_OK : s;
 }
 
-/* Panels when asked, or (auto, spx on CUDA) when the in-core product does not fit: p->ooc
- * NULL and p->state set when the in-core path was planned here, both NULL when it is left
- * to the caller. */
-static spx_status build_panels(spx_spgemm_plan *p)
+/* The out-of-core panels of the product, from the operands on the host (downloaded, checked). */
+static spx_status plan_panels(spx_spgemm_plan *p)
 {
-    int fits = 0;
-    spx_status s = SPX_OK;
-    if (p->panels == SPX_PANELS_OFF) return SPX_OK;
-    if (p->panels == SPX_PANELS_AUTO) {
-        if (p->backend != SPX_BACKEND_CUDA || strcmp(p->method, "spx") || surely_fits(p)) return SPX_OK;
-        if ((s = try_in_core(p, &fits)) || fits) return s;
-    }
-    const spx_ooc_opts oo = {p->panels == SPX_PANELS_AUTO ? SPX_PANELS_HETERO : p->panels, p->dev_budget,
-                             p->gpu_share, p->backend == SPX_BACKEND_CUDA ? p->impl : NULL,
+    spx_status s = spx_spgemm_download(p->ctx, &p->ops, 0, &p->plan_log);
+    if (!s) s = spx_spgemm_check_host(p->ctx, &p->ops);
+    if (s) return s;
+    p->in.A = p->ops.A;
+    p->in.B = spx_spgemm_host_b(&p->ops);
+    const spx_spgemm_panels split = p->panels == SPX_PANELS_AUTO ? SPX_PANELS_HETERO : p->panels;
+    const spx_ooc_opts oo = {split, p->dev_budget, p->gpu_share, p->backend == SPX_BACKEND_CUDA ? p->impl : NULL,
                              p->pin_min_bytes ? p->pin_min_bytes : SIZE_MAX, !p->gpu_counts_rows, p->b_col_blocks};
     return spx_ooc_create(p->ctx, &p->in, &oo, &p->plan_log, &p->ooc, &p->products, &p->nnz_c);
 }
 
-/* B^T when asked, then the analysis and symbolic phase: in panels, or the implementation's. */
-static spx_status plan_build(spx_spgemm_plan *p)
+/* The in-core product: analysis and symbolic phase of the implementation (the operands staged
+ * on the device first for a GPU one). */
+static spx_status plan_in_core(spx_spgemm_plan *p, int on_gpu)
 {
-    spx_status s = SPX_OK;
-    if (p->transpose_b) {
-        double t0 = spx_now();
-        s = spx_spgemm_transpose(p->ctx, p->B, &p->Bt, &p->bt_perm);
-        spx_phase_add(&p->plan_log, "transpose", spx_now() - t0);
-        if (s) return s;
-    }
-    p->in.A = p->A;
-    p->in.B = p->transpose_b ? p->Bt : p->B;
-    p->in.precision = p->precision;
-    if (p->backend == SPX_BACKEND_CUDA && (s = spx_cuda_init(p->ctx))) return s;
-    if ((s = sizing_budget(p, &p->dev_budget)) || (s = build_panels(p)) || p->ooc || p->state) return s;
-    if ((s = p->impl->analyse(p->ctx, &p->in, &p->plan_log, &p->state, &p->products))) return s;
-    return p->impl->symbolic(p->ctx, p->state, &p->plan_log, &p->nnz_c);
+    spx_status s = on_gpu ? spx_spgemm_stage(p->ctx, &p->ops, &p->in, &p->plan_log) : SPX_OK;
+    if (!s) s = p->impl->analyse(p->ctx, &p->in, &p->plan_log, &p->state, &p->products);
+    return s ? s : p->impl->symbolic(p->ctx, p->state, &p->plan_log, &p->nnz_c);
 }
 
-spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *opts,
-                                  spx_spgemm_plan **out)
+/* The operands where the path needs them on the host (all of them for the CPU and the panels,
+ * B for its transpose: device operands downloaded, host ones checked there), B^T when asked. */
+static spx_status host_side(spx_spgemm_plan *p, int on_gpu)
 {
-    if (!ctx || !A || !B || !out)
-        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_spgemm_plan_create: NULL argument") : SPX_ERR_ARG;
+    spx_spgemm_operands_at *o = &p->ops;
+    spx_status s = on_gpu ? SPX_OK : spx_spgemm_download(p->ctx, o, 0, &p->plan_log);
+    if (!s && o->transpose_b) s = spx_spgemm_download(p->ctx, o, 1, &p->plan_log);
+    if (!s && (!on_gpu || o->transpose_b)) s = spx_spgemm_check_host(p->ctx, o); /* before B^T reads B */
+    if (!s) s = spx_spgemm_make_bt(p->ctx, o, &p->plan_log);
+    p->in.A = o->A;
+    p->in.B = spx_spgemm_host_b(o);
+    p->in.precision = p->precision;
+    return s;
+}
+
+/* The operands where the method reads them, then the analysis and symbolic phase: in-core on
+ * the GPU (the operands' contents checked on the device as they are uploaded, or when they were
+ * wrapped), in panels (asked, or on CUDA with spx when the in-core product does not fit the
+ * budget), or on the CPU (checked on the host). */
+static spx_status plan_build(spx_spgemm_plan *p)
+{
+    const int cuda = p->backend == SPX_BACKEND_CUDA;
+    const int on_gpu = cuda && p->impl->numeric_dev && p->panels < SPX_PANELS_HETERO;
+    spx_status s = cuda ? spx_cuda_init(p->ctx) : SPX_OK;
+    if (!s) s = host_side(p, on_gpu);
+    const double t0 = spx_now();
+    if (!s) s = sizing_budget(p, &p->dev_budget);
+    if (cuda) spx_phase_add(&p->plan_log, "budget", spx_now() - t0); /* the device's free memory asked */
+    if (s) return s;
+    if (p->panels >= SPX_PANELS_HETERO) return plan_panels(p);
+    if (!on_gpu || p->panels != SPX_PANELS_AUTO || strcmp(p->method, "spx")) return plan_in_core(p, on_gpu);
+    int fits = 0;
+    if (may_fit(p) && ((s = try_in_core(p, &fits)) || fits)) return s;
+    return plan_panels(p);
+}
+
+/* A new plan of the (checked) options o, operands not set yet; NULL when out of memory. */
+static spx_spgemm_plan *plan_new(spx_ctx *ctx, const spx_spgemm_opts *o)
+{
+    spx_spgemm_plan *p = spx_malloc(ctx, sizeof *p);
+    if (!p) return NULL;
+    memset(p, 0, sizeof *p);
+    p->ctx = ctx;
+    p->precision = p->ops.precision = o->precision;
+    p->transpose_b = p->ops.transpose_b = o->transpose_b;
+    p->panels = o->panels;
+    p->gpu_share = o->gpu_share;
+    p->pin_min_bytes = o->pin_min_bytes;
+    p->gpu_counts_rows = o->gpu_counts_rows;
+    p->b_col_blocks = o->b_col_blocks;
+    p->dev_limit = o->device_mem_limit;
+    return p;
+}
+
+/* The shapes of A (am x an, nnz_a) and B (bm x bn, nnz_b) of either kind. */
+typedef struct operand_shapes {
+    int32_t am, an, bm, bn;
+    int64_t nnz_a, nnz_b;
+} operand_shapes;
+
+/* Both entry points after their operands' own checks: the options and shapes checked, the
+ * plan made within the call's memory windows and device limit, destroyed on failure. */
+static spx_status plan_create(spx_ctx *ctx, const spx_spgemm_opts *opts, const operand_shapes *sh,
+                              const spx_spgemm_operands_at *ops, spx_spgemm_plan **out)
+{
     const double t0 = spx_now();
     spx_spgemm_opts o = {0};
     if (opts) o = *opts;
-    spx_status s = check_args(ctx, A, B, &o);
+    spx_status s = check_opts(ctx, &o);
     if (!s) s = panel_method(ctx, &o);
+    if (!s) s = check_shapes(ctx, sh->am, sh->an, sh->bm, sh->bn, o.transpose_b);
     if (s) return s;
     mem_window w;
     limit_window lw;
     window_open(ctx, &w);
     limit_open(ctx, o.device_mem_limit, 0, &lw);
-    spx_spgemm_plan *p = spx_malloc(ctx, sizeof *p);
+    spx_spgemm_plan *p = plan_new(ctx, &o);
     if (!p) {
         limit_close(ctx, &lw);
         window_close(ctx, &w, NULL, NULL);
         return spx_fail_nomem(ctx, "spgemm plan");
     }
-    memset(p, 0, sizeof *p);
-    p->ctx = ctx;
-    p->precision = o.precision;
-    p->transpose_b = o.transpose_b;
-    p->panels = o.panels;
-    p->gpu_share = o.gpu_share;
-    p->pin_min_bytes = o.pin_min_bytes;
-    p->gpu_counts_rows = o.gpu_counts_rows;
-    p->b_col_blocks = o.b_col_blocks;
-    p->dev_limit = o.device_mem_limit;
-    p->A = A;
-    p->B = B;
-    p->m = A->m;
-    p->k = A->n;
-    p->n = o.transpose_b ? B->m : B->n;
+    p->ops.A = ops->A, p->ops.B = ops->B, p->ops.dA = ops->dA, p->ops.dB = ops->dB;
+    p->m = sh->am, p->k = sh->an, p->n = o.transpose_b ? sh->bm : sh->bn;
+    p->nnz_a = sh->nnz_a, p->nnz_b = sh->nnz_b;
+    p->c_rowptr = o.c_rowptr_type ? o.c_rowptr_type : ops->dA ? ops->dA->rowptr_type : SPX_INDEX_INT64;
     s = resolve_method(p, &o);
     if (!s) s = plan_build(p);
     limit_close(ctx, &lw);
@@ -317,15 +372,41 @@ spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr 
     return SPX_OK;
 }
 
+spx_status spx_spgemm_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *opts,
+                                  spx_spgemm_plan **out)
+{
+    if (!ctx || !A || !B || !out)
+        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_spgemm_plan_create: NULL argument") : SPX_ERR_ARG;
+    spx_status s = check_header(ctx, A, "A");
+    if (!s && B != A) s = check_header(ctx, B, "B");
+    if (s) return s;
+    const operand_shapes sh = {A->m, A->n, B->m, B->n, A->nnz, B->nnz};
+    const spx_spgemm_operands_at ops = {.A = A, .B = B};
+    return plan_create(ctx, opts, &sh, &ops, out);
+}
+
+spx_status spx_spgemm_plan_create_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_csr_dev *B,
+                                      const spx_spgemm_opts *opts, spx_spgemm_plan **out)
+{
+    if (!ctx || !A || !B || !out)
+        return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_spgemm_plan_create_dev: NULL argument") : SPX_ERR_ARG;
+    spx_status s = check_dev_operand(ctx, A, "A");
+    if (!s && B != A) s = check_dev_operand(ctx, B, "B");
+    if (s) return s;
+    const operand_shapes sh = {A->m, A->n, B->m, B->n, A->nnz, B->nnz};
+    const spx_spgemm_operands_at ops = {.dA = A, .dB = B};
+    return plan_create(ctx, opts, &sh, &ops, out);
+}
+
 spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p)
 {
     if (!p) return SPX_ERR_ARG;
     const double t0 = spx_now();
-    if (p->transpose_b) spx_spgemm_transpose_values(p->B, p->bt_perm, p->Bt, spx_ctx_threads(p->ctx));
     spx_status s = SPX_OK;
     limit_window lw;
     limit_open(p->ctx, p->dev_limit, p->device_bytes, &lw);
-    if (p->backend == SPX_BACKEND_CUDA) s = spx_cuda_init(p->ctx);
+    if (p->backend == SPX_BACKEND_CUDA || p->ops.dA) s = spx_cuda_init(p->ctx);
+    if (!s) s = spx_spgemm_refresh(p->ctx, &p->ops);
     if (!s && p->ooc) s = spx_ooc_update_values(p->ctx, p->ooc, &p->in, &p->plan_log);
     else if (!s && p->impl->update_values) s = p->impl->update_values(p->ctx, p->state, &p->in, &p->plan_log);
     limit_close(p->ctx, &lw);
@@ -375,35 +456,146 @@ static void keep_run_bytes(spx_spgemm_plan *p, const mem_window *w)
     else p->device_bytes -= w->dev0 - now < p->device_bytes ? w->dev0 - now : p->device_bytes;
 }
 
+/* A run's bookkeeping: its start, its memory window and the plan's device limit. */
+typedef struct run_window {
+    double t0;
+    mem_window w;
+    limit_window lw;
+} run_window;
+
+static void run_begin(spx_spgemm_plan *p, run_window *r)
+{
+    r->t0 = spx_now();
+    window_open(p->ctx, &r->w);
+    limit_open(p->ctx, p->dev_limit, p->device_bytes, &r->lw);
+}
+
+/* Closes r: the peaks and the bytes the run left held are the plan's; a run that succeeded
+ * (s SPX_OK) is counted and timed. */
+static void run_end(spx_spgemm_plan *p, run_window *r, spx_status s)
+{
+    limit_close(p->ctx, &r->lw);
+    window_close(p->ctx, &r->w, &p->host_peak, &p->device_peak);
+    keep_run_bytes(p, &r->w);
+    if (s) return;
+    p->run_seconds = spx_now() - r->t0;
+    p->runs++;
+}
+
+/* One run's numeric phase into the host CSR C (the run's log restarted). */
+static spx_status numeric_host(spx_spgemm_plan *p, spx_csr *C)
+{
+    spx_status s = p->backend == SPX_BACKEND_CUDA ? spx_cuda_init(p->ctx) : SPX_OK;
+    if (s) return s;
+    memset(&p->run_log, 0, sizeof p->run_log);
+    return p->ooc ? spx_ooc_run(p->ctx, p->ooc, &p->run_log, C) : p->impl->numeric(p->ctx, p->state, &p->run_log, C);
+}
+
 spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **Cp)
 {
     if (!p || !Cp) return p ? spx_fail(p->ctx, SPX_ERR_ARG, "spx_spgemm_run: NULL argument") : SPX_ERR_ARG;
     spx_csr *C = *Cp;
     spx_status s = C ? check_reused(p, C) : SPX_OK;
     if (s) return s;
-    const double t0 = spx_now();
-    mem_window w;
-    limit_window lw;
-    window_open(p->ctx, &w);
-    limit_open(p->ctx, p->dev_limit, p->device_bytes, &lw);
+    run_window rw;
+    run_begin(p, &rw);
     if (!C) s = new_result(p, &C);
-    if (!s && p->backend == SPX_BACKEND_CUDA) s = spx_cuda_init(p->ctx);
-    if (!s) {
-        memset(&p->run_log, 0, sizeof p->run_log);
-        s = p->ooc ? spx_ooc_run(p->ctx, p->ooc, &p->run_log, C) : p->impl->numeric(p->ctx, p->state, &p->run_log, C);
-    }
-    limit_close(p->ctx, &lw);
-    window_close(p->ctx, &w, &p->host_peak, &p->device_peak);
-    keep_run_bytes(p, &w);
+    if (!s) s = numeric_host(p, C);
+    run_end(p, &rw, s);
     if (s) {
         if (C != *Cp) spx_csr_destroy(&C);
         return s;
     }
     memset(&C->meta, 0, sizeof C->meta);
-    p->run_seconds = spx_now() - t0;
-    p->runs++;
     *Cp = C;
     return SPX_OK;
+}
+
+/* A device C to refill in place must be one this plan's spx_spgemm_run_dev made. */
+static spx_status check_reused_dev(const spx_spgemm_plan *p, const spx_csr_dev *C)
+{
+    if (C->m != p->m || C->n != p->n || C->nnz != p->nnz_c || !C->owns || C->ctx != p->ctx ||
+        C->rowptr_type != p->c_rowptr || C->precision != p->precision)
+        return spx_fail(p->ctx, SPX_ERR_ARG,
+                        "spgemm run: *C (device, %d x %d, %lld nonzeros) is not a device result of this plan (%d x "
+                        "%d, %lld nonzeros); pass NULL for a new one",
+                        C->m, C->n, (long long)C->nnz, p->m, p->n, (long long)p->nnz_c);
+    return SPX_OK;
+}
+
+/* A new device C for the symbolic nnz: the caller's, not the plan's (w's device base moves past
+ * it, so the run's bytes left held count only what the plan keeps). */
+static spx_status new_dev_result(spx_spgemm_plan *p, mem_window *w, spx_csr_dev **C)
+{
+    if (p->c_rowptr == SPX_INDEX_INT32 && p->nnz_c > INT32_MAX)
+        return spx_fail(p->ctx, SPX_ERR_OVERFLOW,
+                        "spgemm: C has %lld nonzeros, beyond int32 row pointers: ask for int64 ones "
+                        "(spx_spgemm_opts.c_rowptr_type)",
+                        (long long)p->nnz_c);
+    spx_csr_dev D;
+    const size_t before = p->ctx->dev.bytes;
+    spx_status s = spx_cuda_csr_dev_alloc(p->ctx, p->m, p->n, p->nnz_c, p->c_rowptr, p->precision, &D);
+    const size_t held = p->ctx->dev.bytes - before;
+    if (!s) s = spx_csr_dev_adopt(p->ctx, &D, C);
+    if (!s) w->dev0 += held;
+    return s;
+}
+
+/* One run's numeric phase into the device CSR C: where an in-core GPU plan computes it, else
+ * on the host and uploaded (phase "upload C"). */
+static spx_status numeric_dev(spx_spgemm_plan *p, spx_csr_dev *C)
+{
+    if (!p->ooc && p->state && p->impl->numeric_dev) {
+        spx_status s = spx_cuda_init(p->ctx);
+        memset(&p->run_log, 0, sizeof p->run_log);
+        return s ? s : p->impl->numeric_dev(p->ctx, p->state, &p->run_log, C);
+    }
+    spx_csr *H = NULL;
+    spx_status s = new_result(p, &H);
+    if (!s) s = numeric_host(p, H);
+    const double t0 = spx_now();
+    if (!s) s = spx_cuda_csr_dev_fill(p->ctx, H, C, 0);
+    spx_phase_add(&p->run_log, "upload C", spx_now() - t0);
+    spx_csr_destroy(&H);
+    return s;
+}
+
+spx_status spx_spgemm_run_dev(spx_spgemm_plan *p, spx_csr_dev **Cp)
+{
+    if (!p || !Cp) return p ? spx_fail(p->ctx, SPX_ERR_ARG, "spx_spgemm_run_dev: NULL argument") : SPX_ERR_ARG;
+    spx_csr_dev *C = *Cp;
+    spx_status s = C ? check_reused_dev(p, C) : SPX_OK;
+    if (s) return s;
+    run_window rw;
+    run_begin(p, &rw);
+    const double t0 = spx_now();
+    if (!C) s = new_dev_result(p, &rw.w, &C);
+    const double t_alloc = spx_now() - t0;
+    if (!s) s = numeric_dev(p, C);
+    if (!*Cp) spx_phase_add(&p->run_log, "alloc C", t_alloc); /* after numeric_dev restarted the log */
+    run_end(p, &rw, s);
+    if (s) {
+        if (C != *Cp) spx_csr_dev_destroy(&C);
+        return s;
+    }
+    *Cp = C;
+    return SPX_OK;
+}
+
+spx_status spx_spgemm_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_csr_dev *B, const spx_spgemm_opts *opts,
+                          spx_csr_dev **C, spx_spgemm_info *info)
+{
+    if (!ctx || !C) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_spgemm_dev: NULL argument") : SPX_ERR_ARG;
+    if (*C) return spx_fail(ctx, SPX_ERR_ARG, "spx_spgemm_dev: *C must be NULL (a new C is made)");
+    spx_spgemm_plan *p = NULL;
+    spx_csr_dev *R = NULL;
+    spx_status s = spx_spgemm_plan_create_dev(ctx, A, B, opts, &p);
+    if (!s) s = spx_spgemm_run_dev(p, &R);
+    if (!s && info) s = spx_spgemm_plan_get_info(p, info);
+    spx_spgemm_plan_destroy(&p);
+    if (s) spx_csr_dev_destroy(&R);
+    else *C = R;
+    return s;
 }
 
 spx_status spx_spgemm_plan_get_info(const spx_spgemm_plan *p, spx_spgemm_info *info)
@@ -420,8 +612,9 @@ spx_status spx_spgemm_plan_get_info(const spx_spgemm_plan *p, spx_spgemm_info *i
     info->m = p->m;
     info->k = p->k;
     info->n = p->n;
-    info->nnz_a = p->A->nnz;
-    info->nnz_b = p->B->nnz;
+    info->nnz_a = p->nnz_a;
+    info->nnz_b = p->nnz_b;
+    info->inputs_on_device = p->ops.dA != NULL;
     info->nnz_c = p->nnz_c;
     info->products = p->products;
     info->compression = p->nnz_c ? (double)p->products / (double)p->nnz_c : 0.0;
@@ -455,8 +648,7 @@ void spx_spgemm_plan_destroy(spx_spgemm_plan **pp)
     spx_spgemm_plan *p = *pp;
     if (p->state && p->impl && p->impl->destroy) p->impl->destroy(p->ctx, p->state);
     spx_ooc_destroy(p->ctx, p->ooc);
-    spx_csr_destroy(&p->Bt);
-    spx_free(p->ctx, p->bt_perm);
+    spx_spgemm_operands_free(p->ctx, &p->ops, &p->in);
     spx_free(p->ctx, p);
     *pp = NULL;
 }

@@ -7,17 +7,22 @@
 #include "cuda/runtime.cuh"
 #include "spgemm/impl.h"
 
-/* A and B on the device; B borrowed (in->dev_b, the caller's) or owned. */
+/* A and B on the device, each borrowed (in->dev_a, in->dev_b: the caller's; B sharing A's
+ * upload when B is A) or owned. */
 typedef struct spx_spgemm_operands {
     spx_dev_csr A, B;
-    int b_borrowed;
+    int a_borrowed, b_borrowed;
 } spx_spgemm_operands;
 
-/* Uploads in's A and B, B only when in->dev_b does not give it (SPX_ERR_OVERFLOW beyond
- * 2^31 - 1 nonzeros); frees what it uploaded on failure. */
+/* A and B of in on the device: borrowed where in gives them (dev_a, dev_b), else uploaded
+ * (SPX_ERR_OVERFLOW beyond 2^31 - 1 nonzeros), B sharing A's upload when it is the same host
+ * CSR; frees what it uploaded on failure. */
 spx_status spx_spgemm_dev_upload(spx_ctx *ctx, const spx_spgemm_input *in, spx_spgemm_operands *out);
-/* Frees A, and B unless borrowed. */
+/* Frees what ops owns. */
 void spx_spgemm_dev_free(spx_ctx *ctx, spx_spgemm_operands *ops);
+/* The products A*B forms (sum over A's entries of B's row lengths), counted on the device
+ * (one small download). */
+spx_status spx_spgemm_dev_products(spx_ctx *ctx, const spx_dev_csr *A, const spx_dev_csr *B, int64_t *products);
 /* Copies nnz columns and values (precision prec, device) into C->colind and C->val (fp64). */
 spx_status spx_spgemm_dev_download(spx_ctx *ctx, const int32_t *colind, const void *val, spx_precision prec,
                                    int64_t nnz, spx_csr *C);

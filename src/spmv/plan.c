@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda/gateway.h"
+#include "matrix/csr_dev.h"
 #include "matrix/features.h"
 #include "select/select.h"
 #include "spmv/format.h"
@@ -156,6 +157,24 @@ static spx_status plan_features(spx_ctx *ctx, const spx_csr *A, const spx_plan_o
     return s;
 }
 
+/* A plan's last step: its numbering (order SPX_ORDER_PLAN), device bytes (beside dev_before)
+ * and time since t0, handed out in *out; destroyed when s is an error. Returns s. */
+static spx_status hand_out(spx_plan *p, spx_status s, spx_vector_order order, size_t dev_before, double t0,
+                           spx_plan **out)
+{
+    if (!s && order == SPX_ORDER_PLAN) p->perm = plan_permutation(p);
+    if (s) {
+        spx_plan_destroy(&p);
+        return s;
+    }
+    spx_mem_stats after;
+    spx_ctx_mem_stats(p->ctx, &after);
+    p->device_bytes = after.device_bytes - dev_before;
+    p->plan_seconds = spx_now() - t0;
+    *out = p;
+    return SPX_OK;
+}
+
 spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_plan **out)
 {
     if (!ctx || !A || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_plan_create: NULL argument") : SPX_ERR_ARG;
@@ -176,7 +195,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_dev_csr D;
     memset(&D, 0, sizeof D);
     double tu = -1, tf = 0;
-    spx_mem_stats before, after;
+    spx_mem_stats before;
     spx_ctx_mem_stats(ctx, &before); /* the device CSR of the features may become the layout's */
     if ((s = spx_ctx_resolve_backend(ctx, o.backend, &b))) return s;
     if ((s = plan_features(ctx, A, &o, b, &feat, &D, &tu, &tf))) {
@@ -210,16 +229,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     spx_cuda_dev_csr_free(ctx, &D);
     if (!s && b == SPX_BACKEND_CUDA) s = spx_cuda_sync(ctx);
     spx_phase_add(&p->log, "finish", spx_now() - t1);
-    if (!s && o.order == SPX_ORDER_PLAN) p->perm = plan_permutation(p);
-    if (s) {
-        spx_plan_destroy(&p);
-        return s;
-    }
-    spx_ctx_mem_stats(ctx, &after);
-    p->device_bytes = after.device_bytes - before.device_bytes;
-    p->plan_seconds = spx_now() - t0;
-    *out = p;
-    return SPX_OK;
+    return hand_out(p, s, o.order, before.device_bytes, t0, out);
 }
 
 spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *opts, spx_selection *out)
@@ -235,6 +245,134 @@ spx_status spx_plan_select(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     if (s) return s;
     spx_select_choose(&feat, b, opts->precision, opts->expected_spmvs, out);
     return SPX_OK;
+}
+
+/* ---- plans from a device CSR (spx_plan_create_dev) ---- */
+
+/* Puts phase `name` first in log (the last one dropped when it is full). */
+static void phase_first(spx_phase_log *log, const char *name, double seconds)
+{
+    const int keep = log->n < SPX_MAX_PHASES ? log->n : SPX_MAX_PHASES - 1;
+    memmove(log->phases + 1, log->phases, (size_t)keep * sizeof *log->phases);
+    log->phases[0] = (spx_phase_time){name, seconds};
+    log->n = keep + 1;
+}
+
+/* A plan of the device CSR A made from a host copy (a CPU plan): A downloaded (phase
+ * "download", first), then spx_plan_create. */
+static spx_status create_from_host_copy(spx_ctx *ctx, const spx_csr_dev *A, const spx_plan_opts *o, spx_plan **out)
+{
+    spx_csr *H = NULL;
+    const double t0 = spx_now();
+    spx_status s = spx_csr_dev_download(A, &H);
+    const double td = spx_now() - t0;
+    if (!s) s = spx_plan_create(ctx, H, o, out);
+    spx_csr_destroy(&H);
+    if (s) return s;
+    phase_first(&(*out)->log, "download", td);
+    (*out)->plan_seconds += td;
+    return SPX_OK;
+}
+
+/* The format of a CUDA plan of A (whose features feat were taken on the device): the
+ * selection's when "auto" (into *sel, which o then points into), checked against the build. */
+static spx_status device_format(spx_ctx *ctx, const spx_features *feat, spx_plan_opts *o, spx_selection *sel,
+                                const spx_format_ops **ops)
+{
+    if (format_is_auto(o)) {
+        spx_select_choose(feat, SPX_BACKEND_CUDA, o->precision, o->expected_spmvs, sel);
+        o->format = sel->format;
+        if (!o->algo || !strcmp(o->algo, "auto")) o->algo = sel->algo;
+    }
+    return resolve_format(ctx, o, SPX_BACKEND_CUDA, ops);
+}
+
+/* A new CUDA plan of format ops for an m x n matrix, its first phases logged. */
+static spx_status new_cuda_plan(spx_ctx *ctx, const spx_format_ops *ops, const spx_plan_opts *o, int32_t m, int32_t n,
+                                spx_plan **out)
+{
+    spx_plan *p = spx_malloc(ctx, sizeof *p);
+    if (!p) return spx_fail_nomem(ctx, "plan");
+    memset(p, 0, sizeof *p);
+    p->ctx = ctx;
+    p->ops = ops;
+    p->cuda = spx_format_cuda_of(ops);
+    p->backend = SPX_BACKEND_CUDA;
+    p->precision = o->precision;
+    p->m = m;
+    p->n = n;
+    *out = p;
+    return SPX_OK;
+}
+
+/* Builds p's layout from the device copy *D (freed by the build or here), or, when the format
+ * builds on the host, from A downloaded (phase "download"); then waits for the device (phase
+ * "finish"). */
+static spx_status build_from_device(spx_plan *p, const spx_csr_dev *A, const spx_features *feat,
+                                    const spx_plan_opts *o, spx_dev_csr *D)
+{
+    spx_csr *H = NULL;
+    int on_device = 0;
+    spx_status s = choose_site(p, o, &on_device);
+    if (!s && !on_device) {
+        const double t0 = spx_now();
+        s = spx_csr_dev_download(A, &H);
+        spx_phase_add(&p->log, "download", spx_now() - t0);
+    }
+    if (!s) s = plan_build(p, H, feat, o, D);
+    const double t1 = spx_now();
+    spx_cuda_dev_csr_free(p->ctx, D);
+    if (!s) s = spx_cuda_sync(p->ctx);
+    spx_phase_add(&p->log, "finish", spx_now() - t1);
+    spx_csr_destroy(&H);
+    return s;
+}
+
+/* A CUDA plan of the device CSR A: A copied on the device as device builds take it (phase
+ * "copy"), its features taken there, the format chosen, the layout built. */
+static spx_status create_on_device(spx_ctx *ctx, const spx_csr_dev *A, spx_plan_opts *o, spx_plan **out)
+{
+    const double t0 = spx_now();
+    spx_dev_csr D;
+    memset(&D, 0, sizeof D);
+    spx_features feat;
+    spx_selection sel;
+    const spx_format_ops *ops = NULL;
+    spx_plan *p = NULL;
+    spx_mem_stats before;
+    spx_ctx_mem_stats(ctx, &before);
+    spx_status s = spx_cuda_init(ctx);
+    if (!s) s = spx_cuda_dev_csr_copy(ctx, A, o->precision, &D);
+    const double tc = spx_now() - t0, t1 = spx_now();
+    if (!s) s = spx_cuda_features(ctx, &D, &feat);
+    const double tf = spx_now() - t1;
+    if (!s) s = device_format(ctx, &feat, o, &sel, &ops);
+    if (!s) s = new_cuda_plan(ctx, ops, o, A->m, A->n, &p);
+    if (!p) {
+        spx_cuda_dev_csr_free(ctx, &D);
+        return s;
+    }
+    spx_phase_add(&p->log, "copy", tc);
+    spx_phase_add(&p->log, "features", tf);
+    s = build_from_device(p, A, &feat, o, &D);
+    return hand_out(p, s, o->order, before.device_bytes, t0, out);
+}
+
+spx_status spx_plan_create_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_plan_opts *opts, spx_plan **out)
+{
+    if (!ctx || !A || !out) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_plan_create_dev: NULL argument") : SPX_ERR_ARG;
+    spx_plan_opts o = {0};
+    if (opts) o = *opts;
+    spx_backend b = SPX_BACKEND_CPU;
+    spx_status s = check_opts(ctx, &o);
+    if (!s && (o.build < SPX_BUILD_AUTO || o.build > SPX_BUILD_DEVICE)) s = spx_fail(ctx, SPX_ERR_ARG, "unknown build site");
+    if (!s && o.order != SPX_ORDER_CALLER && o.order != SPX_ORDER_PLAN)
+        s = spx_fail(ctx, SPX_ERR_ARG, "unknown vector order %d", (int)o.order);
+    if (!s && A->ctx != ctx) s = spx_fail(ctx, SPX_ERR_ARG, "spx_plan_create_dev: A belongs to another context");
+    if (!s) s = spx_csr_dev_check_header(ctx, A);
+    if (!s) s = spx_ctx_resolve_backend(ctx, o.backend, &b);
+    if (s) return s;
+    return b == SPX_BACKEND_CUDA ? create_on_device(ctx, A, &o, out) : create_from_host_copy(ctx, A, &o, out);
 }
 
 /* Makes the staging vectors of a CUDA plan's host entry points (first host call only). */

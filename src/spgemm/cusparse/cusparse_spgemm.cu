@@ -1,7 +1,8 @@
 /* src/spgemm/cusparse/cusparse_spgemm.cu: the vendor baseline: cusparseSpGEMM (ALG1 default,
  * ALG2, ALG3) in the plan's phases: analyse = upload and descriptors; symbolic = work
  * estimation (plus memory estimation for ALG2/3) and compute, which gives nnz(C); numeric =
- * C's arrays, copy, download (a run after update_values computes again on the same buffers).
+ * C's arrays, copy, download (a run after update_values computes again on the same buffers);
+ * numeric_dev = copy into the device CSR the plan hands in.
  * INSUFFICIENT_RESOURCES or a refused device allocation becomes SPX_ERR_DEVICE_ALLOC with
  * "failed: insufficient resources, needed N bytes" and the plan is not made; never a crash. */
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include <cusparse.h>
 
+#include "cuda/convert_kernels.cuh"
 #include "spgemm/spgemm_dev.cuh"
 
 /* ALG2/ALG3's chunk fraction for cusparseSpGEMM_estimateMemory (NVIDIA's sample value). */
@@ -112,21 +114,21 @@ static spx_status cusp_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_pha
     if (!d) return spx_fail_nomem(ctx, "cuSPARSE SpGEMM state");
     d->prec = in->precision;
     d->alg = in->algo && !strcmp(in->algo, "alg3") ? 3 : in->algo && !strcmp(in->algo, "alg2") ? 2 : 1;
-    d->m = in->A->m;
-    d->n = in->B->n;
     double t0 = spx_now();
     spx_status s = spx_spgemm_dev_upload(ctx, in, &d->ops);
-    spx_phase_add(log, "upload", spx_now() - t0);
+    if (!in->dev_a || !in->dev_b) spx_phase_add(log, "upload", spx_now() - t0);
+    d->m = d->ops.A.m;
+    d->n = d->ops.B.n;
     t0 = spx_now();
     if (!s && d->ops.A.nnz && d->ops.B.nnz) s = make_descriptors(ctx, d);
     spx_phase_add(log, "analyse", spx_now() - t0);
+    /* the products, counted on the device (cuSPARSE reports them only for ALG2/3): for the
+     * report, outside the phases that time cuSPARSE */
+    if (!s) s = spx_spgemm_dev_products(ctx, &d->ops.A, &d->ops.B, products);
     if (s) {
         cusp_destroy(ctx, d);
         return s;
     }
-    int64_t p = 0; /* products, counted on the host (cuSPARSE reports them only for ALG2/3) */
-    for (int64_t q = 0; q < in->A->nnz; q++) p += in->B->rowptr[in->A->colind[q] + 1] - in->B->rowptr[in->A->colind[q]];
-    *products = p;
     snprintf(d->kernel, sizeof d->kernel, "cusparse_spgemm_alg%d", d->alg);
     *state = d;
     return SPX_OK;
@@ -211,6 +213,10 @@ static spx_status cusp_update_values(spx_ctx *ctx, void *state, const spx_spgemm
 {
     cusp_state *d = (cusp_state *)state;
     if (!d->desc) return SPX_OK;
+    if (d->ops.a_borrowed && d->ops.b_borrowed) { /* the descriptors read the plan's arrays, updated there */
+        d->stale = 1;
+        return SPX_OK;
+    }
     spx_status s = SPX_OK;
     const double t0 = spx_now();
     spx_dev_csr A = {0}, B = {0};
@@ -271,6 +277,36 @@ done:
     return s;
 }
 
+/* The numeric phase into the device CSR C (allocated by the plan): cuSPARSE's copy writes C's
+ * arrays themselves (its int32 row pointers into a scratch array, then widened, for int64 ones);
+ * one wait at the end. */
+static spx_status cusp_numeric_dev(spx_ctx *ctx, void *state, spx_phase_log *log, spx_csr_dev *C)
+{
+    cusp_state *d = (cusp_state *)state;
+    spx_status s = SPX_OK;
+    int32_t *rp = C->rowptr_type == SPX_INDEX_INT32 ? (int32_t *)C->rowptr : NULL;
+    const double t0 = spx_now();
+    if (!d->desc) { /* C has no entries */
+        SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(C->rowptr, 0, ((size_t)C->m + 1) * (rp ? 4 : 8), spx_cuda_stream(ctx)));
+        s = spx_cuda_sync(ctx);
+        goto done;
+    }
+    if (!rp && (s = cusp_malloc(ctx, d, (void **)&d->c_rowptr, ((size_t)d->m + 1) * sizeof(int32_t), "C row pointers")))
+        goto done;
+    CUSP_GOTO(cusparseCsrSetPointers(d->C, rp ? rp : d->c_rowptr, C->colind, C->val));
+    if (d->stale && (s = compute(ctx, d))) goto done;
+    CUSP_GOTO(cusparseSpGEMM_copy(d->handle, OPN, OPN, ONE(d), d->A, d->B, ZERO(d), d->C, vtype(d->prec),
+                                  alg_of(d->alg), d->desc));
+    if (!rp) s = spx_cuda_cast(ctx, (const int32_t *)d->c_rowptr, (int64_t *)C->rowptr, (int64_t)d->m + 1);
+    if (!s) s = spx_cuda_sync(ctx);
+    d->stale = 1; /* the next run computes again: C's arrays are new */
+done:
+    spx_phase_add(log, "numeric", spx_now() - t0);
+    spx_cuda_free(ctx, d->c_rowptr);
+    d->c_rowptr = NULL;
+    return s;
+}
+
 static void cusp_destroy(spx_ctx *ctx, void *state)
 {
     cusp_state *d = (cusp_state *)state;
@@ -304,6 +340,7 @@ static const spx_spgemm_impl cusparse_impl = {
     NULL, /* numeric_rows */
     NULL, /* row_pointers */
     NULL, /* analyse_rows */
+    cusp_numeric_dev,
 };
 
 extern "C" const spx_spgemm_impl *spx_spgemm_cusparse(void) { return &cusparse_impl; }

@@ -935,6 +935,7 @@ static const spx_spgemm_impl gustavson_impl = {
     gus_numeric_rows,
     gus_row_pointers,
     NULL, /* analyse_rows */
+    NULL, /* numeric_dev */
 };
 
 const spx_spgemm_impl *spx_spgemm_gustavson(void) { return &gustavson_impl; }

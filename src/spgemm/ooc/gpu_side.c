@@ -174,7 +174,7 @@ static spx_status block_piece(spx_ctx *ctx, const spx_ooc_gpu *g, int j, const s
     spx_status s = SPX_OK;
     if (g->impl->backend == SPX_BACKEND_CUDA) has = (s = spx_cuda_dev_csr_upload(ctx, Bj, g->precision, &dB)) == SPX_OK;
     spx_phase_add(log, "upload", spx_now() - t0);
-    spx_spgemm_input in = {Ap, Bj, g->precision, NULL, has ? &dB : NULL};
+    spx_spgemm_input in = {.A = Ap, .B = Bj, .precision = g->precision, .dev_b = has ? &dB : NULL};
     void *state = NULL;
     int64_t products = 0, nnz = 0;
     if (!s) s = g->impl->analyse(ctx, &in, log, &state, &products);
@@ -227,7 +227,7 @@ spx_status spx_ooc_gpu_panel(spx_ctx *ctx, const spx_ooc_gpu *g, const spx_csr *
                              spx_ooc_times *t)
 {
     if (g->parts) return panel_by_blocks(ctx, g, Ap, Cv, t);
-    spx_spgemm_input in = {Ap, B, g->precision, NULL, g->has_b ? &g->B : NULL};
+    spx_spgemm_input in = {.A = Ap, .B = B, .precision = g->precision, .dev_b = g->has_b ? &g->B : NULL};
     spx_phase_log log;
     memset(&log, 0, sizeof log);
     void *state = NULL;

@@ -1,28 +1,30 @@
 /* src/spgemm/spx/spx_gpu.cu: the spx GPU SpGEMM after ApSpGEMM (§4.1-§5.1), in the plan's
- * phases. analyse: upload A and B, the pre-analysis kernels (products per row of C, nonzeros
- * per column of A, rows above the sparsity threshold P, the rows' column ranges) and the
- * per-bin statistics of the products, all on the device; one small download. reorder: the
- * rows binned on the device by the table they need, a hash table or, where the row's columns
- * lie in a narrow range, a span table (the paper's dynamic binning; bins in descending size,
- * the rowind reordering), a thread-group size per bin by Algorithm 2 on the host from the
- * bins' statistics; a phase's bins run on several streams. symbolic: row counts by the
- * shared-memory kernels or a fallback (dense or global), C's row pointers by a device scan
- * (nnz(C) read back with the lengths' statistics; the dense fallback's split rows, when any,
- * listed and read back too), the dense panels decided (spx_dense_panel.h), and the
- * rows binned again by their exact length for the numeric phase. numeric: C's arrays (exact
- * size, kept for the next run), the panels' GEMM, the same kernels summing, the rows written
- * sorted, the panels' result added, C (row pointers included) downloaded.
- * analyse_rows (the out-of-core panels): C's row pointers given by the caller stand for
- * analyse and symbolic: uploaded, then only the numeric phase's binning. Every device
- * allocation goes through spx_cuda_malloc and is freed on every path: the plan's arrays in two
- * blocks (cudaMalloc and cudaFree cost 10-100 us each on an H100: one block for what the plan
- * keeps, one for what analyse and symbolic need), C's arrays and the global fallback's pool
- * on their own. */
+ * phases. analyse: A and B borrowed (the plan's operands on the device) or uploaded, the
+ * pre-analysis kernels (products per row of C, nonzeros per column of A, rows above the
+ * sparsity threshold P, the rows' column ranges) and the per-bin statistics of the products,
+ * all on the device; one small download. reorder: the rows binned on the device by the table
+ * they need, a hash table or, where the row's columns lie in a narrow range, a span table (the
+ * paper's dynamic binning; bins in descending size, the rowind reordering), a thread-group size
+ * per bin by Algorithm 2 on the host from the bins' statistics; a phase's bins run on several
+ * streams. symbolic: row counts by the shared-memory kernels or a fallback (dense or global),
+ * C's row pointers by a device scan (nnz(C) read back with the lengths' statistics; the dense
+ * fallback's split rows, when any, listed and read back too), the dense panels decided
+ * (spx_dense_panel.h), and the rows binned again by their exact length for the numeric phase
+ * (queued: the plan does not wait for it). numeric: the panels' GEMM, the same kernels summing,
+ * the rows written sorted, the panels' result added; into C's device arrays (exact size, kept
+ * for the next run) then downloaded with its row pointers, or (numeric_dev) straight into the
+ * device CSR the plan hands in. analyse_rows (the out-of-core panels): C's row pointers given
+ * by the caller stand for analyse and symbolic: uploaded, then only the numeric phase's
+ * binning. Every device allocation goes through spx_cuda_malloc and is freed on every path:
+ * the plan's arrays in one block (cudaMalloc and cudaFree cost 10-100 us each on an H100, and a
+ * free waits for the device: what analyse and symbolic use stays until the plan goes, so no
+ * free falls between the phases), C's arrays and the global fallback's pool on their own. */
 #include <stdio.h>
 #include <string.h>
 
 #include <cub/device/device_scan.cuh>
 
+#include "cuda/convert_kernels.cuh"
 #include "spgemm/spgemm_dev.cuh"
 #include "spgemm/spx/spx_dense_panel.h"
 #include "spgemm/spx/spx_kernels.cuh"
@@ -63,20 +65,18 @@ typedef struct gpu_state {
     spx_precision prec;
     int32_t m, k, n;
     double avg_b_row;  /* B's nonzeros per row: lanes per B row */
-    void *d_keep;      /* device block of the arrays the plan keeps (d_crow .. d_range) */
+    void *d_keep;      /* device block of the plan's arrays (d_crow .. d_scan: keep_layout) */
     void *d_split;     /* device block of the split rows' workspace (split_workspace), NULL none */
     int2 *h_split;     /* host: the split rows of the last dense launch (row, entries of A) */
     int num_split;     /* the numeric bins' split rows, listed in h_split; -1: not listed yet */
     int num_hot;       /* the split rows' hot columns (split_ws), -1: not surveyed yet */
-    void *d_temp;      /* device block of analyse's and symbolic's arrays (d_prod .. d_scan); NULL
-                          after symbolic */
     int64_t *d_crow;   /* keep, m + 1: symbolic counts, then C's row pointers */
     spx_gpu_bin_stats *d_stats; /* keep: the binning kernels' statistics and cursors */
     unsigned int *d_ticket;     /* keep: the dense fallback's next row */
     int2 *d_range;     /* keep, m: the rows' column ranges for span tables (NULL when C's row
                           pointers were given: no pre-analysis, no span tables) */
     int32_t *d_num_rows;        /* keep, m: the numeric phase's row list */
-    int64_t *d_prod;   /* temp, m: products per row of C */
+    int64_t *d_prod;   /* temp (analyse and symbolic), m: products per row of C */
     int32_t *d_colcnt; /* temp, k: A's column counts */
     int32_t *d_sym_rows;        /* temp, m: the symbolic phase's row list */
     void *d_scan;      /* temp: the scan of the counts' scratch, scan_bytes */
@@ -95,6 +95,7 @@ typedef struct gpu_state {
      * (SPX_GPU_BIN_STREAMS - 1 each, had by the first phase with several bins; sides 0: none
      * had, or none could be: one stream) */
     cudaStream_t side[SPX_GPU_BIN_STREAMS];
+    cudaStream_t stream; /* the context's stream the plan's last work was queued on */
     cudaEvent_t fork, join[SPX_GPU_BIN_STREAMS];
     int sides;
     int sm_count, max_threads_sm;
@@ -683,34 +684,21 @@ static void read_device(spx_ctx *ctx, gpu_state *S)
     S->smem_limit = st && st->smem_per_block_optin > 0 ? (size_t)st->smem_per_block_optin : 48 * 1024;
 }
 
-/* The kept arrays carved from base (NULL: sized only): C's row pointers, the statistics, the
- * ticket, the numeric row list and, with ranges, the rows' column ranges; returns the bytes. */
-static size_t keep_layout(gpu_state *S, bool ranges, void *base)
+/* The plan's arrays carved from base (NULL: sized only): C's row pointers, the statistics, the
+ * ticket, the numeric row list and, with ranges, the rows' column ranges; then, with temp, what
+ * analyse and symbolic use (the products per row, A's column counts, the symbolic row list, the
+ * scan's scratch of S->scan_bytes), kept with the rest until the plan goes, so that no free
+ * (which waits for the device) falls between the phases of one product; returns the bytes. */
+static size_t keep_layout(gpu_state *S, bool ranges, bool temp, void *base)
 {
     carver c = {(unsigned char *)base, 0};
-    const size_t m = (size_t)S->m;
+    const size_t m = (size_t)S->m, k = (size_t)S->k;
     S->d_crow = (int64_t *)carve(&c, (m + 1) * sizeof(int64_t));
     S->d_stats = (spx_gpu_bin_stats *)carve(&c, sizeof(spx_gpu_bin_stats));
     S->d_ticket = (unsigned int *)carve(&c, sizeof(unsigned int));
     S->d_num_rows = (int32_t *)carve(&c, m * sizeof(int32_t));
     S->d_range = ranges ? (int2 *)carve(&c, m * sizeof(int2)) : NULL;
-    return c.used;
-}
-
-/* S->d_keep, carved by keep_layout. */
-static spx_status alloc_keep(spx_ctx *ctx, gpu_state *S, bool ranges)
-{
-    spx_status s = spx_cuda_malloc(ctx, &S->d_keep, keep_layout(S, ranges, NULL));
-    if (!s) keep_layout(S, ranges, S->d_keep);
-    return s;
-}
-
-/* The analyse and symbolic arrays carved from base (NULL: sized only): the products per row,
- * A's column counts, the symbolic row list, the scan's scratch (S->scan_bytes); the bytes. */
-static size_t temp_layout(gpu_state *S, void *base)
-{
-    carver c = {(unsigned char *)base, 0};
-    const size_t m = (size_t)S->m, k = (size_t)S->k;
+    if (!temp) return c.used;
     S->d_prod = (int64_t *)carve(&c, m * sizeof(int64_t));
     S->d_colcnt = (int32_t *)carve(&c, k * sizeof(int32_t));
     S->d_sym_rows = (int32_t *)carve(&c, m * sizeof(int32_t));
@@ -718,14 +706,17 @@ static size_t temp_layout(gpu_state *S, void *base)
     return c.used;
 }
 
-/* S->d_temp, carved by temp_layout, the scan's scratch sized by CUB for m + 1 counts. */
-static spx_status alloc_temp(spx_ctx *ctx, gpu_state *S)
+/* S->d_keep, carved by keep_layout in one allocation; with temp, the scan's scratch sized by
+ * CUB for m + 1 counts first. */
+static spx_status alloc_keep(spx_ctx *ctx, gpu_state *S, bool ranges, bool temp)
 {
     size_t scan = 0;
-    SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan, S->d_crow, (int64_t)S->m + 1, spx_cuda_stream(ctx)));
+    if (temp)
+        SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan, (int64_t *)NULL, (int64_t)S->m + 1,
+                                                        spx_cuda_stream(ctx)));
     S->scan_bytes = scan < 16 ? 16 : scan; /* a NULL scratch would make CUB only size its work */
-    spx_status s = spx_cuda_malloc(ctx, &S->d_temp, temp_layout(S, NULL));
-    if (!s) temp_layout(S, S->d_temp);
+    spx_status s = spx_cuda_malloc(ctx, &S->d_keep, keep_layout(S, ranges, temp, NULL));
+    if (!s) keep_layout(S, ranges, temp, S->d_keep);
     return s;
 }
 
@@ -736,16 +727,6 @@ static spx_status alloc_temp(spx_ctx *ctx, gpu_state *S)
 static void quiesce(spx_ctx *ctx)
 {
     if (cudaStreamSynchronize(spx_cuda_stream(ctx)) != cudaSuccess) (void)cudaGetLastError();
-}
-
-/* Frees S->d_temp (its arrays with it). */
-static void free_temp(spx_ctx *ctx, gpu_state *S)
-{
-    quiesce(ctx);
-    spx_cuda_free(ctx, S->d_temp);
-    S->d_temp = S->d_scan = NULL;
-    S->d_prod = NULL;
-    S->d_colcnt = S->d_sym_rows = NULL;
 }
 
 /* Lanes a row of A gets in the pre-analysis: A's mean row length rounded up to a power of two,
@@ -813,15 +794,15 @@ done:
     return s;
 }
 
-/* A new state for in's product: the device's properties read, A uploaded (B borrowed or
- * uploaded), the kept arrays allocated on the device (alloc_keep; phase "upload"); nothing
- * left on failure. */
-static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, bool ranges, gpu_state **out)
+/* A new state for in's product: the device's properties read, A and B borrowed or uploaded
+ * (phase "upload"), the plan's arrays allocated on the device (alloc_keep, phase "alloc");
+ * nothing left on failure. */
+static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_log *log, bool ranges, bool temp,
+                           gpu_state **out)
 {
     gpu_state *S = (gpu_state *)spx_calloc_array(ctx, 1, sizeof *S);
     if (!S) return spx_fail_nomem(ctx, "spx GPU SpGEMM state");
     S->prec = in->precision;
-    S->m = in->A->m, S->k = in->A->n, S->n = in->B->n;
     S->num_split = -1;
     S->num_hot = -1;
     spx_gpu_panels_none(&S->panels);
@@ -829,13 +810,16 @@ static spx_status gpu_open(spx_ctx *ctx, const spx_spgemm_input *in, spx_phase_l
                     : !strcmp(in->algo, "sparse") ? SPX_GPU_PANELS_OFF
                     : !strcmp(in->algo, "dense")  ? SPX_GPU_PANELS_FORCE
                                                   : SPX_GPU_PANELS_AUTO;
-    S->avg_b_row = in->B->m ? (double)in->B->nnz / in->B->m : 0.0;
     read_device(ctx, S);
     snprintf(S->kernel, sizeof S->kernel, "spx_spgemm_rows_%s", S->prec == SPX_FP32 ? "fp32" : "fp64");
     const double t0 = spx_now();
     spx_status s = spx_spgemm_dev_upload(ctx, in, &S->ops);
-    spx_phase_add(log, "upload", spx_now() - t0);
-    if (!s) s = alloc_keep(ctx, S, ranges);
+    if (!in->dev_a || !in->dev_b) spx_phase_add(log, "upload", spx_now() - t0);
+    S->m = S->ops.A.m, S->k = S->ops.A.n, S->n = S->ops.B.n;
+    S->avg_b_row = S->ops.B.m ? (double)S->ops.B.nnz / S->ops.B.m : 0.0;
+    const double t1 = spx_now();
+    if (!s) s = alloc_keep(ctx, S, ranges, temp);
+    spx_phase_add(log, "alloc", spx_now() - t1);
     if (s) {
         gpu_destroy(ctx, S);
         return s;
@@ -856,11 +840,10 @@ static spx_status gpu_analyse(spx_ctx *ctx, const spx_spgemm_input *in, spx_phas
                               int64_t *products)
 {
     gpu_state *S = NULL;
-    spx_status s = gpu_open(ctx, in, log, true, &S);
+    spx_status s = gpu_open(ctx, in, log, true, true, &S);
     if (s) return s;
     const double t0 = spx_now();
-    s = alloc_temp(ctx, S);
-    if (!s) s = pre_analysis(ctx, S, products);
+    s = pre_analysis(ctx, S, products);
     spx_phase_add(log, "analyse", spx_now() - t0);
     return hand_out(ctx, S, s, state);
 }
@@ -894,13 +877,14 @@ static spx_status count_rows(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, spx_
 }
 
 /* The numeric phase's bins from C's exact row lengths in d_crow and their statistics st (phase
- * "reorder", waited for: the plan's last step); the kernel's name says "+span" when span tables
+ * "reorder"; the rows' scatter, the plan's last step, is queued, not waited for: the first run
+ * follows it on the stream, follow_stream); the kernel's name says "+span" when span tables
  * took rows in either phase. */
 static spx_status numeric_bins(spx_ctx *ctx, gpu_state *S, const spx_gpu_bin_stats *st, spx_phase_log *log)
 {
     const double t0 = spx_now();
     spx_status s = make_bins(ctx, S, 1, S->d_crow, 1, st, S->d_num_rows, &S->num);
-    if (!s) s = spx_cuda_sync(ctx);
+    S->stream = spx_cuda_stream(ctx);
     spx_phase_add(log, "reorder", spx_now() - t0);
     name_kernel(S);
     return s;
@@ -953,9 +937,7 @@ static spx_status gpu_symbolic(spx_ctx *ctx, void *state, spx_phase_log *log, in
     if (s) return s;
     *nnz_c = S->nnz_c;
     s = plan_panels(ctx, S, &st, log);
-    if (!s) s = numeric_bins(ctx, S, &st, log);
-    free_temp(ctx, S); /* numeric_bins synchronised: the kernels are done with it */
-    return s;
+    return s ? s : numeric_bins(ctx, S, &st, log);
 }
 
 /* In place of analyse and symbolic, C's row pointers given (rowptr, m + 1 from 0): uploaded
@@ -966,7 +948,7 @@ static spx_status gpu_analyse_rows(spx_ctx *ctx, const spx_spgemm_input *in, con
                                    spx_phase_log *log, void **state)
 {
     gpu_state *S = NULL;
-    spx_status s = gpu_open(ctx, in, log, false, &S);
+    spx_status s = gpu_open(ctx, in, log, false, false, &S);
     if (s) return s;
     const double t0 = spx_now();
     s = spx_cuda_h2d(ctx, S->d_crow, rowptr, ((size_t)S->m + 1) * sizeof *S->d_crow);
@@ -1002,6 +984,26 @@ static void release_c(spx_ctx *ctx, gpu_state *S)
     S->d_cci = NULL, S->d_cv = NULL;
 }
 
+/* The plan's last work (the numeric bins' scatter) is left queued on the stream the plan was
+ * made on: a run on another stream (spx_ctx_set_stream between them) waits for it first. */
+static void follow_stream(spx_ctx *ctx, gpu_state *S)
+{
+    const cudaStream_t now = spx_cuda_stream(ctx);
+    if (S->stream != now && cudaStreamSynchronize(S->stream) != cudaSuccess) (void)cudaGetLastError();
+    S->stream = now;
+}
+
+/* Queues the numeric phase into C's columns cci and values cv (device, nnz(C) each): the dense
+ * panels' GEMM, every bin, the panels' result added. */
+template <typename V>
+static spx_status numeric_kernels(spx_ctx *ctx, gpu_state *S, int32_t *cci, V *cv)
+{
+    follow_stream(ctx, S);
+    spx_status s = spx_gpu_panels_multiply(ctx, &S->panels, &S->ops, S->n, S->prec);
+    if (!s) s = run_bins<true, V>(ctx, S, &S->num, nullptr, cci, cv);
+    return s ? s : spx_gpu_panels_add(ctx, &S->panels, S->n, S->prec, S->d_crow, cci, cv);
+}
+
 /* The numeric phase into C (host, sized by the plan): C's device arrays allocated on the
  * first run and kept for the next (SPX_GPU_KEEP_C; freed on a failure), every bin run, then
  * C's row pointers, columns and values downloaded. */
@@ -1012,9 +1014,7 @@ static spx_status numeric_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, s
     spx_status s = SPX_OK;
     if (!S->d_cci) s = spx_cuda_malloc(ctx, (void **)&S->d_cci, (size_t)S->nnz_c * sizeof *S->d_cci);
     if (!s && !S->d_cv) s = spx_cuda_malloc(ctx, &S->d_cv, (size_t)S->nnz_c * sizeof(V));
-    if (!s) s = spx_gpu_panels_multiply(ctx, &S->panels, &S->ops, S->n, S->prec);
-    if (!s) s = run_bins<true, V>(ctx, S, &S->num, nullptr, S->d_cci, (V *)S->d_cv);
-    if (!s) s = spx_gpu_panels_add(ctx, &S->panels, S->n, S->prec, S->d_crow, S->d_cci, S->d_cv);
+    if (!s) s = numeric_kernels<V>(ctx, S, S->d_cci, (V *)S->d_cv);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "numeric", spx_now() - t0);
     t0 = spx_now();
@@ -1034,13 +1034,35 @@ static spx_status gpu_numeric(spx_ctx *ctx, void *state, spx_phase_log *log, spx
     return S->prec == SPX_FP32 ? numeric_into<float>(ctx, S, log, C) : numeric_into<double>(ctx, S, log, C);
 }
 
+/* The numeric phase straight into the device CSR C (allocated by the plan): its columns and
+ * values written by the kernels, its row pointers copied from d_crow (narrowed for int32 ones);
+ * one wait at the end. */
+template <typename V>
+static spx_status numeric_dev_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, spx_csr_dev *C)
+{
+    const double t0 = spx_now();
+    spx_status s = numeric_kernels<V>(ctx, S, C->colind, (V *)C->val);
+    const size_t rows = (size_t)S->m + 1;
+    if (!s && C->rowptr_type == SPX_INDEX_INT64) s = spx_cuda_d2d_async(ctx, C->rowptr, S->d_crow, rows * sizeof(int64_t));
+    else if (!s) s = spx_cuda_cast(ctx, (const int64_t *)S->d_crow, (int32_t *)C->rowptr, (int64_t)rows);
+    if (!s) s = spx_cuda_sync(ctx);
+    spx_phase_add(log, "numeric", spx_now() - t0);
+    return s;
+}
+
+static spx_status gpu_numeric_dev(spx_ctx *ctx, void *state, spx_phase_log *log, spx_csr_dev *C)
+{
+    gpu_state *S = (gpu_state *)state;
+    return S->prec == SPX_FP32 ? numeric_dev_into<float>(ctx, S, log, C) : numeric_dev_into<double>(ctx, S, log, C);
+}
+
 static void gpu_destroy(spx_ctx *ctx, void *state)
 {
     gpu_state *S = (gpu_state *)state;
     if (!S) return;
+    follow_stream(ctx, S); /* the plan's last scatter, when queued on another stream than the context's now */
     release_c(ctx, S);
     spx_spgemm_dev_free(ctx, &S->ops);
-    spx_cuda_free(ctx, S->d_temp);
     spx_cuda_free(ctx, S->d_keep);
     spx_cuda_free(ctx, S->d_split);
     spx_gpu_panels_free(ctx, &S->panels);
@@ -1073,6 +1095,7 @@ static const spx_spgemm_impl spx_gpu_impl = {
     NULL, /* numeric_rows */
     NULL, /* row_pointers */
     gpu_analyse_rows,
+    gpu_numeric_dev,
 };
 
 extern "C" const spx_spgemm_impl *spx_spgemm_spx(void) { return &spx_gpu_impl; }
