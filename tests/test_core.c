@@ -356,6 +356,13 @@ static void test_csr_auto_rule(void)
     CHECK(spx_csr_auto_algo(188460000, 27000000, 6.98, 7, 0.05) == SPX_CSR_STREAM);
     CHECK(spx_csr_auto_algo(1048576 + 100, 1 << 20, (1048576 + 100) / 8.0, 1 << 20, 2.6) == SPX_CSR_STREAM);
     CHECK(spx_csr_auto_algo(0, 2000000, 0.0, 0, 0.0) == SPX_CSR_SCALAR);
+    /* sliced: landmark (16 a row, cv 0.03), bcsstk29 (44, 0.35) take it; vibrobox (cv 0.58),
+       finan512 (8 a row), stencil27 n=60 (5.6M nonzeros) and rows of 2200 do not */
+    CHECK(spx_csr_auto_algo(1146848, 2704, 15.94, 16, 0.031) == SPX_CSR_SLICED);
+    CHECK(spx_csr_auto_algo(619488, 13992, 44.27, 71, 0.353) == SPX_CSR_SLICED);
+    CHECK(spx_csr_auto_algo(342828, 12328, 27.81, 121, 0.579) == SPX_CSR_STREAM);
+    CHECK(spx_csr_auto_algo(596992, 74752, 7.99, 55, 0.786) == SPX_CSR_STREAM);
+    CHECK(spx_csr_auto_algo(5639752, 216000, 26.11, 27, 0.1) == SPX_CSR_STREAM);
 }
 
 int main(void)

@@ -18,6 +18,8 @@
  *   |                                    |           |   from 6 per row on stream wins (fe_sphere  |
  *   |                                    |           |   6.0: 0.91, poisson3d 6.9: 0.95)           |
  *   | few long rows over >= 1M columns   | colblock  | (below)                                     |
+ *   | <= 2M nonzeros, rows of 12 to 128, | sliced    | (below) landmark 5.41 us vs stream 7.33     |
+ *   |   cv <= 0.4                        |           |   (H100 batch)                              |
  *   | otherwise                          | stream    | poisson3d 300^3: 548 vs scalar 468, vector  |
  *   |                                    |           |   389; stencil27 160^3: 594 vs vector 530;  |
  *   |                                    |           |   uniform 16.8M x 8: 93 vs nzsplit 92;      |
@@ -62,6 +64,28 @@ static inline int spx_csr_wants_colblock(int64_t nnz, int32_t cols, double mean)
            (double)nnz >= SPX_CSR_AUTO_COLBLOCK_MIN_REUSE * cols;
 }
 
+/* sliced (warp-wide interleaved row slices, csr_sliced_cuda.cu) where its shorter chain of
+ * dependent loads shows: matrices of at most SLICED_MAX_NNZ nonzeros (an SpMV of a few
+ * microseconds from L2), rows of SLICED_MIN_MEAN to SLICED_MAX_MEAN entries (a lane's 4 steps
+ * at 4 to 32 lanes a row) with cv <= SLICED_MAX_CV (little padding). Measured on an H100
+ * (2026-12-07, bench/results/2026-12-07-nvidia-h100-session/, batch us, sliced / stream):
+ * landmark (16 a row, cv 0.03) 5.41 / 7.33, bcsstk29 (44, 0.35) 4.32 / 4.96, bcsstk33 (68,
+ * 0.24) 5.03 / 5.26, cage10 (13, 0.30) 4.11 / 4.22, bcsstk16 (59, 0.29) 4.20 / 4.33,
+ * wing_nodal (14, 0.21) 5.19 / 5.42, bcsstk15 (30, 0.26) 4.99 / 5.10; outside the rule it
+ * lost: vibrobox (28, 0.58) 5.00 / 4.68, finan512 (8, 0.79) 7.07 / 5.32, fe_body (7.3) 4.46 /
+ * 4.28, stencil27 n=60 (5.6M nonzeros) 28.5 / 28.0, poisson3d n=100 37.1 / 34.7. */
+#define SPX_CSR_AUTO_SLICED_MAX_NNZ (1 << 21)
+#define SPX_CSR_AUTO_SLICED_MIN_MEAN 12.0
+#define SPX_CSR_AUTO_SLICED_MAX_MEAN 128.0
+#define SPX_CSR_AUTO_SLICED_MAX_CV 0.4
+
+/* Whether rows of mean length `mean` and variation cv, nnz in all, want the sliced layout. */
+static inline int spx_csr_wants_sliced(int64_t nnz, double mean, double cv)
+{
+    return nnz <= SPX_CSR_AUTO_SLICED_MAX_NNZ && mean >= SPX_CSR_AUTO_SLICED_MIN_MEAN &&
+           mean <= SPX_CSR_AUTO_SLICED_MAX_MEAN && cv <= SPX_CSR_AUTO_SLICED_MAX_CV;
+}
+
 /* The algorithm `auto` resolves to for these row statistics over cols columns (0: column
  * blocks ruled out, e.g. for a band that already is one). */
 static inline spx_csr_algo spx_csr_auto_algo(int64_t nnz, int32_t cols, double mean, int64_t row_max, double cv)
@@ -70,6 +94,7 @@ static inline spx_csr_algo spx_csr_auto_algo(int64_t nnz, int32_t cols, double m
     if (spx_csr_wants_colblock(nnz, cols, mean)) return SPX_CSR_COLBLOCK;
     if (mean <= SPX_CSR_AUTO_SHORT_ROW_MEAN && !spx_csr_rows_skewed(mean, row_max, cv)) return SPX_CSR_SCALAR;
     if (mean < SPX_CSR_AUTO_REGULAR_ROW_MEAN && cv <= SPX_CSR_AUTO_REGULAR_CV) return SPX_CSR_SCALAR;
+    if (spx_csr_wants_sliced(nnz, mean, cv)) return SPX_CSR_SLICED;
     return SPX_CSR_STREAM;
 }
 
