@@ -83,6 +83,9 @@ typedef struct spx_solve_result {
                             SpMVs ran on the GPU (on the CPU they are skipped) */
     double iter_vector_bytes; /* bytes of vectors one iteration's steps move, the SpMVs not
                                  counted (the floor's second term: docs/solvers.md) */
+    double graph_seconds; /* CUDA: the capture of the iteration as a graph (instantiation and
+                             upload included), once per solve; part of iter_seconds, which less
+                             this is the time of the iterations themselves */
 } spx_solve_result;
 
 /* Solves A x = b by conjugate gradients (A symmetric positive definite), with x on entry as

@@ -332,7 +332,11 @@ static spx_status iterate(solve_iter *it, solve_checks *ch)
     SOLVE_TRY(check(it, ch, &done)); /* the first step's outcome */
     if (done) goto done;
     if (!ch->fixed) SOLVE_TRY(timed_batch(it, 0, 0, ch, &done, &t_check)); /* a check's own cost, the stream idle */
-    if (it->dev) SOLVE_TRY(spx_solve_cuda_capture(it->dev, body_of, it, &graph));
+    if (it->dev) {
+        const double t_graph = spx_now();
+        SOLVE_TRY(spx_solve_cuda_capture(it->dev, body_of, it, &graph));
+        it->s->res->graph_seconds = spx_now() - t_graph;
+    }
     it->s->res->graph = graph;
     if (!ch->fixed) { /* the probe: the first iterations and a check */
         const int left = it->sc->max_iter - ch->launched, probe = left < SOLVE_PROBE_ITERS ? left : SOLVE_PROBE_ITERS;
