@@ -517,14 +517,6 @@ def dist_section(pick):
     return lines + [""]
 
 
-def peer_time(r):
-    """(field, seconds) of a record's time: batch, else per call, else the whole product."""
-    for k in ("t_batch_s", "t_median_s", "total_s"):
-        if r.get(k):
-            return k, r[k]
-    return None, None
-
-
 def peer_name(r):
     """A record's peer (its format or method), or None for spx's own and cuSPARSE."""
     name = r.get("method") or r.get("format") or ""
@@ -532,12 +524,30 @@ def peer_name(r):
 
 
 def peers_pick(runs):
-    """The newest folder's peers*.json files that hold peer records, as Runs."""
+    """The newest folder's peers*.json files that hold peer records, as Runs, each with the
+    records of spx's own run beside it (.mine: the peers-spx-*.json files of its folder, which
+    bench/peers/run.py reads, or the file's own spx records)."""
     cands = [r for r in runs if os.path.basename(r.path).startswith("peers") and any(peer_name(x) for x in r.results)]
     if not cands:
         return []
     top = max((r.day, r.folder) for r in cands)
-    return sorted((r for r in cands if (r.day, r.folder) == top), key=lambda r: r.shown)
+    picked = sorted((r for r in cands if (r.day, r.folder) == top), key=lambda r: r.shown)
+    for run in picked:
+        here = os.path.dirname(run.path)
+        run.mine = [x for r in runs if os.path.dirname(r.path) == here and os.path.basename(r.path).startswith("peers-spx")
+                    for x in r.results]
+    return picked
+
+
+def spx_time(r, op):
+    """spx's time against the peers: the whole call from device operands (SpGEMM), else the
+    batch time (SpMV: back to back, as DASP is timed)."""
+    return r.get("t_device_call_s") if op == "spgemm" else r.get("t_batch_s")
+
+
+def peer_time_of(r, op):
+    """A peer's time: its whole call (SpGEMM), else its batch time."""
+    return r.get("t_median_s") if op == "spgemm" else r.get("t_batch_s")
 
 
 def peer_ratios(peer_runs, subset=None):
@@ -547,7 +557,7 @@ def peer_ratios(peer_runs, subset=None):
         op = "spgemm" if is_spgemm(run) else "spmv"
         mine = {}
         peers = {}
-        for r in run.results:
+        for r in run.results + getattr(run, "mine", []):
             if not ok(r) and not (r.get("status") == "SPX_OK" and r.get("verified") in (1, True, "yes")):
                 continue
             name = peer_name(r)
@@ -558,8 +568,8 @@ def peer_ratios(peer_runs, subset=None):
         for m in sorted(peers):
             if m not in mine or (subset is not None and m not in subset):
                 continue
-            k, t_me = peer_time(mine[m])
-            ts = [(r.get(k), name) for name, r in peers[m] if r.get(k)]
+            t_me = spx_time(mine[m], op)
+            ts = [(peer_time_of(r, op), name) for name, r in peers[m] if peer_time_of(r, op)]
             if t_me and ts:
                 t, name = min(ts)
                 out.setdefault(op, []).append((m, t / t_me, name))
@@ -740,7 +750,9 @@ def spgemm_summary(gemm, peers):
         rows.append([label, f"{len(ratios['numeric'])} matrices ({suite}); spx vs cuSPARSE's best of ALG1-3, fp64",
                      f"**{x(gn)}** numeric (min {x(lon)}), {x(gs)} from nothing on the device (min {x(los)}), "
                      f"{x(gr)} a run with C back on the host (min {x(lor)})",
-                     peer_text(peers, "spgemm", set(suite_file(suite))), when(run),
+                     # the peers run A*A (bench/peers): every product of their run on the A*A row
+                     peer_text(peers, "spgemm", None) if key == SPGEMM_AREAS[0][0] else "- (the peers ran A·A)",
+                     when(run),
                      f"[SpGEMM]({PAGE}#{slug(f'SpGEMM: {title}')})"])
         bars += [(f"{label} numeric", gn), (f"{label} from nothing", gs)]
     return rows, bars
