@@ -19,6 +19,7 @@
 #include "matrices.h"
 #include "cuda/gateway.h"
 #include "formats/ehyb/ehyb.h"
+#include "partition/partition.h"
 #include "spmv/format.h"
 #include "spx/spx.h"
 
@@ -194,7 +195,7 @@ static void test_plans(spx_ctx *ctx)
         CHECK_MSG(er && parts, "voronoi plan: stats incomplete");
     }
     spx_plan_destroy(&p);
-    if (spx_ehyb_have_metis()) {
+    if (spx_partition_have_metis()) {
         o.algo = "metis";
         o.build = SPX_BUILD_DEVICE;
         CHECK(spx_plan_create(ctx, A, &o, &p) == SPX_ERR_UNSUPPORTED);

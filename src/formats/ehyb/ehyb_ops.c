@@ -5,6 +5,7 @@
 #include "cuda/gateway.h"
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_tuning.h"
+#include "partition/partition.h"
 #include "spmv/format.h"
 
 /* The algorithms a plan may name: "auto" (the default) is voronoi built on the device for a
@@ -24,7 +25,7 @@ static int algo_from_name(const char *name)
 /* metis (and auto, and what NULL asks about) needs METIS; bfs, grow and voronoi run everywhere. */
 static int ehyb_available(const char *algo, const char **why)
 {
-    if (algo_from_name(algo) != SPX_EHYB_METIS || spx_ehyb_have_metis()) return 1;
+    if (algo_from_name(algo) != SPX_EHYB_METIS || spx_partition_have_metis()) return 1;
     *why = "METIS not found (install libmetis-dev)";
     return 0;
 }
