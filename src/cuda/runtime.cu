@@ -50,6 +50,22 @@ static spx_status read_device(spx_ctx *ctx, spx_cuda_state *st)
     return SPX_OK;
 }
 
+/* Frees the context's CUDA state (the context's cuda_release hook). */
+static void release_state(spx_ctx *ctx)
+{
+    if (!ctx || !ctx->cuda) return;
+    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    (void)cudaSetDevice(st->device);
+    spx_cuda_free(ctx, st->flush_buf);
+    spx_cuda_stage_free(ctx, st->stage);
+    for (int j = 0; j < st->sides; j++)
+        if (cudaStreamDestroy(st->side[j]) != cudaSuccess) (void)cudaGetLastError();
+    spx_cuda_blas_close(ctx, st->blas);
+    spx_free(ctx, st->blocks);
+    spx_free(ctx, st);
+    ctx->cuda = NULL;
+}
+
 extern "C" spx_status spx_cuda_init(spx_ctx *ctx)
 {
     if (!ctx) return SPX_ERR_ARG;
@@ -76,22 +92,8 @@ extern "C" spx_status spx_cuda_init(spx_ctx *ctx)
         return s;
     }
     ctx->cuda = st;
+    ctx->cuda_release = release_state;
     return SPX_OK;
-}
-
-extern "C" void spx_cuda_release(spx_ctx *ctx)
-{
-    if (!ctx || !ctx->cuda) return;
-    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
-    (void)cudaSetDevice(st->device);
-    spx_cuda_free(ctx, st->flush_buf);
-    spx_cuda_stage_free(ctx, st->stage);
-    for (int j = 0; j < st->sides; j++)
-        if (cudaStreamDestroy(st->side[j]) != cudaSuccess) (void)cudaGetLastError();
-    spx_cuda_blas_close(ctx, st->blas);
-    spx_free(ctx, st->blocks);
-    spx_free(ctx, st);
-    ctx->cuda = NULL;
 }
 
 extern "C" spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out)

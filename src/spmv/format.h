@@ -6,6 +6,7 @@
 
 #include "core/ctx.h"
 #include "core/phase.h"
+#include "matrix/csr_dev.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,24 +20,6 @@ typedef struct spx_spmv_args {
     const void *x;
     void *y;
 } spx_spmv_args;
-
-/* A CSR matrix on the device, as a format's device build receives it: int32 row pointers
- * (nnz <= INT32_MAX), int32 columns, values in the plan's precision. A build may take the
- * arrays (setting them to NULL); the plan frees what is left. */
-typedef struct spx_dev_csr {
-    int32_t m, n;
-    int64_t nnz;
-    spx_precision precision;
-    int32_t *rowptr, *colind;
-    void *val;
-    void *scratch; /* SPX_DEV_CSR_SCRATCH_BYTES after the row pointers, in their allocation, for
-                      a short pass over the uploaded CSR before the build (the features' sums:
-                      no allocation of its own, ~0.1-0.4 ms each on an H100); NULL unless made
-                      by spx_cuda_dev_csr_upload, not valid once rowptr is taken or freed */
-} spx_dev_csr;
-
-/* Bytes of spx_dev_csr.scratch. */
-#define SPX_DEV_CSR_SCRATCH_BYTES ((size_t)32768)
 
 /* Where a format writes its layout statistics (spx_plan_info.stats); extra ones are dropped. */
 typedef struct spx_stat_list {
@@ -126,6 +109,11 @@ const spx_format_ops *spx_format_find(const char *name);
 int spx_format_has_algo(const spx_format_ops *ops, const char *name);
 /* The format's GPU half, or NULL when it has none in this build. */
 const spx_format_cuda *spx_format_cuda_of(const spx_format_ops *ops);
+/* Every format's GPU half, from formats.def: defined by its .cu files, NULL in builds without
+ * CUDA (src/spmv/formats_stub.c). */
+#define SPX_FORMAT(name) const spx_format_cuda *spx_##name##_cuda(void);
+#include "spmv/formats.def"
+#undef SPX_FORMAT
 /* Whether a CUDA plan of the format can build algo (NULL or "auto": the format's default, its
  * first) on the device. */
 int spx_format_builds_on_device(const spx_format_ops *ops, const char *algo);

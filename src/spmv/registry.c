@@ -2,7 +2,6 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "cuda/gateway.h"
 #include "spmv/format.h"
 
 #define SPX_FORMAT(name) extern const spx_format_ops spx_##name##_ops;

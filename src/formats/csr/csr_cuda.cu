@@ -18,6 +18,7 @@
 #include "formats/csr/csr_sliced_cuda.h"
 #include "formats/csr/csr_stream_blocks.h"
 #include "formats/csr/csr_tuning.h"
+#include "spmv/format.h"
 
 /* Every kernel accumulates in fp64, fp32 values too: Hopper runs fp64 at half the fp32 rate,
  * far above what a memory-bound SpMV needs (1 FMA per 8-12 bytes), and fp32 results then

@@ -1,6 +1,5 @@
 /* src/formats/csr/csr_ops.c: the csr format's entry in the registry. */
 #include "spmv/format.h"
-#include "cuda/gateway.h"
 #include "formats/csr/csr.h"
 
 static spx_status csr_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,

@@ -9,6 +9,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/csr/csr_cuda.h"
 #include "formats/cusparse/cusparse.h"
+#include "spmv/format.h"
 
 /* The baseline's GPU state (plan-owned). */
 typedef struct cusparse_dev {

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "spmv/format.h"
-#include "cuda/gateway.h"
 #include "formats/cusparse/cusparse.h"
 
 static const char *const cusparse_algos[] = {"alg1", "alg2", NULL};

@@ -1,7 +1,6 @@
 /* src/formats/hbp/hbp_ops.c: the hbp format's entry in the registry (hash-based 2D partition,
  * docs/formats/hbp.md). */
 #include "spmv/format.h"
-#include "cuda/gateway.h"
 #include "formats/hbp/hbp.h"
 
 static spx_status hbp_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,

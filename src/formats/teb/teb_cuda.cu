@@ -8,6 +8,7 @@
 
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
+#include "spmv/format_cuda.cuh"
 #include "formats/teb/teb.h"
 #include "formats/teb/teb_cuda_tuning.h"
 #include "formats/teb/teb_tuning.h"

@@ -4,7 +4,6 @@
 #include <math.h>
 
 #include "spmv/format.h"
-#include "cuda/gateway.h"
 #include "formats/teb/teb.h"
 
 static spx_status teb_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
