@@ -34,17 +34,19 @@ static const char *csr_cpu_kernel_name(const void *impl) { return "cpu_omp_nnz_b
 
 static double csr_bytes(const void *impl) { return spx_csr_fmt_bytes(impl); }
 
-const spx_format_ops spx_csr_ops = {
-    .name = "csr",
-    .summary = "compressed sparse row; GPU kernel family (CSR report, Merrill & Garland)",
-    .algos = spx_csr_algo_names,
-    .kernel_prefix = "csr_",
-    .build = csr_build,
-    .to_csr = csr_to_csr,
-    .spmv_cpu = csr_spmv_cpu,
-    .destroy = csr_destroy,
-    .algo_name = csr_algo_name,
-    .cpu_kernel_name = csr_cpu_kernel_name,
-    .bytes_per_spmv = csr_bytes,
+const spx_format spx_csr_format = {
+    .layout = {
+        .name = "csr",
+        .summary = "compressed sparse row; GPU kernel family (CSR report, Merrill & Garland)",
+        .algos = spx_csr_algo_names,
+        .kernel_prefix = "csr_",
+        .build = csr_build,
+        .to_csr = csr_to_csr,
+        .destroy = csr_destroy,
+        .algo_name = csr_algo_name,
+        .bytes_per_spmv = csr_bytes,
+    },
+    .cpu = {.spmv = csr_spmv_cpu, .spmv_kernel = csr_cpu_kernel_name},
     .cuda = spx_csr_cuda,
 };
+

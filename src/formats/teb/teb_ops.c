@@ -70,19 +70,21 @@ static void teb_stats(const void *impl, spx_stat_list *out)
     spx_stat_num(out, "select_steps", (double)c->steps);
 }
 
-const spx_format_ops spx_teb_ops = {
-    .name = "teb",
-    .summary = "threshold-exchange-order blocks: rows merged into ~equal-nonzero blocks, a CUDA block each "
-               "(Wang et al. 2023)",
-    .algos = spx_teb_algo_names,
-    .kernel_prefix = "teb_",
-    .build = teb_build,
-    .to_csr = teb_to_csr,
-    .spmv_cpu = teb_spmv_cpu,
-    .destroy = teb_destroy,
-    .algo_name = teb_algo_name,
-    .cpu_kernel_name = teb_cpu_kernel_name,
-    .bytes_per_spmv = teb_bytes,
-    .stats = teb_stats,
+const spx_format spx_teb_format = {
+    .layout = {
+        .name = "teb",
+        .summary = "threshold-exchange-order blocks: rows merged into ~equal-nonzero blocks, a CUDA block each "
+                   "(Wang et al. 2023)",
+        .algos = spx_teb_algo_names,
+        .kernel_prefix = "teb_",
+        .build = teb_build,
+        .to_csr = teb_to_csr,
+        .destroy = teb_destroy,
+        .algo_name = teb_algo_name,
+        .bytes_per_spmv = teb_bytes,
+        .stats = teb_stats,
+    },
+    .cpu = {.spmv = teb_spmv_cpu, .spmv_kernel = teb_cpu_kernel_name},
     .cuda = spx_teb_cuda,
 };
+
