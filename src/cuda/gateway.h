@@ -58,6 +58,13 @@ spx_status spx_cuda_spin(spx_ctx *ctx, double seconds);
  * device, large ones go through the context's staging ring (src/cuda/staged_copy.cu). */
 spx_status spx_cuda_h2d(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
 spx_status spx_cuda_d2h(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+/* 2D copies (these synchronise too): `rows` pieces of `width` bytes, the source's spitch and
+ * the destination's dpitch bytes apart (each >= width): a dense block with a leading
+ * dimension, in one call. */
+spx_status spx_cuda_h2d_2d(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t rows);
+spx_status spx_cuda_d2h_2d(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t rows);
 /* Makes the context's staging ring now (as its first large copy would) when the host budget
  * of `budget` (NULL: the context's own) has room; returns the host bytes the ring holds, 0
  * when there is none. */

@@ -363,6 +363,35 @@ extern "C" spx_status spx_cuda_d2h(spx_ctx *ctx, void *dst, const void *src, siz
     return copy_sync(ctx, dst, src, bytes, cudaMemcpyDeviceToHost);
 }
 
+/* rows pieces of width bytes, spitch and dpitch bytes apart, copied on the context's stream by
+ * one cudaMemcpy2DAsync, then waited for. */
+static spx_status copy_2d_sync(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                               size_t rows, cudaMemcpyKind kind)
+{
+    if (width == 0 || rows == 0) return SPX_OK;
+    if (!dst || !src) return spx_fail(ctx, SPX_ERR_ARG, "CUDA 2D copy of %zu x %zu bytes with a NULL pointer", rows, width);
+    if (dpitch < width || spitch < width)
+        return spx_fail(ctx, SPX_ERR_ARG, "CUDA 2D copy: pitches %zu and %zu below the width %zu", dpitch, spitch, width);
+    cudaStream_t st = spx_cuda_stream(ctx);
+    SPX_CUDA_RET(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, kind, st));
+    SPX_CUDA_RET(ctx, cudaStreamSynchronize(st));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_h2d_2d(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                      size_t width, size_t rows)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    return copy_2d_sync(ctx, dst, dpitch, src, spitch, width, rows, cudaMemcpyHostToDevice);
+}
+
+extern "C" spx_status spx_cuda_d2h_2d(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                      size_t width, size_t rows)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    return copy_2d_sync(ctx, dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToHost);
+}
+
 extern "C" spx_status spx_cuda_sync(spx_ctx *ctx)
 {
     if (!ctx) return SPX_ERR_ARG;

@@ -30,6 +30,14 @@ spx_status spx_cuda_spin(spx_ctx *ctx, double seconds) { return not_compiled(ctx
 void spx_cuda_free(spx_ctx *ctx, void *p) { (void)ctx; (void)p; }
 spx_status spx_cuda_h2d(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }
 spx_status spx_cuda_d2h(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }
+spx_status spx_cuda_h2d_2d(spx_ctx *ctx, void *d, size_t dp, const void *s, size_t sp, size_t w, size_t r)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_cuda_d2h_2d(spx_ctx *ctx, void *d, size_t dp, const void *s, size_t sp, size_t w, size_t r)
+{
+    return not_compiled(ctx);
+}
 spx_status spx_cuda_sync(spx_ctx *ctx) { return not_compiled(ctx); }
 spx_status spx_cuda_timer_create(spx_ctx *ctx, spx_cuda_timer **t) { return not_compiled(ctx); }
 spx_status spx_cuda_timer_start(spx_ctx *ctx, spx_cuda_timer *t) { return not_compiled(ctx); }
