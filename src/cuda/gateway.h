@@ -40,6 +40,10 @@ void spx_cuda_stream_destroy(void *stream);
 spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
 spx_status spx_cuda_h2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
 spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes);
+/* rows pieces of width bytes, spitch and dpitch bytes apart, device to device (a strided column
+ * of a row-major block gathered into a vector, or scattered back), queued. */
+spx_status spx_cuda_d2d_2d_async(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                 size_t rows);
 /* Pinned (page-locked) host memory, counted against the host budget; free with its size. */
 spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes);
 void spx_cuda_pinned_free(spx_ctx *ctx, void *p, size_t bytes);

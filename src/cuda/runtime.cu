@@ -325,6 +325,16 @@ extern "C" spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *sr
     return SPX_OK;
 }
 
+extern "C" spx_status spx_cuda_d2d_2d_async(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                            size_t width, size_t rows)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    if (width == 0 || rows == 0) return SPX_OK;
+    SPX_CUDA_RET(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToDevice,
+                                        spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
 extern "C" int spx_cuda_pointer_device(const void *p)
 {
     cudaPointerAttributes a;

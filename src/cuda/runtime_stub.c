@@ -19,6 +19,10 @@ void spx_cuda_stream_destroy(void *stream) { (void)stream; }
 spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
 spx_status spx_cuda_h2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
 spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_d2d_2d_async(spx_ctx *ctx, void *d, size_t dp, const void *s, size_t sp, size_t w, size_t r)
+{
+    return not_compiled(ctx);
+}
 spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
 int spx_cuda_host_register(spx_ctx *ctx, void *p, size_t bytes) { (void)ctx; (void)p; (void)bytes; return 0; }
 void spx_cuda_host_unregister(void *p) { (void)p; }

@@ -21,6 +21,21 @@ typedef struct spx_spmv_args {
     void *y;
 } spx_spmv_args;
 
+/* One SpMM call, Y = alpha*A*X + beta*Y, as the formats see it: X (n x k) and Y (m x k) in the
+ * same layout, leading dimensions ldx and ldy (column-major: X(c, j) = x[c + j*ldx]; row-major:
+ * x[c*ldx + j]), float* or double* per precision, host arrays for the cpu slot and device arrays
+ * for the GPU one; k >= 1; beta = 0 never reads Y. */
+typedef struct spx_spmm_args {
+    spx_precision precision;
+    double alpha, beta;
+    int64_t k;
+    spx_dense_layout layout;
+    const void *x;
+    int64_t ldx;
+    void *y;
+    int64_t ldy;
+} spx_spmm_args;
+
 /* Where a format writes its layout statistics (spx_plan_info.stats); extra ones are dropped. */
 typedef struct spx_stat_list {
     int n;
@@ -75,6 +90,10 @@ typedef struct spx_cuda_ops {
     spx_status (*spmv)(spx_ctx *ctx, void *dev, const spx_spmv_args *args);
     /* The SpMV kernel that runs (e.g. "csr_stream_fp64"). */
     const char *(*spmv_kernel)(const void *dev);
+    /* Y = a*A*X + b*Y (NULL: the plan runs k SpMVs, one a column, and says so). */
+    spx_status (*spmm)(spx_ctx *ctx, void *dev, const spx_spmm_args *args);
+    /* The SpMM kernel that runs for blocks in layout. */
+    const char *(*spmm_kernel)(const void *dev, spx_dense_layout layout);
 } spx_cuda_ops;
 
 /* The GPU half of a format. */
@@ -120,6 +139,10 @@ typedef struct spx_cpu_ops {
     spx_status (*spmv)(spx_ctx *ctx, const void *impl, const spx_spmv_args *args);
     /* The CPU loop's name. */
     const char *(*spmv_kernel)(const void *impl);
+    /* Y = a*A*X + b*Y (NULL: the plan runs k SpMVs, one a column, and says so). */
+    spx_status (*spmm)(spx_ctx *ctx, const void *impl, const spx_spmm_args *args);
+    /* The SpMM loop that runs for blocks in layout. */
+    const char *(*spmm_kernel)(const void *impl, spx_dense_layout layout);
 } spx_cpu_ops;
 
 /* A registered format: its host layout, the operations on it, and its GPU half. */

@@ -9,23 +9,7 @@
 #include "matrix/features.h"
 #include "select/select.h"
 #include "spmv/format.h"
-
-struct spx_plan {
-    spx_ctx *ctx;
-    const spx_format *fmt;
-    const spx_format_cuda *cuda; /* the format's GPU half (CUDA plans) */
-    void *impl;                  /* the format's host layout (NULL when built on the device) */
-    void *dev;                   /* the format's GPU state (CUDA plans) */
-    spx_backend backend;         /* CPU or CUDA */
-    spx_precision precision;
-    int32_t m, n;
-    const int32_t *perm; /* the layout's numbering of x and y (SPX_ORDER_PLAN), NULL: the caller's */
-    void *dx, *dy; /* device staging for the host-array entry points, made on first use */
-    int busy;      /* a CUDA call is running (atomic): one call at a time */
-    spx_phase_log log;
-    double plan_seconds;
-    size_t device_bytes;
-};
+#include "spmv/plan_internal.h"
 
 /* The format named in opts (the selection's when "auto"), checked against the backend, the
  * algorithm and what this build has. */
@@ -375,8 +359,7 @@ spx_status spx_plan_create_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_pla
     return b == SPX_BACKEND_CUDA ? create_on_device(ctx, A, &o, out) : create_from_host_copy(ctx, A, &o, out);
 }
 
-/* Makes the staging vectors of a CUDA plan's host entry points (first host call only). */
-static spx_status staging(spx_plan *p)
+spx_status spx_plan_staging(spx_plan *p)
 {
     if (p->dx || p->dy) return SPX_OK;
     size_t vb = spx_precision_bytes(p->precision);
@@ -396,7 +379,7 @@ static spx_status staging(spx_plan *p)
 static spx_status spmv_cuda_host(spx_plan *p, const spx_spmv_args *host)
 {
     size_t vb = spx_precision_bytes(p->precision);
-    spx_status s = staging(p);
+    spx_status s = spx_plan_staging(p);
     if (s) return s;
     spx_spmv_args d = *host;
     d.x = p->dx;
@@ -408,10 +391,7 @@ static spx_status spmv_cuda_host(spx_plan *p, const spx_spmv_args *host)
     return s;
 }
 
-/* Takes the CUDA plan for one call (SPX_ERR_ARG when another call holds it) and binds the
- * calling thread to the context's device (a context may be used from another thread than the
- * one that made the plan). */
-static spx_status enter(spx_plan *p)
+spx_status spx_plan_enter(spx_plan *p)
 {
     if (__atomic_exchange_n(&p->busy, 1, __ATOMIC_ACQUIRE))
         return spx_fail(p->ctx, SPX_ERR_ARG,
@@ -422,7 +402,7 @@ static spx_status enter(spx_plan *p)
     return s;
 }
 
-static void leave(spx_plan *p) { __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE); }
+void spx_plan_leave(spx_plan *p) { __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE); }
 
 /* Checks the arguments of an SpMV call; then runs it on the plan's backend. */
 static spx_status plan_run(spx_plan *p, spx_precision prec, const spx_spmv_args *a)
@@ -434,10 +414,10 @@ static spx_status plan_run(spx_plan *p, spx_precision prec, const spx_spmv_args 
     if ((p->n && !a->x) || (p->m && !a->y)) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: NULL vector");
     if (a->x && a->x == (const void *)a->y) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: x and y must not alias");
     if (p->backend != SPX_BACKEND_CUDA) return p->fmt->cpu.spmv(p->ctx, p->impl, a);
-    spx_status s = enter(p);
+    spx_status s = spx_plan_enter(p);
     if (s) return s;
     s = spmv_cuda_host(p, a);
-    leave(p);
+    spx_plan_leave(p);
     return s;
 }
 
@@ -460,10 +440,10 @@ spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, 
         return spx_fail(p->ctx, SPX_ERR_ARG, "spx_plan_spmv_device needs a CUDA plan");
     if (x && x == (const void *)y) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: x and y must not alias");
     spx_spmv_args args = {p->precision, a, b, x, y};
-    spx_status s = enter(p);
+    spx_status s = spx_plan_enter(p);
     if (s) return s;
     s = p->cuda->ops.spmv(p->ctx, p->dev, &args);
-    leave(p);
+    spx_plan_leave(p);
     return s;
 }
 

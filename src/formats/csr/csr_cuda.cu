@@ -1293,7 +1293,7 @@ static const spx_format_cuda csr_cuda = {
         csr_dev_algo,   /* algo_name */
         csr_dev_bytes,  /* bytes_per_spmv */
     },
-    {csr_spmv, csr_kernel}, /* ops: spmv, spmv_kernel */
+    {csr_spmv, csr_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_csr_cuda(void) { return &csr_cuda; }

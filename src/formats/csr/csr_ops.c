@@ -1,5 +1,6 @@
 /* src/formats/csr/csr_ops.c: the csr format's entry in the registry. */
 #include "spmv/format.h"
+#include "spmv/spmm_row.h"
 #include "formats/csr/csr.h"
 
 static spx_status csr_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
@@ -34,6 +35,16 @@ static const char *csr_cpu_kernel_name(const void *impl) { return "cpu_omp_nnz_b
 
 static double csr_bytes(const void *impl) { return spx_csr_fmt_bytes(impl); }
 
+static spx_status csr_spmm_cpu(spx_ctx *ctx, const void *impl, const spx_spmm_args *a)
+{
+    return spx_csr_fmt_spmm_cpu(ctx, impl, a);
+}
+
+static const char *csr_cpu_spmm_name(const void *impl, spx_dense_layout layout)
+{
+    return SPX_SPMM_CPU_NAME("cpu_omp_nnz_balanced", layout);
+}
+
 const spx_format spx_csr_format = {
     .layout = {
         .name = "csr",
@@ -46,7 +57,12 @@ const spx_format spx_csr_format = {
         .algo_name = csr_algo_name,
         .bytes_per_spmv = csr_bytes,
     },
-    .cpu = {.spmv = csr_spmv_cpu, .spmv_kernel = csr_cpu_kernel_name},
+    .cpu = {
+        .spmv = csr_spmv_cpu,
+        .spmv_kernel = csr_cpu_kernel_name,
+        .spmm = csr_spmm_cpu,
+        .spmm_kernel = csr_cpu_spmm_name,
+    },
     .cuda = spx_csr_cuda,
 };
 

@@ -234,7 +234,7 @@ static const spx_format_cuda cusparse_cuda = {
         cusparse_algo,   /* algo_name */
         cusparse_bytes,  /* bytes_per_spmv */
     },
-    {cusparse_spmv, cusparse_kernel}, /* ops: spmv, spmv_kernel */
+    {cusparse_spmv, cusparse_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_cusparse_cuda(void) { return &cusparse_cuda; }

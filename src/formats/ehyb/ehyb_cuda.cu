@@ -670,7 +670,7 @@ static const spx_format_cuda ehyb_cuda = {
         ehyb_device_algos,    /* build_algos */
         ehyb_dev_permutation, /* permutation: a device-built plan's, in plan order */
     },
-    {ehyb_spmv, ehyb_kernel}, /* ops: spmv, spmv_kernel */
+    {ehyb_spmv, ehyb_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_ehyb_cuda(void) { return &ehyb_cuda; }

@@ -571,7 +571,7 @@ const spx_format_cuda hbp_cuda = {
         hbp_bytes,  /* bytes_per_spmv */
         hbp_stats,  /* stats */
     },
-    {hbp_spmv, hbp_kernel}, /* ops: spmv, spmv_kernel */
+    {hbp_spmv, hbp_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 } /* namespace */

@@ -328,7 +328,7 @@ static const spx_format_cuda teb_cuda = {
         teb_dev_bytes,  /* bytes_per_spmv */
         NULL,           /* stats: the host layout's */
     },
-    {teb_spmv, teb_kernel}, /* ops: spmv, spmv_kernel */
+    {teb_spmv, teb_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_teb_cuda(void) { return &teb_cuda; }

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "spmv/format.h"
+#include "spmv/spmm_row.h"
 #include "formats/teb/teb.h"
 
 static spx_status teb_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
@@ -70,6 +71,16 @@ static void teb_stats(const void *impl, spx_stat_list *out)
     spx_stat_num(out, "select_steps", (double)c->steps);
 }
 
+static spx_status teb_spmm_cpu(spx_ctx *ctx, const void *impl, const spx_spmm_args *a)
+{
+    return spx_teb_fmt_spmm_cpu(ctx, impl, a);
+}
+
+static const char *teb_cpu_spmm_name(const void *impl, spx_dense_layout layout)
+{
+    return SPX_SPMM_CPU_NAME("cpu_omp_teb_blocks", layout);
+}
+
 const spx_format spx_teb_format = {
     .layout = {
         .name = "teb",
@@ -84,7 +95,12 @@ const spx_format spx_teb_format = {
         .bytes_per_spmv = teb_bytes,
         .stats = teb_stats,
     },
-    .cpu = {.spmv = teb_spmv_cpu, .spmv_kernel = teb_cpu_kernel_name},
+    .cpu = {
+        .spmv = teb_spmv_cpu,
+        .spmv_kernel = teb_cpu_kernel_name,
+        .spmm = teb_spmm_cpu,
+        .spmm_kernel = teb_cpu_spmm_name,
+    },
     .cuda = spx_teb_cuda,
 };
 
