@@ -10,7 +10,7 @@
 #include "vec/vec_internal.h"
 
 /* Gathers and scatters of a row-major column on the host run on one thread below this many
- * entries (an OpenMP fork/join costs a few microseconds: src/vec/vec.c's SPX_VEC_OMP_MIN). */
+ * entries (an OpenMP fork/join costs a few microseconds: src/vec/pass.c's SPX_VEC_OMP_MIN). */
 #define SPX_SPMM_GATHER_OMP_MIN ((int64_t)1 << 15)
 
 /* Whether p's format has an SpMM kernel on p's backend. */

@@ -1,9 +1,8 @@
 /* src/vec/vec.c: the vector object (create, wrap, set/get, accessors), the vector operations
  * on the CPU (OpenMP, contiguous shares, deterministic partial sums) with their dispatch to the
- * GPU half (vec_cuda.h), and spx_plan_apply on top of the public plan API. */
+ * GPU half (vec_cuda.h). (spx_plan_apply, a plan's SpMV on vectors: src/spmv/apply.c.) */
 #include <float.h>
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,12 +14,6 @@
 #include "vec/vec_cuda.h"
 #include "vec/vec_internal.h"
 
-/* Below this many entries an operation runs on one thread: one core does a 2^15-entry fp64
- * dot in about 9 us (measured on the 2-core development container, cache-resident), a few
- * times what an OpenMP fork/join costs, so threads start to pay from here. */
-#define SPX_VEC_OMP_MIN ((int64_t)1 << 15)
-/* Threads one operation uses at most: the partial sums live on the stack (6 KB). */
-#define SPX_VEC_MAX_SHARES 256
 /* A plain fp64 sum of squares S that is finite and at least this large is accurate: squares
  * that underflow lose less than 2^-1074 each, n * 2^-1074 <= 2^-1011 for any n < 2^63, which
  * is below S * 2^-111, far under the unit roundoff. Smaller sums are redone with Blue's. */
@@ -165,37 +158,6 @@ static void range_blue(const void *job, int64_t lo, int64_t hi, double acc[SPX_N
     double s[SPX_N_SUMS] = {0.0, 0.0, 0.0};
     for (int64_t i = lo; i < hi; i++) spx_blue_add(s, x[i]);
     for (int k = 0; k < SPX_N_SUMS; k++) acc[k] = s[k];
-}
-
-/* The first entry of share i of k over n entries (contiguous, sizes differing by at most 1). */
-static int64_t share_start(int64_t n, int i, int k)
-{
-    const int64_t q = n / k, r = n % k;
-    return q * i + (i < r ? i : r);
-}
-
-void spx_vec_pass(spx_ctx *ctx, int64_t n, spx_vec_pass_fn fn, const void *job, double sums[SPX_N_SUMS])
-{
-    double acc[SPX_VEC_MAX_SHARES][SPX_N_SUMS];
-    int want = n < SPX_VEC_OMP_MIN ? 1 : spx_ctx_threads(ctx);
-    if (want > SPX_VEC_MAX_SHARES) want = SPX_VEC_MAX_SHARES;
-    int shares = 1;
-    if (want == 1) {
-        memset(acc[0], 0, sizeof acc[0]);
-        fn(job, 0, n, acc[0]);
-    } else {
-#pragma omp parallel num_threads(want)
-        {
-            const int k = omp_get_num_threads(), i = omp_get_thread_num();
-            memset(acc[i], 0, sizeof acc[i]);
-            fn(job, share_start(n, i, k), share_start(n, i + 1, k), acc[i]);
-            if (i == 0) shares = k;
-        }
-    }
-    for (int s = 0; s < SPX_N_SUMS; s++) {
-        sums[s] = 0.0;
-        for (int i = 0; i < shares; i++) sums[s] += acc[i][s];
-    }
 }
 
 /* Runs an element-wise fn (no sums) over [0, n). */
@@ -442,28 +404,4 @@ double spx_vec_nrm2_cpu_finish(const spx_vec *x, double plain)
     vec_job j = {x->precision, 0.0, 0.0, x->data, x->data};
     spx_vec_pass(x->ctx, x->n, range_blue, &j, sums);
     return spx_blue_finish(sums);
-}
-
-/* ---- plans on vectors ---- */
-
-spx_status spx_plan_apply(spx_plan *p, double a, const spx_vec *x, double b, spx_vec *y)
-{
-    if (!p || !x || !y) return null_arg(ctx_of(x, y), "spx_plan_apply");
-    spx_status s = check_pair("spx_plan_apply", x, y, 1, 0);
-    if (s) return s;
-    if (x == y) return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: x and y must be different vectors");
-    spx_plan_info info;
-    if ((s = spx_plan_get_info(p, &info))) return spx_fail(y->ctx, s, "spx_plan_apply: the plan cannot be read");
-    if (info.backend != y->backend)
-        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: the plan runs on %s, the vectors are %s vectors",
-                        spx_backend_str(info.backend), spx_backend_str(y->backend));
-    if (info.precision != y->precision)
-        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: the plan is %s, the vectors are %s",
-                        spx_precision_str(info.precision), spx_precision_str(y->precision));
-    if (x->n != info.n || y->n != info.m)
-        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: a %d x %d plan needs x of %d and y of %d entries, got %lld and %lld",
-                        info.m, info.n, info.n, info.m, (long long)x->n, (long long)y->n);
-    if (y->backend == SPX_BACKEND_CUDA) return spx_plan_spmv_device(p, a, x->data, b, y->data);
-    if (y->precision == SPX_FP32) return spx_plan_spmv_f32(p, (float)a, x->data, (float)b, y->data);
-    return spx_plan_spmv(p, a, x->data, b, y->data);
 }
