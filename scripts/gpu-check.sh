@@ -12,6 +12,10 @@
 #   large32   the large suite in fp32 (every format's default algorithm, cuSPARSE ALG1/ALG2)
 #   spgemm    spx bench --op spgemm on the GPU: A*A on bench/suites/spgemm-large.txt, A*A^T
 #             on bench/suites/spgemm.txt (spx and cuSPARSE ALG1-3, verified by the CPU oracle)
+#   spmm      SpMM on CUDA plans (docs/spmm.md): tests/test_spmm_gpu (every GPU format, device
+#             blocks, k in 1 2 3 8 33, both layouts, fp64 and fp32, against the oracle; today all
+#             the fallback of k SpMVs), then spx spmm --backend cuda on two matrices (k 8 and 32,
+#             both layouts) with its fallback report; seconds
 #   spgemm-cpu the CPU Gustavson on all cores against one (--cpu-scaling) and against scipy's
 #             single-threaded A @ B (scripts/spgemm_scipy_check.py --time)
 #   solve     the solvers on the GPU: test_solve (every test on CUDA too), test_solve_steps (the
@@ -209,6 +213,22 @@ if has spgemm; then
   $spx bench --op spgemm --backend cuda --transpose-b --suite bench/suites/spgemm.txt \
     --json "$out/spgemm-aat.json" >"$out/spgemm-aat.txt" 2>"$out/spgemm-aat.err" || status=1
   cat "$out/spgemm-aat.txt"
+fi
+
+if has spmm; then
+  log "spmm: test_spmm_gpu, spx spmm on the GPU (every format: the fallback of k SpMVs today)"
+  build-gpu/tests/test_spmm_gpu >"$out/test-spmm-gpu.log" 2>&1 || status=1
+  grep -E "CHECK failed|passed," "$out/test-spmm-gpu.log" | head -20 | tee -a "$out/summary.txt"
+  for src in gen:poisson3d:n=100 gen:rmat:scale=18,ef=16; do
+    for k in 8 32; do
+      for layout in row col; do
+        f="$out/spmm-$(echo "$src" | tr ':=,' '___')-k$k-$layout.json"
+        "$spx" spmm "$src" --k "$k" --layout "$layout" --backend cuda --json >"$f" 2>>"$out/spmm.err" || status=1
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print("%s k=%d %s: %s/%s %s fallback=%d t=%.4f ms batch=%.4f ms %.1f GFLOPS verified=%d" % (r["matrix"], r["k"], r["layout"], r["format"], r["algo"], r["kernel"], r["fallback"], r["t_median_s"]*1e3, (r["t_batch_s"] or 0)*1e3, r["gflops"], r["verified"]))' "$f" \
+          2>/dev/null | tee -a "$out/summary.txt"
+      done
+    done
+  done
 fi
 
 if has spgemm-cpu; then

@@ -10,6 +10,7 @@
 #include "format_check.h"
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_tuning.h"
+#include "partition/partition.h"
 #include "matrices.h"
 
 static const spx_precision precisions[] = {SPX_FP64, SPX_FP32};
@@ -357,7 +358,7 @@ static spx_csr *alloc_matrix(spx_ctx *ctx)
 
 int main(void)
 {
-    if (!spx_ehyb_have_metis()) {
+    if (!spx_partition_have_metis()) {
         printf("skipped: ehyb: METIS not found (install libmetis-dev)\n");
         return 77;
     }

@@ -19,6 +19,7 @@
 #include "matrices.h"
 #include "cuda/gateway.h"
 #include "formats/ehyb/ehyb.h"
+#include "partition/partition.h"
 #include "spmv/format.h"
 #include "spx/spx.h"
 
@@ -90,7 +91,7 @@ static void compare_one(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int 
     const spx_plan_opts o = {.format = "ehyb", .algo = "voronoi", .precision = prec, .backend = SPX_BACKEND_CUDA,
                              .order = plan_order ? SPX_ORDER_PLAN : SPX_ORDER_CALLER};
     CHECK_OK(ctx, spx_cuda_dev_csr_upload(ctx, A, prec, &D));
-    spx_status s = cu->build(ctx, &D, NULL, &o, &log, &dev);
+    spx_status s = cu->layout.build(ctx, &D, NULL, &o, &log, &dev);
     CHECK_MSG(s == SPX_OK, "%s: device build: %s: %s", label, spx_status_str(s), spx_ctx_last_error(ctx));
     if (!s) {
         /* the GPU state begins with the device layout (ehyb.h) */
@@ -100,7 +101,7 @@ static void compare_one(spx_ctx *ctx, const spx_csr *A, spx_precision prec, int 
     }
     if (F && G) compare_layouts(F, G, label);
     if (G) CHECK_MSG(spx_ehyb_fmt_check(ctx, G) == SPX_OK, "%s: device layout: %s", label, spx_ctx_last_error(ctx));
-    if (dev) cu->free(ctx, dev);
+    if (dev) cu->layout.free(ctx, dev);
     spx_cuda_dev_csr_free(ctx, &D);
     spx_ehyb_fmt_destroy(ctx, F);
     spx_ehyb_fmt_destroy(ctx, G);
@@ -194,7 +195,7 @@ static void test_plans(spx_ctx *ctx)
         CHECK_MSG(er && parts, "voronoi plan: stats incomplete");
     }
     spx_plan_destroy(&p);
-    if (spx_ehyb_have_metis()) {
+    if (spx_partition_have_metis()) {
         o.algo = "metis";
         o.build = SPX_BUILD_DEVICE;
         CHECK(spx_plan_create(ctx, A, &o, &p) == SPX_ERR_UNSUPPORTED);

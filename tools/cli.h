@@ -45,6 +45,9 @@ typedef struct cli_opts {
     double tol;          /* solve: --tol (0: not given) */
     int maxit;           /* solve: --maxit (0: not given) */
     int check_every;     /* solve: --check-every (0: not given, automatic) */
+    int k;               /* spmm: --k, the columns of X and Y (0: not given) */
+    spx_dense_layout layout; /* spmm: --layout row|col (layout_given: set) */
+    int layout_given;
     spx_backend backend;
     spx_precision precision;
     int reps, warmup, threads, cold, json, strict, no_baseline;
@@ -62,6 +65,10 @@ typedef struct cli_opts {
     const char *positional[256];
     int n_positional;
 } cli_opts;
+
+/* The most columns `spx spmm --k` takes: X and Y of k columns each (the host budget still
+ * bounds them); far beyond the k of block solvers and GNN layers (8-512). */
+#define CLI_MAX_K 65536
 
 /* The most cells a side of a density picture may have (`spx spy --bins`). */
 #define CLI_MAX_BINS 1024
@@ -213,6 +220,7 @@ int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
+int cmd_spmm(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* `spx bench --op spgemm` (tools/cmd_bench_spgemm.c): cmd_bench hands it argv as it is. */

@@ -145,6 +145,15 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         if (!parse_bytes(val, &o->device_mem_limit))
             return cli_error("--device-mem-limit needs a size such as 2GiB, 64M or none, not '%s'", val);
     }
+    else if (!strcmp(opt, "--k")) {
+        if (!parse_count(val, CLI_MAX_K, &o->k))
+            return cli_error("--k needs a count from 1 to %d (the columns of X and Y), not '%s'", CLI_MAX_K, val);
+    } else if (!strcmp(opt, "--layout")) {
+        if (!strcmp(val, "row")) o->layout = SPX_DENSE_ROW_MAJOR;
+        else if (!strcmp(val, "col")) o->layout = SPX_DENSE_COL_MAJOR;
+        else return cli_error("--layout must be row or col, not '%s'", val);
+        o->layout_given = 1;
+    }
     else if (!strcmp(opt, "--tol")) {
         if (!parse_positive(val, &o->tol)) return cli_error("--tol needs a number > 0, not '%s'", val);
     } else if (!strcmp(opt, "--maxit")) {

@@ -24,6 +24,11 @@ static const char usage[] =
     "                                       plan, verify against the reference, time; x read\n"
     "                                       from X (dense n x 1 array file; else random), the\n"
     "                                       verified y = A*x written to Y\n"
+    "  spmm SRC --k K [--layout row|col] [--format F] [--algo A] [--backend ...] [--precision ...]\n"
+    "       [--reps N] [--warmup N] [--cold] [--threads N] [--json]\n"
+    "                                       Y = A*X for K right-hand sides (row-major by default):\n"
+    "                                       plan, verify column by column, time; the kernel, or\n"
+    "                                       the fallback of K SpMVs where the format has none\n"
     "  spgemm SRC_A [SRC_B] [--transpose-b] [--method M] [--algo A] [--backend ...] [--precision ...]\n"
     "       [-o C.mtx[.gz]] [--json] [--threads N] [--device-mem-limit SIZE]\n"
     "       [--panels auto|off|hetero|gpu|cpu] [--gpu-share R] [--b-col-blocks N] [--timeline FILE[.svg]]\n"
@@ -87,6 +92,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "info")) return cmd_info(argc, argv);
     if (!strcmp(cmd, "gen")) return cmd_gen(argc, argv);
     if (!strcmp(cmd, "spmv")) return cmd_spmv(argc, argv);
+    if (!strcmp(cmd, "spmm")) return cmd_spmm(argc, argv);
     if (!strcmp(cmd, "spgemm")) return cmd_spgemm(argc, argv);
     if (!strcmp(cmd, "solve")) return cmd_solve(argc, argv);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);

@@ -81,6 +81,43 @@ typedef struct spx_bench_result {
 spx_status spx_bench_spmv(spx_ctx *ctx, const spx_bench_case *c, const spx_plan_opts *popts,
                           const spx_bench_opts *bopts, spx_bench_result *r);
 
+/* SpMM measuring (spx_plan_spmm): one plan, X (n x k) random and fp32-representable, verified
+ * column by column against the oracle (Y poisoned with NaN and b = 0; then b != 0; then the last
+ * timed output), timed by the SpMV's protocol: single calls and batches back to back (host
+ * blocks and the wall clock on the CPU; device blocks and CUDA events on the GPU, transfers not
+ * timed). */
+typedef struct spx_bench_spmm_opts {
+    int64_t k;               /* columns of X and Y (>= 1) */
+    spx_dense_layout layout; /* of X and Y (their leading dimension: a line) */
+    int reps;                /* timed single runs; 0 = default (CPU 20, GPU 100) */
+    int warmup;              /* untimed runs first; 0 = default 3 */
+    int cold;                /* 1 = flush the GPU L2 before each timed run; no batch time then */
+    double tol;              /* relative error bound a column; 0 = the SpMV's default */
+} spx_bench_spmm_opts;
+
+typedef struct spx_bench_spmm_result {
+    spx_plan_info plan;
+    spx_spmm_info spmm; /* the kernel that ran, or the fallback named; the call's bytes */
+    spx_status status;  /* SPX_OK, or why the plan or a run failed (message in msg) */
+    char msg[256];
+    int64_t k;
+    spx_dense_layout layout;
+    int reps;
+    double t_median, t_min, t_max; /* latency: seconds of one SpMM, each timed on its own */
+    double t_batch;                /* per SpMM back to back (NaN when not measured: cold) */
+    int batch_calls, batches;
+    double gflops, gflops_batch;   /* 2*nnz*k / t / 1e9 */
+    double gbytes, gbytes_batch;   /* spmm.bytes / t / 1e9 */
+    double rel_error;              /* the worst column over the three checks */
+    int verified;                  /* rel_error <= tol and finite */
+} spx_bench_spmm_result;
+
+/* Plans A with popts and measures Y = A*X as bopts asks; fills *r even when the plan or a run
+ * fails (r->status and r->msg say why). Returns SPX_OK unless the arguments are bad (k < 1, an
+ * unknown layout: SPX_ERR_ARG with a message) or memory ran out. */
+spx_status spx_bench_spmm(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *popts, const spx_bench_spmm_opts *bopts,
+                          spx_bench_spmm_result *r);
+
 /* SpGEMM measuring: the first run (C allocated) timed on its own, then warm-up runs and
  * timed runs refilling C in place (the numeric phase of a plan whose values change), each
  * timed alone with the wall clock on both backends: a run ends with C on the host. */

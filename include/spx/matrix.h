@@ -120,6 +120,11 @@ spx_status spx_coo_to_csr(spx_ctx *ctx, const spx_coo *A, int strict, int64_t *d
 /* y = a*A*x + b*y in extended precision, serially: the oracle every result is checked
  * against. b = 0 means y is not read. */
 void spx_csr_spmv_ref(const spx_csr *A, double a, const double *x, double b, double *y);
+/* Y = a*A*X + b*Y column by column with spx_csr_spmv_ref's sums: the oracle of SpMM. X (n x k)
+ * and Y (m x k) are fp64 and column-major, leading dimensions ldx >= n and ldy >= m. b = 0
+ * means Y is not read. */
+void spx_csr_spmm_ref(const spx_csr *A, double a, const double *X, int64_t ldx, int64_t k, double b, double *Y,
+                      int64_t ldy);
 /* ||y - ref||_2 / ||ref||_2 in extended precision (the plain norm of y - ref when ref is 0),
  * y of precision p (float* or double*); +inf when y holds NaN or inf, so a poisoned entry
  * never passes. */

@@ -1,8 +1,9 @@
-/* include/spx/plan.h: SpMV plans (analyse, convert, upload once; run many times) and the
- * format registry. */
+/* include/spx/plan.h: plans (analyse, convert, upload once; run many times): SpMV on vectors,
+ * SpMM on dense blocks, over the same layout; and the format registry. */
 #ifndef SPX_PLAN_H
 #define SPX_PLAN_H
 
+#include "spx/dense.h"
 #include "spx/matrix.h"
 
 #ifdef __cplusplus
@@ -120,6 +121,25 @@ spx_status spx_plan_spmv_f32(spx_plan *p, float a, const float *x, float b, floa
 /* y = a*A*x + b*y on device arrays of the plan's precision (CUDA plans only); allocates
  * nothing, runs on the context's stream, does not synchronise. */
 spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, void *y);
+/* Y = a*A*X + b*Y for dense blocks X (n x k) and Y (m x k), k >= 1, on the plan's layout: the
+ * blocks of the plan's context, precision and backend (CPU plan: host blocks; CUDA plan: device
+ * blocks, asynchronous on the context's stream), X n and Y m rows (in the plan's numbering for
+ * SPX_ORDER_PLAN), as many columns, one layout, not overlapping. b = 0 never reads Y. A format
+ * with an SpMM kernel for the backend runs it; one without runs k SpMVs, one a column (a
+ * row-major block's columns gathered into the plan's work vectors), and says so
+ * (spx_plan_spmm_info). Bad input: SPX_ERR_ARG with a message, Y untouched. */
+spx_status spx_plan_spmm(spx_plan *p, double a, const spx_dense *X, double b, spx_dense *Y);
+
+/* What an SpMM of k columns in a layout runs on a plan. */
+typedef struct spx_spmm_info {
+    char kernel[64]; /* the SpMM kernel (or CPU loop); for the fallback "<SpMV kernel>_spmv_x<k>" */
+    int fallback;    /* 1: the format has no SpMM kernel there: k SpMVs, one a column */
+    double bytes;    /* minimum bytes the call moves with b = 0: A once (k times for the
+                        fallback), X and Y once */
+} spx_spmm_info;
+
+/* Fills *out for spx_plan_spmm(p, ..., X, ..., Y) with k columns in layout. */
+spx_status spx_plan_spmm_info(const spx_plan *p, int64_t k, spx_dense_layout layout, spx_spmm_info *out);
 /* The format and algorithm spx_plan_create would take for A with opts when its format is
  * "auto" (opts->format is ignored; a CUDA backend need not be present: the choice is the
  * table's), and why. From features computed on the host as the plan would take them: for a

@@ -5,6 +5,7 @@
 #include "spx/status.h"
 #include "spx/context.h"
 #include "spx/matrix.h"
+#include "spx/dense.h"
 #include "spx/plan.h"
 #include "spx/spgemm.h"
 #include "spx/vector.h"

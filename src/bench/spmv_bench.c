@@ -9,12 +9,11 @@
 #include "bench/spmv_bench.h"
 #include "core/rng.h"
 
-/* Fills v with values uniform in [-1, 1], rounded to fp32 (never all equal, never zero data). */
-static void fill_random(double *v, float *v32, int64_t n, uint64_t seed)
+void spx_bench_fill_random(double *v, float *v32, int64_t n, uint64_t seed)
 {
     for (int64_t i = 0; i < n; i++) {
         float f = (float)(spx_splitmix64_unit(&seed) * 2.0 - 1.0);
-        v32[i] = f;
+        if (v32) v32[i] = f;
         v[i] = f;
     }
 }
@@ -67,9 +66,9 @@ spx_status spx_bench_case_create_x(spx_ctx *ctx, const spx_csr *A, unsigned seed
             c->x32[j] = (float)x[j];
         }
     } else {
-        fill_random(c->x, c->x32, A->n, 0x5158ull + seed);
+        spx_bench_fill_random(c->x, c->x32, A->n, 0x5158ull + seed);
     }
-    fill_random(c->y0, c->y032, A->m, 0xB0B0ull + seed);
+    spx_bench_fill_random(c->y0, c->y032, A->m, 0xB0B0ull + seed);
     spx_csr_spmv_ref(A, 1.0, c->x, 0.0, c->yref);
     memcpy(c->yrefb, c->y0, m * sizeof *c->yrefb);
     spx_csr_spmv_ref(A, BENCH_ALPHA_B, c->x, BENCH_BETA_B, c->yrefb);
@@ -77,12 +76,14 @@ spx_status spx_bench_case_create_x(spx_ctx *ctx, const spx_csr *A, unsigned seed
     return SPX_OK;
 }
 
-double spx_bench_default_tol(const spx_bench_case *c, spx_precision p)
+double spx_bench_tol_for(int64_t row_max, spx_precision p)
 {
     if (p == SPX_FP64) return 1e-12;
-    double len = c->row_max > 100 ? (double)c->row_max : 100.0;
+    double len = row_max > 100 ? (double)row_max : 100.0;
     return 1e-6 * sqrt(len);
 }
+
+double spx_bench_default_tol(const spx_bench_case *c, spx_precision p) { return spx_bench_tol_for(c->row_max, p); }
 
 void spx_bench_copy_out(double *y_out, const void *y, spx_precision p, int64_t m)
 {
@@ -112,28 +113,33 @@ spx_bench_timing spx_bench_timing_of(const spx_bench_opts *o, const spx_bench_re
     return t;
 }
 
-/* Rate of `amount` per second over t seconds, in units of 1e9; NaN unless t > 0. */
-static double giga_rate(double amount, double t) { return t > 0 ? amount / t * 1e-9 : NAN; }
+double spx_bench_giga_rate(double amount, double t) { return t > 0 ? amount / t * 1e-9 : NAN; }
+
+double spx_bench_verdict(const double e[3], double tol, int *verified)
+{
+    double worst = fmax(e[0], fmax(e[1], e[2]));
+    if (isnan(worst)) worst = INFINITY;
+    *verified = worst <= tol;
+    return worst;
+}
 
 void spx_bench_finish(spx_bench_result *r, const double e[3], double tol, const spx_bench_times *t,
                       const spx_csr *A)
 {
-    r->rel_error = fmax(e[0], fmax(e[1], e[2]));
-    if (isnan(r->rel_error)) r->rel_error = INFINITY;
-    r->verified = r->rel_error <= tol;
+    r->rel_error = spx_bench_verdict(e, tol, &r->verified);
     r->reps = t->reps;
     r->t_median = t->median;
     r->t_min = t->min;
     r->t_max = t->max;
     if (r->t_median > 0) {
-        r->gflops = giga_rate(2.0 * (double)A->nnz, r->t_median);
-        r->gbytes = giga_rate(r->plan.bytes_per_spmv, r->t_median);
+        r->gflops = spx_bench_giga_rate(2.0 * (double)A->nnz, r->t_median);
+        r->gbytes = spx_bench_giga_rate(r->plan.bytes_per_spmv, r->t_median);
     }
     r->batches = t->batches;
     r->batch_calls = t->batch_calls;
     r->t_batch = t->batches ? t->batch : NAN;
-    r->gflops_batch = giga_rate(2.0 * (double)A->nnz, r->t_batch);
-    r->gbytes_batch = giga_rate(r->plan.bytes_per_spmv, r->t_batch);
+    r->gflops_batch = spx_bench_giga_rate(2.0 * (double)A->nnz, r->t_batch);
+    r->gbytes_batch = spx_bench_giga_rate(r->plan.bytes_per_spmv, r->t_batch);
 }
 
 spx_status spx_bench_record_failure(spx_ctx *ctx, spx_bench_result *r, spx_status s)

@@ -24,12 +24,21 @@ struct spx_bench_case {
 
 /* The default tolerance: fp64 1e-12; fp32 grows with the longest row (sum error ~ sqrt(len)). */
 double spx_bench_default_tol(const spx_bench_case *c, spx_precision p);
+/* The same for a matrix whose longest row holds row_max entries. */
+double spx_bench_tol_for(int64_t row_max, spx_precision p);
+/* Fills v with values uniform in [-1, 1], rounded to fp32 (never all equal, never zero data);
+ * v32 (NULL: none) receives them as floats. */
+void spx_bench_fill_random(double *v, float *v32, int64_t n, uint64_t seed);
 /* Copies y (m values of precision p) into y_out as doubles; nothing when y_out is NULL. */
 void spx_bench_copy_out(double *y_out, const void *y, spx_precision p, int64_t m);
 /* Fills y (m values of precision p) with NaN, so entries a run leaves unwritten fail. */
 void spx_bench_poison(void *y, spx_precision p, int64_t m);
+/* Rate of `amount` per second over t seconds, in units of 1e9; NaN unless t > 0. */
+double spx_bench_giga_rate(double amount, double t);
 /* The protocol's settings for r's measurement from the caller's options. */
 spx_bench_timing spx_bench_timing_of(const spx_bench_opts *o, const spx_bench_result *r);
+/* The worst of the checks' errors e[0..3) (NaN counted as +inf), and *verified: within tol. */
+double spx_bench_verdict(const double e[3], double tol, int *verified);
 /* Fills r from the checks' errors e[0..3) (b = 0, b != 0, last timed output) and the times:
  * rel_error, verified against tol, latency and batch figures. */
 void spx_bench_finish(spx_bench_result *r, const double e[3], double tol, const spx_bench_times *t,

@@ -1,5 +1,5 @@
 /* src/core/ctx.c: the context: allocator hooks with the host budget and accounting, last
- * error, thread count, backend. */
+ * error, thread count, backend asked for (its device side: src/cuda/ctx_device.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "core/ctx.h"
 
@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "core/huge_pages.h"
-#include "cuda/gateway.h"
 
 /* Every host block carries its size in a header this long (16 keeps malloc's alignment), so
  * that frees can be accounted without a table. */
@@ -190,12 +189,12 @@ size_t spx_host_budget_room(const spx_ctx *ctx) { return budget_room(&ctx->host)
 
 size_t spx_device_budget_room(const spx_ctx *ctx) { return budget_room(&ctx->dev); }
 
-/* Releases the context and its CUDA state; sets *pctx to NULL. */
+/* Releases the context and the device state the runtime hung on it; sets *pctx to NULL. */
 void spx_ctx_destroy(spx_ctx **pctx)
 {
     if (!pctx || !*pctx) return;
     spx_ctx *ctx = *pctx;
-    spx_cuda_release(ctx);
+    if (ctx->cuda_release) ctx->cuda_release(ctx);
     pthread_mutex_destroy(&ctx->error_lock);
     spx_allocator a = ctx->alloc;
     a.free(a.user, ctx);
@@ -204,21 +203,12 @@ void spx_ctx_destroy(spx_ctx **pctx)
 
 const char *spx_ctx_last_error(const spx_ctx *ctx) { return ctx ? ctx->last_error : ""; }
 
-/* AUTO resolves to CUDA when it is built and a device answers, else CPU. */
-spx_backend spx_ctx_resolved_backend(spx_ctx *ctx)
-{
-    if (ctx->backend != SPX_BACKEND_AUTO) return ctx->backend;
-    return (spx_cuda_built() && spx_cuda_device_count() > 0) ? SPX_BACKEND_CUDA : SPX_BACKEND_CPU;
-}
-
 spx_status spx_ctx_set_stream(spx_ctx *ctx, void *stream)
 {
     if (!ctx) return SPX_ERR_ARG;
     ctx->cuda_stream = stream;
     return SPX_OK;
 }
-
-int spx_cuda_compiled(void) { return spx_cuda_built(); }
 
 const char *spx_precision_str(spx_precision p) { return p == SPX_FP32 ? "fp32" : "fp64"; }
 

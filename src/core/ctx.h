@@ -30,7 +30,9 @@ struct spx_ctx {
     int device;
     spx_allocator alloc;
     spx_device_allocator device_alloc; /* alloc NULL: cudaMalloc/cudaFree */
-    void *cuda;        /* the gateway's per-context state (device props, stream); NULL on CPU */
+    void *cuda;        /* the device runtime's per-context state (device props, stream); NULL on CPU */
+    void (*cuda_release)(spx_ctx *ctx); /* frees `cuda`: set with it by the runtime (src/cuda),
+                                           called by spx_ctx_destroy, so core calls nothing above it */
     void *cuda_stream; /* caller's stream, or NULL for the default stream */
     spx_mem_account host, dev;
     long dev_allocs;        /* device allocations made so far (for failure injection) */

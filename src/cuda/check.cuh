@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "core/ctx.h"
-#include "spmv/format.h"
 #include "cuda/gateway.h"
 
 /* The spx status a CUDA runtime error maps to. */

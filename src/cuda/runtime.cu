@@ -50,6 +50,22 @@ static spx_status read_device(spx_ctx *ctx, spx_cuda_state *st)
     return SPX_OK;
 }
 
+/* Frees the context's CUDA state (the context's cuda_release hook). */
+static void release_state(spx_ctx *ctx)
+{
+    if (!ctx || !ctx->cuda) return;
+    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    (void)cudaSetDevice(st->device);
+    spx_cuda_free(ctx, st->flush_buf);
+    spx_cuda_stage_free(ctx, st->stage);
+    for (int j = 0; j < st->sides; j++)
+        if (cudaStreamDestroy(st->side[j]) != cudaSuccess) (void)cudaGetLastError();
+    spx_cuda_blas_close(ctx, st->blas);
+    spx_free(ctx, st->blocks);
+    spx_free(ctx, st);
+    ctx->cuda = NULL;
+}
+
 extern "C" spx_status spx_cuda_init(spx_ctx *ctx)
 {
     if (!ctx) return SPX_ERR_ARG;
@@ -76,22 +92,8 @@ extern "C" spx_status spx_cuda_init(spx_ctx *ctx)
         return s;
     }
     ctx->cuda = st;
+    ctx->cuda_release = release_state;
     return SPX_OK;
-}
-
-extern "C" void spx_cuda_release(spx_ctx *ctx)
-{
-    if (!ctx || !ctx->cuda) return;
-    spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
-    (void)cudaSetDevice(st->device);
-    spx_cuda_free(ctx, st->flush_buf);
-    spx_cuda_stage_free(ctx, st->stage);
-    for (int j = 0; j < st->sides; j++)
-        if (cudaStreamDestroy(st->side[j]) != cudaSuccess) (void)cudaGetLastError();
-    spx_cuda_blas_close(ctx, st->blas);
-    spx_free(ctx, st->blocks);
-    spx_free(ctx, st);
-    ctx->cuda = NULL;
 }
 
 extern "C" spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out)
@@ -323,6 +325,16 @@ extern "C" spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *sr
     return SPX_OK;
 }
 
+extern "C" spx_status spx_cuda_d2d_2d_async(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                            size_t width, size_t rows)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    if (width == 0 || rows == 0) return SPX_OK;
+    SPX_CUDA_RET(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToDevice,
+                                        spx_cuda_stream(ctx)));
+    return SPX_OK;
+}
+
 extern "C" int spx_cuda_pointer_device(const void *p)
 {
     cudaPointerAttributes a;
@@ -359,6 +371,35 @@ extern "C" spx_status spx_cuda_d2h(spx_ctx *ctx, void *dst, const void *src, siz
 {
     if (!ctx) return SPX_ERR_ARG;
     return copy_sync(ctx, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+/* rows pieces of width bytes, spitch and dpitch bytes apart, copied on the context's stream by
+ * one cudaMemcpy2DAsync, then waited for. */
+static spx_status copy_2d_sync(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                               size_t rows, cudaMemcpyKind kind)
+{
+    if (width == 0 || rows == 0) return SPX_OK;
+    if (!dst || !src) return spx_fail(ctx, SPX_ERR_ARG, "CUDA 2D copy of %zu x %zu bytes with a NULL pointer", rows, width);
+    if (dpitch < width || spitch < width)
+        return spx_fail(ctx, SPX_ERR_ARG, "CUDA 2D copy: pitches %zu and %zu below the width %zu", dpitch, spitch, width);
+    cudaStream_t st = spx_cuda_stream(ctx);
+    SPX_CUDA_RET(ctx, cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, kind, st));
+    SPX_CUDA_RET(ctx, cudaStreamSynchronize(st));
+    return SPX_OK;
+}
+
+extern "C" spx_status spx_cuda_h2d_2d(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                      size_t width, size_t rows)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    return copy_2d_sync(ctx, dst, dpitch, src, spitch, width, rows, cudaMemcpyHostToDevice);
+}
+
+extern "C" spx_status spx_cuda_d2h_2d(spx_ctx *ctx, void *dst, size_t dpitch, const void *src, size_t spitch,
+                                      size_t width, size_t rows)
+{
+    if (!ctx) return SPX_ERR_ARG;
+    return copy_2d_sync(ctx, dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToHost);
 }
 
 extern "C" spx_status spx_cuda_sync(spx_ctx *ctx)

@@ -5,7 +5,7 @@
  * need no change) and the original index of each local row kept for the caller's vectors.
  *
  * METIS runs serially on rank 0 (ParMETIS is not available): the pattern is gathered there,
- * partitioned by EHYB's helper (spx_ehyb_metis_kway: the symmetrized graph, METIS_PartGraphKway
+ * partitioned by src/partition (spx_partition_metis_csr: the symmetrized graph, METIS_PartGraphKway
  * with nonzeros as vertex weights, so parts balance the SpMV's work), and the part of every row
  * broadcast. Memory: rank 0 holds the whole pattern (8 B a row + 4 B a nonzero), the
  * symmetrized graph (up to 8 B a nonzero + 8 B a row, with the transpose's 4 B a nonzero while it
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "dist/dist_internal.h"
-#include "formats/ehyb/ehyb.h"
+#include "partition/partition.h"
 
 spx_status dist_partition_choice(spx_ctx *ctx, const spx_dist_opts *opts, int *metis)
 {
@@ -23,7 +23,7 @@ spx_status dist_partition_choice(spx_ctx *ctx, const spx_dist_opts *opts, int *m
     *metis = name && !strcmp(name, "metis");
     if (name && !*metis && strcmp(name, "rows"))
         return spx_fail(ctx, SPX_ERR_ARG, "partition '%s': not a partition (rows or metis)", name);
-    if (*metis && !spx_ehyb_have_metis())
+    if (*metis && !spx_partition_have_metis())
         return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "partition metis: not built: METIS not found (install libmetis-dev)");
     return SPX_OK;
 }
@@ -96,7 +96,7 @@ static spx_status metis_rows(spx_ctx *ctx, const spx_csr *G, int size, int32_t *
         const int64_t len = G->rowptr[i + 1] - G->rowptr[i];
         w[i] = len > 0 ? (int32_t)len : 1;
     }
-    spx_status st = spx_ehyb_metis_kway(ctx, G, w, size, part);
+    spx_status st = spx_partition_metis_csr(ctx, G, w, size, part);
     spx_free(ctx, w);
     if (!st) return SPX_OK;
     char why[SPX_ERRMSG_LEN]; /* the message is rewritten in the context's own buffer */

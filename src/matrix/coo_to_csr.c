@@ -1,7 +1,7 @@
 /* src/matrix/coo_to_csr.c: COO -> CSR on the host, in parallel and deterministic: a counting
  * sort by row with per-thread histograms, a stable sort of each row by column with repeated
  * columns summed in input order (or rejected when strict), then the rows packed together.
- * (src/cuda/coo_to_csr.cu gives the same arrays bit for bit on the GPU; loads do not use it:
+ * (src/matrix/coo_to_csr_cuda.cu gives the same arrays bit for bit on the GPU; loads do not use it:
  * on the 16-core H100 machine it was slower, bench/NOTES.md 2026-11-25.) */
 #include <omp.h>
 #include <string.h>

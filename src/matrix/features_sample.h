@@ -1,7 +1,7 @@
 /* src/matrix/features_sample.h: which entries the column measures are taken from above
  * SPX_FEATURES_COL_SAMPLES nonzeros: nnz cut into S strata of near-equal width, one entry at a
  * jittered place in each. One definition for the host (src/matrix/features.c) and the device
- * (src/cuda/features.cu, which defines SPX_FEATURES_SAMPLE_FN with __host__ __device__ before
+ * (src/matrix/features_cuda.cu, which defines SPX_FEATURES_SAMPLE_FN with __host__ __device__ before
  * including it), so a CUDA plan's sampled features can be reproduced on the host. */
 #ifndef SPX_MATRIX_FEATURES_SAMPLE_H
 #define SPX_MATRIX_FEATURES_SAMPLE_H

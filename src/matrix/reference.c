@@ -1,5 +1,5 @@
-/* src/matrix/reference.c: the oracle SpMV (serial, extended precision), its error measure, and
- * the statistics `spx info` prints. */
+/* src/matrix/reference.c: the oracle SpMV and SpMM (serial, extended precision), the error
+ * measure, and the statistics `spx info` prints. */
 #include <math.h>
 #include <string.h>
 
@@ -16,6 +16,12 @@ void spx_csr_spmv_ref(const spx_csr *A, double a, const double *x, double b, dou
         if (b != 0.0) r += (long double)b * (long double)y[i];
         y[i] = (double)r;
     }
+}
+
+void spx_csr_spmm_ref(const spx_csr *A, double a, const double *X, int64_t ldx, int64_t k, double b, double *Y,
+                      int64_t ldy)
+{
+    for (int64_t j = 0; j < k; j++) spx_csr_spmv_ref(A, a, X + j * ldx, b, Y + j * ldy);
 }
 
 double spx_rel_error(const void *y, spx_precision p, const double *ref, int64_t m)

@@ -89,8 +89,8 @@ static const select_node *walk(int t, const spx_features *feat, char *why, size_
 /* Whether this build can run format/algo ("auto": the format's own) on backend b. */
 static int usable(const char *format, const char *algo, spx_backend b)
 {
-    const spx_format_ops *ops = spx_format_find(format);
-    return ops && spx_format_fits(ops, algo, b, NULL) == SPX_FORMAT_RUNS;
+    const spx_format *fmt = spx_format_find(format);
+    return fmt && spx_format_fits(fmt, algo, b, NULL) == SPX_FORMAT_RUNS;
 }
 
 /* Sets out's choice to format/algo. */

@@ -79,12 +79,11 @@ int spx_spgemm_impl_find(const char *name);
 /* Whether name is one of impl's algorithms. */
 int spx_spgemm_impl_has_algo(const spx_spgemm_impl *impl, const char *name);
 
-/* An implementation's table getter; impl.h declares the CPU ones of src/spgemm/impls.def,
- * src/cuda/gateway.h the CUDA ones (their GPU halves). */
+/* Every implementation's table getter, from impls.def: the CPU ones defined by their .c files,
+ * the CUDA ones by their .cu files (their GPU halves; NULL in builds without CUDA:
+ * src/spgemm/spgemm_stub.c). */
 #define SPX_SPGEMM_GETTER(name) const spx_spgemm_impl *spx_spgemm_##name(void);
-#define SPX_SPGEMM_ON_HOST_CPU(name) SPX_SPGEMM_GETTER(name)
-#define SPX_SPGEMM_ON_HOST_CUDA(name)
-#define SPX_SPGEMM_IMPL(name, site) SPX_SPGEMM_ON_HOST_##site(name)
+#define SPX_SPGEMM_IMPL(name, site) SPX_SPGEMM_GETTER(name)
 #include "spgemm/impls.def"
 #undef SPX_SPGEMM_IMPL
 

@@ -3,6 +3,7 @@
  * operands (views or checked uploads) and new values carried to every copy. */
 #include <string.h>
 
+#include "cuda/gateway.h"
 #include "matrix/csr_sorted.h"
 #include "spgemm/operands.h"
 #include "spgemm/spgemm_internal.h"

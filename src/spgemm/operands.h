@@ -5,7 +5,8 @@
 #ifndef SPX_SPGEMM_OPERANDS_H
 #define SPX_SPGEMM_OPERANDS_H
 
-#include "cuda/gateway.h"
+#include "matrix/csr_dev.h"
+#include "spgemm/impl.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/host_copy.h"
+#include "cuda/gateway.h"
 #include "matrix/csr_dev.h"
 #include "spgemm/ooc/ooc.h"
 #include "spgemm/ooc/ooc_tuning.h"

@@ -1,7 +1,6 @@
 /* src/spgemm/registry.c: the SpGEMM method registry, derived from src/spgemm/impls.def. */
 #include <string.h>
 
-#include "cuda/gateway.h"
 #include "spgemm/impl.h"
 
 /* One registered implementation: its name (from impls.def, known even when not built) and

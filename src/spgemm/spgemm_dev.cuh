@@ -5,6 +5,7 @@
 #define SPX_SPGEMM_DEV_CUH
 
 #include "cuda/runtime.cuh"
+#include "matrix/csr_dev.h"
 #include "spgemm/impl.h"
 
 /* A and B on the device, each borrowed (in->dev_a, in->dev_b: the caller's; B sharing A's

@@ -1,7 +1,7 @@
 /* src/spgemm/spgemm_stub.c: the SpGEMM implementations' GPU tables for builds without CUDA:
  * each is NULL, so the registry lists the method as not built and a plan asking for it
  * fails with SPX_ERR_NOT_COMPILED. */
-#include "cuda/gateway.h"
+#include "spgemm/impl.h"
 
 #define SPX_SPGEMM_STUB_CPU(name)
 #define SPX_SPGEMM_STUB_CUDA(name) \

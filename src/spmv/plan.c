@@ -9,34 +9,18 @@
 #include "matrix/features.h"
 #include "select/select.h"
 #include "spmv/format.h"
-
-struct spx_plan {
-    spx_ctx *ctx;
-    const spx_format_ops *ops;
-    const spx_format_cuda *cuda; /* the format's GPU half (CUDA plans) */
-    void *impl;                  /* the format's host layout (NULL when built on the device) */
-    void *dev;                   /* the format's GPU state (CUDA plans) */
-    spx_backend backend;         /* CPU or CUDA */
-    spx_precision precision;
-    int32_t m, n;
-    const int32_t *perm; /* the layout's numbering of x and y (SPX_ORDER_PLAN), NULL: the caller's */
-    void *dx, *dy; /* device staging for the host-array entry points, made on first use */
-    int busy;      /* a CUDA call is running (atomic): one call at a time */
-    spx_phase_log log;
-    double plan_seconds;
-    size_t device_bytes;
-};
+#include "spmv/plan_internal.h"
 
 /* The format named in opts (the selection's when "auto"), checked against the backend, the
  * algorithm and what this build has. */
-static spx_status resolve_format(spx_ctx *ctx, const spx_plan_opts *o, spx_backend b, const spx_format_ops **out)
+static spx_status resolve_format(spx_ctx *ctx, const spx_plan_opts *o, spx_backend b, const spx_format **out)
 {
     const char *name = o->format;
-    const spx_format_ops *ops = spx_format_find(name);
+    const spx_format *fmt = spx_format_find(name);
     const char *why = NULL;
-    if (!ops) return spx_fail(ctx, SPX_ERR_ARG, "unknown format '%s' (see `spx formats`)", name);
-    switch (spx_format_fits(ops, o->algo, b, &why)) {
-    case SPX_FORMAT_RUNS: *out = ops; return SPX_OK;
+    if (!fmt) return spx_fail(ctx, SPX_ERR_ARG, "unknown format '%s' (see `spx formats`)", name);
+    switch (spx_format_fits(fmt, o->algo, b, &why)) {
+    case SPX_FORMAT_RUNS: *out = fmt; return SPX_OK;
     case SPX_FORMAT_NO_ALGO:
         return spx_fail(ctx, SPX_ERR_ARG, "format '%s' has no algorithm '%s' (see `spx formats`)", name, o->algo);
     case SPX_FORMAT_NOT_BUILT: return spx_fail(ctx, SPX_ERR_UNSUPPORTED, "format '%s' is not built: %s", name, why);
@@ -45,25 +29,25 @@ static spx_status resolve_format(spx_ctx *ctx, const spx_plan_opts *o, spx_backe
     }
 }
 
-/* Whether a CUDA plan of format ops builds algo on the device under option b. */
-static int builds_on_device(spx_build_site b, const spx_format_ops *ops, const char *algo)
+/* Whether a CUDA plan of format fmt builds algo on the device under option b. */
+static int builds_on_device(spx_build_site b, const spx_format *fmt, const char *algo)
 {
-    return b != SPX_BUILD_HOST && spx_format_builds_on_device(ops, algo);
+    return b != SPX_BUILD_HOST && spx_format_builds_on_device(fmt, algo);
 }
 
 /* Whether the CUDA plan builds on the device, per the option and what the format offers. */
 static spx_status choose_site(spx_plan *p, const spx_plan_opts *o, int *on_device)
 {
-    const int can = spx_format_builds_on_device(p->ops, o->algo);
-    if (o->build == SPX_BUILD_DEVICE && !can && p->cuda->build)
+    const int can = spx_format_builds_on_device(p->fmt, o->algo);
+    if (o->build == SPX_BUILD_DEVICE && !can && p->cuda->layout.build)
         return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' cannot build algorithm '%s' on the device",
-                        p->ops->name, o->algo && strcmp(o->algo, "auto") ? o->algo : p->ops->algos[0]);
+                        p->fmt->layout.name, o->algo && strcmp(o->algo, "auto") ? o->algo : p->fmt->layout.algos[0]);
     if (o->build == SPX_BUILD_DEVICE && !can)
         return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' cannot build its layout on the device",
-                        p->ops->name);
-    if (o->build == SPX_BUILD_HOST && !p->cuda->upload)
-        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' builds only on the device", p->ops->name);
-    *on_device = builds_on_device(o->build, p->ops, o->algo);
+                        p->fmt->layout.name);
+    if (o->build == SPX_BUILD_HOST && !p->cuda->layout.upload)
+        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' builds only on the device", p->fmt->layout.name);
+    *on_device = builds_on_device(o->build, p->fmt, o->algo);
     return SPX_OK;
 }
 
@@ -78,7 +62,7 @@ static spx_status build_on_device(spx_plan *p, const spx_csr *A, const spx_featu
         s = spx_cuda_dev_csr_upload(p->ctx, A, p->precision, D);
         spx_phase_add(&p->log, "upload", spx_now() - t0);
     }
-    return s ? s : p->cuda->build(p->ctx, D, feat, o, &p->log, &p->dev);
+    return s ? s : p->cuda->layout.build(p->ctx, D, feat, o, &p->log, &p->dev);
 }
 
 /* Builds the layout where it belongs: host (then uploaded for CUDA plans) or device; *D is the
@@ -93,8 +77,8 @@ static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *
         return s;
     if (on_device) return build_on_device(p, A, feat, o, D);
     spx_cuda_dev_csr_free(p->ctx, D); /* the host builds its own layout */
-    s = p->ops->build(p->ctx, A, feat, o, &p->log, &p->impl);
-    if (!s && p->backend == SPX_BACKEND_CUDA) s = p->cuda->upload(p->ctx, p->impl, &p->log, &p->dev);
+    s = p->fmt->layout.build(p->ctx, A, feat, o, &p->log, &p->impl);
+    if (!s && p->backend == SPX_BACKEND_CUDA) s = p->cuda->layout.upload(p->ctx, p->impl, &p->log, &p->dev);
     return s;
 }
 
@@ -102,8 +86,8 @@ static spx_status plan_build(spx_plan *p, const spx_csr *A, const spx_features *
  * device, from its GPU state; NULL when it keeps the caller's order. */
 static const int32_t *plan_permutation(const spx_plan *p)
 {
-    if (p->impl) return p->ops->permutation ? p->ops->permutation(p->impl) : NULL;
-    return p->dev && p->cuda && p->cuda->permutation ? p->cuda->permutation(p->dev) : NULL;
+    if (p->impl) return p->fmt->layout.permutation ? p->fmt->layout.permutation(p->impl) : NULL;
+    return p->dev && p->cuda && p->cuda->layout.permutation ? p->cuda->layout.permutation(p->dev) : NULL;
 }
 
 /* Whether opts ask for the format `auto` (or name none). */
@@ -123,8 +107,8 @@ static spx_status check_opts(spx_ctx *ctx, const spx_plan_opts *o)
 static int features_on_device(const spx_plan_opts *o)
 {
     if (format_is_auto(o)) return o->build != SPX_BUILD_HOST;
-    const spx_format_ops *ops = spx_format_find(o->format);
-    return ops && builds_on_device(o->build, ops, o->algo);
+    const spx_format *fmt = spx_format_find(o->format);
+    return fmt && builds_on_device(o->build, fmt, o->algo);
 }
 
 /* A's features computed on the host for backend b: as the device computes them for CUDA
@@ -190,7 +174,7 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
     if ((s = spx_csr_check(ctx, A))) return s;
     tc = spx_now() - tc;
     spx_backend b = SPX_BACKEND_CPU;
-    const spx_format_ops *ops = NULL;
+    const spx_format *fmt = NULL;
     spx_features feat;
     spx_dev_csr D;
     memset(&D, 0, sizeof D);
@@ -209,14 +193,14 @@ spx_status spx_plan_create(spx_ctx *ctx, const spx_csr *A, const spx_plan_opts *
         if (!o.algo || !strcmp(o.algo, "auto")) o.algo = sel.algo;
     }
     spx_plan *p = NULL;
-    if ((s = resolve_format(ctx, &o, b, &ops)) || !(p = spx_malloc(ctx, sizeof *p))) {
+    if ((s = resolve_format(ctx, &o, b, &fmt)) || !(p = spx_malloc(ctx, sizeof *p))) {
         spx_cuda_dev_csr_free(ctx, &D);
         return s ? s : spx_fail_nomem(ctx, "plan");
     }
     memset(p, 0, sizeof *p);
     p->ctx = ctx;
-    p->ops = ops;
-    p->cuda = b == SPX_BACKEND_CUDA ? spx_format_cuda_of(ops) : NULL;
+    p->fmt = fmt;
+    p->cuda = b == SPX_BACKEND_CUDA ? spx_format_cuda_of(fmt) : NULL;
     p->backend = b;
     p->precision = o.precision;
     p->m = A->m;
@@ -277,26 +261,26 @@ static spx_status create_from_host_copy(spx_ctx *ctx, const spx_csr_dev *A, cons
 /* The format of a CUDA plan of A (whose features feat were taken on the device): the
  * selection's when "auto" (into *sel, which o then points into), checked against the build. */
 static spx_status device_format(spx_ctx *ctx, const spx_features *feat, spx_plan_opts *o, spx_selection *sel,
-                                const spx_format_ops **ops)
+                                const spx_format **fmt)
 {
     if (format_is_auto(o)) {
         spx_select_choose(feat, SPX_BACKEND_CUDA, o->precision, o->expected_spmvs, sel);
         o->format = sel->format;
         if (!o->algo || !strcmp(o->algo, "auto")) o->algo = sel->algo;
     }
-    return resolve_format(ctx, o, SPX_BACKEND_CUDA, ops);
+    return resolve_format(ctx, o, SPX_BACKEND_CUDA, fmt);
 }
 
-/* A new CUDA plan of format ops for an m x n matrix, its first phases logged. */
-static spx_status new_cuda_plan(spx_ctx *ctx, const spx_format_ops *ops, const spx_plan_opts *o, int32_t m, int32_t n,
+/* A new CUDA plan of format fmt for an m x n matrix, its first phases logged. */
+static spx_status new_cuda_plan(spx_ctx *ctx, const spx_format *fmt, const spx_plan_opts *o, int32_t m, int32_t n,
                                 spx_plan **out)
 {
     spx_plan *p = spx_malloc(ctx, sizeof *p);
     if (!p) return spx_fail_nomem(ctx, "plan");
     memset(p, 0, sizeof *p);
     p->ctx = ctx;
-    p->ops = ops;
-    p->cuda = spx_format_cuda_of(ops);
+    p->fmt = fmt;
+    p->cuda = spx_format_cuda_of(fmt);
     p->backend = SPX_BACKEND_CUDA;
     p->precision = o->precision;
     p->m = m;
@@ -337,7 +321,7 @@ static spx_status create_on_device(spx_ctx *ctx, const spx_csr_dev *A, spx_plan_
     memset(&D, 0, sizeof D);
     spx_features feat;
     spx_selection sel;
-    const spx_format_ops *ops = NULL;
+    const spx_format *fmt = NULL;
     spx_plan *p = NULL;
     spx_mem_stats before;
     spx_ctx_mem_stats(ctx, &before);
@@ -346,8 +330,8 @@ static spx_status create_on_device(spx_ctx *ctx, const spx_csr_dev *A, spx_plan_
     const double tc = spx_now() - t0, t1 = spx_now();
     if (!s) s = spx_cuda_features(ctx, &D, &feat);
     const double tf = spx_now() - t1;
-    if (!s) s = device_format(ctx, &feat, o, &sel, &ops);
-    if (!s) s = new_cuda_plan(ctx, ops, o, A->m, A->n, &p);
+    if (!s) s = device_format(ctx, &feat, o, &sel, &fmt);
+    if (!s) s = new_cuda_plan(ctx, fmt, o, A->m, A->n, &p);
     if (!p) {
         spx_cuda_dev_csr_free(ctx, &D);
         return s;
@@ -375,8 +359,7 @@ spx_status spx_plan_create_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_pla
     return b == SPX_BACKEND_CUDA ? create_on_device(ctx, A, &o, out) : create_from_host_copy(ctx, A, &o, out);
 }
 
-/* Makes the staging vectors of a CUDA plan's host entry points (first host call only). */
-static spx_status staging(spx_plan *p)
+spx_status spx_plan_staging(spx_plan *p)
 {
     if (p->dx || p->dy) return SPX_OK;
     size_t vb = spx_precision_bytes(p->precision);
@@ -396,22 +379,19 @@ static spx_status staging(spx_plan *p)
 static spx_status spmv_cuda_host(spx_plan *p, const spx_spmv_args *host)
 {
     size_t vb = spx_precision_bytes(p->precision);
-    spx_status s = staging(p);
+    spx_status s = spx_plan_staging(p);
     if (s) return s;
     spx_spmv_args d = *host;
     d.x = p->dx;
     d.y = p->dy;
     s = spx_cuda_h2d(p->ctx, p->dx, host->x, (size_t)p->n * vb);
     if (!s && host->beta != 0.0) s = spx_cuda_h2d(p->ctx, p->dy, host->y, (size_t)p->m * vb);
-    if (!s) s = p->cuda->spmv(p->ctx, p->dev, &d);
+    if (!s) s = p->cuda->ops.spmv(p->ctx, p->dev, &d);
     if (!s) s = spx_cuda_d2h(p->ctx, host->y, p->dy, (size_t)p->m * vb);
     return s;
 }
 
-/* Takes the CUDA plan for one call (SPX_ERR_ARG when another call holds it) and binds the
- * calling thread to the context's device (a context may be used from another thread than the
- * one that made the plan). */
-static spx_status enter(spx_plan *p)
+spx_status spx_plan_enter(spx_plan *p)
 {
     if (__atomic_exchange_n(&p->busy, 1, __ATOMIC_ACQUIRE))
         return spx_fail(p->ctx, SPX_ERR_ARG,
@@ -422,7 +402,7 @@ static spx_status enter(spx_plan *p)
     return s;
 }
 
-static void leave(spx_plan *p) { __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE); }
+void spx_plan_leave(spx_plan *p) { __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE); }
 
 /* Checks the arguments of an SpMV call; then runs it on the plan's backend. */
 static spx_status plan_run(spx_plan *p, spx_precision prec, const spx_spmv_args *a)
@@ -433,11 +413,11 @@ static spx_status plan_run(spx_plan *p, spx_precision prec, const spx_spmv_args 
                         spx_precision_str(p->precision), p->precision == SPX_FP32 ? "_f32" : "");
     if ((p->n && !a->x) || (p->m && !a->y)) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: NULL vector");
     if (a->x && a->x == (const void *)a->y) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: x and y must not alias");
-    if (p->backend != SPX_BACKEND_CUDA) return p->ops->spmv_cpu(p->ctx, p->impl, a);
-    spx_status s = enter(p);
+    if (p->backend != SPX_BACKEND_CUDA) return p->fmt->cpu.spmv(p->ctx, p->impl, a);
+    spx_status s = spx_plan_enter(p);
     if (s) return s;
     s = spmv_cuda_host(p, a);
-    leave(p);
+    spx_plan_leave(p);
     return s;
 }
 
@@ -460,18 +440,18 @@ spx_status spx_plan_spmv_device(spx_plan *p, double a, const void *x, double b, 
         return spx_fail(p->ctx, SPX_ERR_ARG, "spx_plan_spmv_device needs a CUDA plan");
     if (x && x == (const void *)y) return spx_fail(p->ctx, SPX_ERR_ARG, "spmv: x and y must not alias");
     spx_spmv_args args = {p->precision, a, b, x, y};
-    spx_status s = enter(p);
+    spx_status s = spx_plan_enter(p);
     if (s) return s;
-    s = p->cuda->spmv(p->ctx, p->dev, &args);
-    leave(p);
+    s = p->cuda->ops.spmv(p->ctx, p->dev, &args);
+    spx_plan_leave(p);
     return s;
 }
 
 /* The kernel that runs: the GPU state's or the CPU loop's name. */
 static const char *kernel_of(const spx_plan *p)
 {
-    if (p->backend == SPX_BACKEND_CUDA) return p->cuda->kernel_name ? p->cuda->kernel_name(p->dev) : "?";
-    return p->ops->cpu_kernel_name ? p->ops->cpu_kernel_name(p->impl) : "?";
+    if (p->backend == SPX_BACKEND_CUDA) return p->cuda->ops.spmv_kernel ? p->cuda->ops.spmv_kernel(p->dev) : "?";
+    return p->fmt->cpu.spmv_kernel ? p->fmt->cpu.spmv_kernel(p->impl) : "?";
 }
 
 spx_status spx_plan_permutation(const spx_plan *p, const int32_t **perm)
@@ -487,17 +467,17 @@ spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info)
     if (!p || !info) return SPX_ERR_ARG;
     memset(info, 0, sizeof *info);
     const int on_device = p->impl == NULL;
-    snprintf(info->format, sizeof info->format, "%s", p->ops->name);
-    const char *algo = on_device ? (p->cuda->algo_name ? p->cuda->algo_name(p->dev) : "default")
-                                 : (p->ops->algo_name ? p->ops->algo_name(p->impl) : "default");
+    snprintf(info->format, sizeof info->format, "%s", p->fmt->layout.name);
+    const char *algo = on_device ? (p->cuda->layout.algo_name ? p->cuda->layout.algo_name(p->dev) : "default")
+                                 : (p->fmt->layout.algo_name ? p->fmt->layout.algo_name(p->impl) : "default");
     snprintf(info->algo, sizeof info->algo, "%s", algo);
     snprintf(info->kernel, sizeof info->kernel, "%s", kernel_of(p));
     info->m = p->m;
     info->n = p->n;
     info->backend = p->backend;
     info->precision = p->precision;
-    info->bytes_per_spmv = on_device ? (p->cuda->bytes_per_spmv ? p->cuda->bytes_per_spmv(p->dev) : 0.0)
-                                     : (p->ops->bytes_per_spmv ? p->ops->bytes_per_spmv(p->impl) : 0.0);
+    info->bytes_per_spmv = on_device ? (p->cuda->layout.bytes_per_spmv ? p->cuda->layout.bytes_per_spmv(p->dev) : 0.0)
+                                     : (p->fmt->layout.bytes_per_spmv ? p->fmt->layout.bytes_per_spmv(p->impl) : 0.0);
     info->plan_seconds = p->plan_seconds;
     info->built_on_device = on_device;
     info->plan_order = p->perm != NULL;
@@ -505,10 +485,10 @@ spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info)
     info->n_phases = p->log.n;
     memcpy(info->phases, p->log.phases, sizeof info->phases);
     spx_stat_list l = {0, info->stats};
-    if (p->backend == SPX_BACKEND_CUDA && p->cuda->stats)
-        p->cuda->stats(p->dev, &l);
-    else if (p->impl && p->ops->stats)
-        p->ops->stats(p->impl, &l);
+    if (p->backend == SPX_BACKEND_CUDA && p->cuda->layout.stats)
+        p->cuda->layout.stats(p->dev, &l);
+    else if (p->impl && p->fmt->layout.stats)
+        p->fmt->layout.stats(p->impl, &l);
     info->n_stats = l.n;
     return SPX_OK;
 }
@@ -516,20 +496,20 @@ spx_status spx_plan_get_info(const spx_plan *p, spx_plan_info *info)
 spx_status spx_plan_to_csr(const spx_plan *p, spx_csr **out)
 {
     if (!p || !out) return SPX_ERR_ARG;
-    if (p->backend == SPX_BACKEND_CUDA && p->cuda->to_csr) return p->cuda->to_csr(p->ctx, p->dev, out);
-    if (!p->impl || !p->ops->to_csr)
-        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no to_csr", p->ops->name);
-    return p->ops->to_csr(p->ctx, p->impl, out);
+    if (p->backend == SPX_BACKEND_CUDA && p->cuda->layout.to_csr) return p->cuda->layout.to_csr(p->ctx, p->dev, out);
+    if (!p->impl || !p->fmt->layout.to_csr)
+        return spx_fail(p->ctx, SPX_ERR_UNSUPPORTED, "format '%s' has no to_csr", p->fmt->layout.name);
+    return p->fmt->layout.to_csr(p->ctx, p->impl, out);
 }
 
 void spx_plan_destroy(spx_plan **pp)
 {
     if (!pp || !*pp) return;
     spx_plan *p = *pp;
-    if (p->dev && p->cuda && p->cuda->free) p->cuda->free(p->ctx, p->dev);
+    if (p->dev && p->cuda && p->cuda->layout.free) p->cuda->layout.free(p->ctx, p->dev);
     spx_cuda_free(p->ctx, p->dx);
     spx_cuda_free(p->ctx, p->dy);
-    if (p->impl && p->ops->destroy) p->ops->destroy(p->ctx, p->impl);
+    if (p->impl && p->fmt->layout.destroy) p->fmt->layout.destroy(p->ctx, p->impl);
     spx_free(p->ctx, p);
     *pp = NULL;
 }

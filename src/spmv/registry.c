@@ -2,69 +2,68 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "cuda/gateway.h"
 #include "spmv/format.h"
 
-#define SPX_FORMAT(name) extern const spx_format_ops spx_##name##_ops;
+#define SPX_FORMAT(name) extern const spx_format spx_##name##_format;
 #include "spmv/formats.def"
 #undef SPX_FORMAT
 
-static const spx_format_ops *const formats[] = {
-#define SPX_FORMAT(name) &spx_##name##_ops,
+static const spx_format *const formats[] = {
+#define SPX_FORMAT(name) &spx_##name##_format,
 #include "spmv/formats.def"
 #undef SPX_FORMAT
 };
 
 #define N_FORMATS ((int)(sizeof formats / sizeof formats[0]))
 
-const spx_format_ops *spx_format_at(int i) { return i >= 0 && i < N_FORMATS ? formats[i] : NULL; }
+const spx_format *spx_format_at(int i) { return i >= 0 && i < N_FORMATS ? formats[i] : NULL; }
 
-const spx_format_ops *spx_format_find(const char *name)
+const spx_format *spx_format_find(const char *name)
 {
     for (int i = 0; name && i < N_FORMATS; i++)
-        if (!strcmp(formats[i]->name, name)) return formats[i];
+        if (!strcmp(formats[i]->layout.name, name)) return formats[i];
     return NULL;
 }
 
-int spx_format_has_algo(const spx_format_ops *ops, const char *name)
+int spx_format_has_algo(const spx_format *fmt, const char *name)
 {
-    for (const char *const *a = ops->algos; a && *a; a++)
+    for (const char *const *a = fmt->layout.algos; a && *a; a++)
         if (!strcmp(*a, name)) return 1;
     return 0;
 }
 
-const spx_format_cuda *spx_format_cuda_of(const spx_format_ops *ops)
+const spx_format_cuda *spx_format_cuda_of(const spx_format *fmt)
 {
-    return ops && ops->cuda ? ops->cuda() : NULL;
+    return fmt && fmt->cuda ? fmt->cuda() : NULL;
 }
 
-int spx_format_available(const spx_format_ops *ops, const char *algo, const char **why)
+int spx_format_available(const spx_format *fmt, const char *algo, const char **why)
 {
     const char *reason = NULL;
-    if (!ops->available || ops->available(algo, &reason)) return 1;
+    if (!fmt->layout.available || fmt->layout.available(algo, &reason)) return 1;
     if (why) *why = reason ? reason : "a dependency is missing";
     return 0;
 }
 
-spx_format_fit spx_format_fits(const spx_format_ops *ops, const char *algo, spx_backend b, const char **why)
+spx_format_fit spx_format_fits(const spx_format *fmt, const char *algo, spx_backend b, const char **why)
 {
     const char *a = algo && strcmp(algo, "auto") ? algo : NULL;
-    if (a && !spx_format_has_algo(ops, a)) return SPX_FORMAT_NO_ALGO;
-    if (!spx_format_available(ops, a, why)) return SPX_FORMAT_NOT_BUILT;
-    if (b == SPX_BACKEND_CPU && !ops->spmv_cpu) return SPX_FORMAT_NO_CPU;
-    const spx_format_cuda *cu = spx_format_cuda_of(ops);
-    if (b == SPX_BACKEND_CUDA && (!cu || !cu->spmv)) return SPX_FORMAT_NO_CUDA;
+    if (a && !spx_format_has_algo(fmt, a)) return SPX_FORMAT_NO_ALGO;
+    if (!spx_format_available(fmt, a, why)) return SPX_FORMAT_NOT_BUILT;
+    if (b == SPX_BACKEND_CPU && !fmt->cpu.spmv) return SPX_FORMAT_NO_CPU;
+    const spx_format_cuda *cu = spx_format_cuda_of(fmt);
+    if (b == SPX_BACKEND_CUDA && (!cu || !cu->ops.spmv)) return SPX_FORMAT_NO_CUDA;
     return SPX_FORMAT_RUNS;
 }
 
-int spx_format_builds_on_device(const spx_format_ops *ops, const char *algo)
+int spx_format_builds_on_device(const spx_format *fmt, const char *algo)
 {
-    const spx_format_cuda *cu = ops ? spx_format_cuda_of(ops) : NULL;
-    if (!cu || !cu->build) return 0;
-    if (!cu->build_algos) return 1;
-    const char *name = !algo || !strcmp(algo, "auto") ? ops->algos[0] : algo;
-    for (int i = 0; cu->build_algos[i]; i++)
-        if (!strcmp(cu->build_algos[i], name)) return 1;
+    const spx_format_cuda *cu = fmt ? spx_format_cuda_of(fmt) : NULL;
+    if (!cu || !cu->layout.build) return 0;
+    if (!cu->layout.build_algos) return 1;
+    const char *name = !algo || !strcmp(algo, "auto") ? fmt->layout.algos[0] : algo;
+    for (int i = 0; cu->layout.build_algos[i]; i++)
+        if (!strcmp(cu->layout.build_algos[i], name)) return 1;
     return 0;
 }
 
@@ -72,22 +71,22 @@ int spx_format_count(void) { return N_FORMATS; }
 
 spx_status spx_format_describe(int i, spx_format_desc *out)
 {
-    const spx_format_ops *ops = spx_format_at(i);
-    if (!ops || !out) return SPX_ERR_ARG;
-    const spx_format_cuda *cu = spx_format_cuda_of(ops);
+    const spx_format *fmt = spx_format_at(i);
+    if (!fmt || !out) return SPX_ERR_ARG;
+    const spx_format_cuda *cu = spx_format_cuda_of(fmt);
     memset(out, 0, sizeof *out);
-    out->name = ops->name;
-    out->summary = ops->summary;
-    out->algos = ops->algos;
-    out->has_cpu = ops->spmv_cpu != NULL;
-    out->has_cuda = cu != NULL && cu->spmv != NULL;
-    out->is_baseline = (ops->flags & SPX_FORMAT_BASELINE) != 0;
-    out->builds_on_device = cu != NULL && cu->build != NULL;
-    out->device_algos = out->builds_on_device ? cu->build_algos : NULL;
-    out->has_device_to_csr = cu != NULL && cu->to_csr != NULL;
-    out->has_plan_order = ops->permutation != NULL;
-    out->kernel_prefix = ops->kernel_prefix;
-    out->available = spx_format_available(ops, NULL, &out->why_unavailable);
+    out->name = fmt->layout.name;
+    out->summary = fmt->layout.summary;
+    out->algos = fmt->layout.algos;
+    out->has_cpu = fmt->cpu.spmv != NULL;
+    out->has_cuda = cu != NULL && cu->ops.spmv != NULL;
+    out->is_baseline = (fmt->layout.flags & SPX_FORMAT_BASELINE) != 0;
+    out->builds_on_device = cu != NULL && cu->layout.build != NULL;
+    out->device_algos = out->builds_on_device ? cu->layout.build_algos : NULL;
+    out->has_device_to_csr = cu != NULL && cu->layout.to_csr != NULL;
+    out->has_plan_order = fmt->layout.permutation != NULL;
+    out->kernel_prefix = fmt->layout.kernel_prefix;
+    out->available = spx_format_available(fmt, NULL, &out->why_unavailable);
     return SPX_OK;
 }
 

@@ -1,29 +1,19 @@
 /* src/vec/vec.c: the vector object (create, wrap, set/get, accessors), the vector operations
  * on the CPU (OpenMP, contiguous shares, deterministic partial sums) with their dispatch to the
- * GPU half (vec_cuda.h), and spx_plan_apply on top of the public plan API. */
+ * GPU half (vec_cuda.h). (spx_plan_apply, a plan's SpMV on vectors: src/spmv/apply.c.) */
 #include <float.h>
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/ctx.h"
 #include "cuda/gateway.h"
+#include "vec/block.h"
 #include "vec/vec_blue.h"
 #include "vec/vec_cuda.h"
 #include "vec/vec_internal.h"
 
-/* Below this many entries an operation runs on one thread: one core does a 2^15-entry fp64
- * dot in about 9 us (measured on the 2-core development container, cache-resident), a few
- * times what an OpenMP fork/join costs, so threads start to pay from here. */
-#define SPX_VEC_OMP_MIN ((int64_t)1 << 15)
-/* Threads one operation uses at most: the partial sums live on the stack (6 KB). */
-#define SPX_VEC_MAX_SHARES 256
-/* Entries of the host staging buffer of fp32 set/get on CUDA vectors (256 KB of floats):
- * bounded host memory for any length, and large enough that the ~10 us of each synchronised
- * copy is small beside its transfer. */
-#define SPX_VEC_STAGE_ENTRIES ((int64_t)1 << 16)
 /* A plain fp64 sum of squares S that is finite and at least this large is accurate: squares
  * that underflow lose less than 2^-1074 each, n * 2^-1074 <= 2^-1011 for any n < 2^63, which
  * is below S * 2^-111, far under the unit roundoff. Smaller sums are redone with Blue's. */
@@ -70,24 +60,6 @@ static void range_copy(const void *job, int64_t lo, int64_t hi, double acc[SPX_N
     const vec_job *j = job;
     const size_t eb = spx_precision_bytes(j->p);
     if (hi > lo) memcpy((char *)j->y + (size_t)lo * eb, (const char *)j->x + (size_t)lo * eb, (size_t)(hi - lo) * eb);
-}
-
-/* float y[lo, hi) = double x[lo, hi), rounded to nearest. */
-static void range_to_f32(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
-{
-    const vec_job *j = job;
-    const double *x = j->x;
-    float *y = j->y;
-    for (int64_t i = lo; i < hi; i++) y[i] = (float)x[i];
-}
-
-/* double y[lo, hi) = float x[lo, hi). */
-static void range_from_f32(const void *job, int64_t lo, int64_t hi, double acc[SPX_N_SUMS])
-{
-    const vec_job *j = job;
-    const float *x = j->x;
-    double *y = j->y;
-    for (int64_t i = lo; i < hi; i++) y[i] = (double)x[i];
 }
 
 /* y = a*x + b*y in fp64 on [lo, hi); b == 0 never reads y, a == 0 never reads x (x may be y). */
@@ -188,37 +160,6 @@ static void range_blue(const void *job, int64_t lo, int64_t hi, double acc[SPX_N
     for (int k = 0; k < SPX_N_SUMS; k++) acc[k] = s[k];
 }
 
-/* The first entry of share i of k over n entries (contiguous, sizes differing by at most 1). */
-static int64_t share_start(int64_t n, int i, int k)
-{
-    const int64_t q = n / k, r = n % k;
-    return q * i + (i < r ? i : r);
-}
-
-void spx_vec_pass(spx_ctx *ctx, int64_t n, spx_vec_pass_fn fn, const void *job, double sums[SPX_N_SUMS])
-{
-    double acc[SPX_VEC_MAX_SHARES][SPX_N_SUMS];
-    int want = n < SPX_VEC_OMP_MIN ? 1 : spx_ctx_threads(ctx);
-    if (want > SPX_VEC_MAX_SHARES) want = SPX_VEC_MAX_SHARES;
-    int shares = 1;
-    if (want == 1) {
-        memset(acc[0], 0, sizeof acc[0]);
-        fn(job, 0, n, acc[0]);
-    } else {
-#pragma omp parallel num_threads(want)
-        {
-            const int k = omp_get_num_threads(), i = omp_get_thread_num();
-            memset(acc[i], 0, sizeof acc[i]);
-            fn(job, share_start(n, i, k), share_start(n, i + 1, k), acc[i]);
-            if (i == 0) shares = k;
-        }
-    }
-    for (int s = 0; s < SPX_N_SUMS; s++) {
-        sums[s] = 0.0;
-        for (int i = 0; i < shares; i++) sums[s] += acc[i][s];
-    }
-}
-
 /* Runs an element-wise fn (no sums) over [0, n). */
 static void run_elementwise(spx_ctx *ctx, int64_t n, spx_vec_pass_fn fn, const vec_job *j)
 {
@@ -256,20 +197,10 @@ static spx_status check_pair(const char *fn, const spx_vec *x, const spx_vec *y,
 
 /* ---- the object ---- */
 
-/* Allocates and zero-fills the host data (first touch by the threads that will use it). */
-static spx_status alloc_host(spx_vec *v)
+/* The vector's storage as the dense operands' storage: one line of n entries. */
+static spx_block storage_of(const spx_vec *v)
 {
-    if (v->n == 0) return SPX_OK;
-    const size_t eb = spx_precision_bytes(v->precision);
-    char what[96];
-    snprintf(what, sizeof what, "vector of %lld %s entries", (long long)v->n, spx_precision_str(v->precision));
-    if ((uint64_t)v->n > SIZE_MAX / eb) return spx_fail(v->ctx, SPX_ERR_NOMEM, "out of memory: %s cannot be addressed", what);
-    v->data = spx_malloc_array(v->ctx, (size_t)v->n, eb);
-    if (!v->data) return spx_fail_nomem(v->ctx, what);
-    v->owns = 1;
-    vec_job j = {v->precision, 0.0, 0.0, NULL, v->data};
-    run_elementwise(v->ctx, v->n, range_fill, &j);
-    return SPX_OK;
+    return (spx_block){v->ctx, v->backend, v->precision, 1, v->n, v->n > 0 ? v->n : 1, v->data, v->owns};
 }
 
 /* Allocates the reduction scratch of a CUDA vector. */
@@ -278,19 +209,17 @@ static spx_status alloc_scratch(spx_vec *v)
     return spx_cuda_malloc(v->ctx, (void **)&v->scratch, SPX_VEC_SCRATCH_DOUBLES * sizeof(double));
 }
 
-/* Allocates and zero-fills the device data and the scratch (synchronised: ready for any stream). */
-static spx_status alloc_device(spx_vec *v)
+/* Allocates and zero-fills the data (a device vector's ready for any stream) and, for CUDA, the
+ * scratch. */
+static spx_status alloc_data(spx_vec *v)
 {
-    const size_t eb = spx_precision_bytes(v->precision);
-    if ((uint64_t)v->n > SIZE_MAX / eb)
-        return spx_fail(v->ctx, SPX_ERR_DEVICE_ALLOC, "device memory: a vector of %lld entries cannot be addressed",
-                        (long long)v->n);
-    spx_status s = spx_cuda_malloc(v->ctx, &v->data, (size_t)v->n * eb);
-    if (s) return s;
-    v->owns = 1;
-    if ((s = alloc_scratch(v))) return s;
-    if ((s = spx_vec_cuda_fill(v->ctx, v->precision, v->n, v->data, 0.0))) return s;
-    return spx_cuda_sync(v->ctx);
+    char what[96];
+    snprintf(what, sizeof what, "vector of %lld %s entries", (long long)v->n, spx_precision_str(v->precision));
+    spx_block b = storage_of(v);
+    spx_status s = spx_block_alloc(&b, what);
+    v->data = b.data;
+    v->owns = b.owns;
+    return s || v->backend != SPX_BACKEND_CUDA ? s : alloc_scratch(v);
 }
 
 /* A new vector object with no data (host memory of the context), or NULL. */
@@ -323,26 +252,12 @@ spx_status spx_vec_create(spx_ctx *ctx, spx_backend b, spx_precision p, int64_t 
     if (s || (s = spx_ctx_resolve_backend(ctx, b, &b))) return s;
     spx_vec *v = new_vec(ctx, b, p, n);
     if (!v) return spx_fail_nomem(ctx, "vector");
-    s = b == SPX_BACKEND_CUDA ? alloc_device(v) : alloc_host(v);
+    s = alloc_data(v);
     if (s) {
         spx_vec_destroy(&v);
         return s;
     }
     *out = v;
-    return SPX_OK;
-}
-
-/* The backend wrapped data lives on: b when given (CUDA checked to be the context's device
- * memory), else whichever the pointer is (the context's resolution when data is NULL). */
-static spx_status wrap_backend(spx_ctx *ctx, spx_backend b, const void *data, spx_backend *out)
-{
-    if (b == SPX_BACKEND_AUTO && data) b = spx_cuda_pointer_device(data) >= 0 ? SPX_BACKEND_CUDA : SPX_BACKEND_CPU;
-    spx_status s = spx_ctx_resolve_backend(ctx, b, out);
-    if (s || *out != SPX_BACKEND_CUDA || !data) return s;
-    const int dev = spx_cuda_pointer_device(data);
-    if (dev != ctx->device)
-        return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: %p is not device memory of the context's device %d (%s)", data,
-                        ctx->device, dev < 0 ? "host or managed memory" : "another device's memory");
     return SPX_OK;
 }
 
@@ -354,7 +269,7 @@ spx_status spx_vec_wrap(spx_ctx *ctx, spx_backend b, spx_precision p, int64_t n,
     if (n > 0 && !data) return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: NULL data for %lld entries", (long long)n);
     if ((uintptr_t)data % spx_precision_bytes(p))
         return spx_fail(ctx, SPX_ERR_ARG, "spx_vec_wrap: %p is not aligned to a %s entry", data, spx_precision_str(p));
-    if ((s = wrap_backend(ctx, b, data, &b))) return s;
+    if ((s = spx_block_wrap_backend(ctx, "spx_vec_wrap", b, data, &b))) return s;
     spx_vec *v = new_vec(ctx, b, p, n);
     if (!v) return spx_fail_nomem(ctx, "vector");
     v->data = n > 0 ? data : NULL;
@@ -370,12 +285,9 @@ void spx_vec_destroy(spx_vec **pv)
 {
     if (!pv || !*pv) return;
     spx_vec *v = *pv;
-    if (v->backend == SPX_BACKEND_CUDA) {
-        if (v->owns) spx_cuda_free(v->ctx, v->data);
-        spx_cuda_free(v->ctx, v->scratch);
-    } else if (v->owns) {
-        spx_free(v->ctx, v->data);
-    }
+    spx_block b = storage_of(v);
+    spx_block_free(&b);
+    if (v->backend == SPX_BACKEND_CUDA) spx_cuda_free(v->ctx, v->scratch);
     spx_free(v->ctx, v);
     *pv = NULL;
 }
@@ -388,54 +300,18 @@ spx_precision spx_vec_precision(const spx_vec *v) { return v ? v->precision : SP
 
 /* ---- host data in and out ---- */
 
-/* CUDA fp32 vector <-> fp64 host array through a bounded host staging buffer, chunk by chunk:
- * v = in when in is given, else out = v. */
-static spx_status staged_f32(const spx_vec *v, const double *in, double *out)
-{
-    const int64_t chunk = v->n < SPX_VEC_STAGE_ENTRIES ? v->n : SPX_VEC_STAGE_ENTRIES;
-    float *stage = spx_malloc_array(v->ctx, (size_t)chunk, sizeof(float));
-    if (!stage) return spx_fail_nomem(v->ctx, "fp32 staging buffer of a vector copy");
-    spx_status s = SPX_OK;
-    for (int64_t lo = 0; lo < v->n && !s; lo += chunk) {
-        const int64_t len = v->n - lo < chunk ? v->n - lo : chunk;
-        float *dev = (float *)v->data + lo;
-        if (in) {
-            vec_job j = {SPX_FP32, 0.0, 0.0, in + lo, stage};
-            run_elementwise(v->ctx, len, range_to_f32, &j);
-            s = spx_cuda_h2d(v->ctx, dev, stage, (size_t)len * sizeof(float));
-        } else if (!(s = spx_cuda_d2h(v->ctx, stage, dev, (size_t)len * sizeof(float)))) {
-            vec_job j = {SPX_FP32, 0.0, 0.0, stage, out + lo};
-            run_elementwise(v->ctx, len, range_from_f32, &j);
-        }
-    }
-    spx_free(v->ctx, stage);
-    return s;
-}
-
 spx_status spx_vec_set(spx_vec *v, const double *host)
 {
     if (!v || (!host && v->n > 0)) return null_arg(ctx_of(v, NULL), "spx_vec_set");
-    if (v->n == 0) return SPX_OK;
-    if (v->backend == SPX_BACKEND_CUDA) {
-        if (v->precision == SPX_FP64) return spx_cuda_h2d(v->ctx, v->data, host, (size_t)v->n * sizeof(double));
-        return staged_f32(v, host, NULL);
-    }
-    vec_job j = {v->precision, 0.0, 0.0, host, v->data};
-    run_elementwise(v->ctx, v->n, v->precision == SPX_FP32 ? range_to_f32 : range_copy, &j);
-    return SPX_OK;
+    spx_block b = storage_of(v);
+    return spx_block_set(&b, host, b.ld);
 }
 
 spx_status spx_vec_get(const spx_vec *v, double *host)
 {
     if (!v || (!host && v->n > 0)) return null_arg(ctx_of(v, NULL), "spx_vec_get");
-    if (v->n == 0) return SPX_OK;
-    if (v->backend == SPX_BACKEND_CUDA) {
-        if (v->precision == SPX_FP64) return spx_cuda_d2h(v->ctx, host, v->data, (size_t)v->n * sizeof(double));
-        return staged_f32(v, NULL, host);
-    }
-    vec_job j = {v->precision, 0.0, 0.0, v->data, host};
-    run_elementwise(v->ctx, v->n, v->precision == SPX_FP32 ? range_from_f32 : range_copy, &j);
-    return SPX_OK;
+    spx_block b = storage_of(v);
+    return spx_block_get(&b, host, b.ld);
 }
 
 /* ---- operations ---- */
@@ -528,28 +404,4 @@ double spx_vec_nrm2_cpu_finish(const spx_vec *x, double plain)
     vec_job j = {x->precision, 0.0, 0.0, x->data, x->data};
     spx_vec_pass(x->ctx, x->n, range_blue, &j, sums);
     return spx_blue_finish(sums);
-}
-
-/* ---- plans on vectors ---- */
-
-spx_status spx_plan_apply(spx_plan *p, double a, const spx_vec *x, double b, spx_vec *y)
-{
-    if (!p || !x || !y) return null_arg(ctx_of(x, y), "spx_plan_apply");
-    spx_status s = check_pair("spx_plan_apply", x, y, 1, 0);
-    if (s) return s;
-    if (x == y) return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: x and y must be different vectors");
-    spx_plan_info info;
-    if ((s = spx_plan_get_info(p, &info))) return spx_fail(y->ctx, s, "spx_plan_apply: the plan cannot be read");
-    if (info.backend != y->backend)
-        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: the plan runs on %s, the vectors are %s vectors",
-                        spx_backend_str(info.backend), spx_backend_str(y->backend));
-    if (info.precision != y->precision)
-        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: the plan is %s, the vectors are %s",
-                        spx_precision_str(info.precision), spx_precision_str(y->precision));
-    if (x->n != info.n || y->n != info.m)
-        return spx_fail(y->ctx, SPX_ERR_ARG, "spx_plan_apply: a %d x %d plan needs x of %d and y of %d entries, got %lld and %lld",
-                        info.m, info.n, info.n, info.m, (long long)x->n, (long long)y->n);
-    if (y->backend == SPX_BACKEND_CUDA) return spx_plan_spmv_device(p, a, x->data, b, y->data);
-    if (y->precision == SPX_FP32) return spx_plan_spmv_f32(p, (float)a, x->data, (float)b, y->data);
-    return spx_plan_spmv(p, a, x->data, b, y->data);
 }

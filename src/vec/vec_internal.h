@@ -1,10 +1,12 @@
-/* src/vec/vec_internal.h: what other library modules (the solvers) may ask of a vector beyond
- * the public API: the context it belongs to, for messages and for work vectors beside it, and
- * the CPU operations' share runner, so a fused pass (src/solve/steps_cpu.c) splits and sums a
- * vector exactly as spx_vec_dot does and gives its bits. */
+/* src/vec/vec_internal.h: what other library modules (the solvers, the plans) may ask of a
+ * vector or a dense block beyond the public API: the context it belongs to, for messages and
+ * for work vectors beside it, and the CPU operations' share runner, so a fused pass
+ * (src/solve/steps_cpu.c) splits and sums a vector exactly as spx_vec_dot does and gives its
+ * bits. */
 #ifndef SPX_VEC_VEC_INTERNAL_H
 #define SPX_VEC_VEC_INTERNAL_H
 
+#include "spx/dense.h"
 #include "spx/vector.h"
 #include "vec/vec_cuda.h"
 
@@ -14,6 +16,8 @@ extern "C" {
 
 /* The context v was made in (NULL for NULL). */
 spx_ctx *spx_vec_ctx(const spx_vec *v);
+/* The context d was made in (NULL for NULL). */
+spx_ctx *spx_dense_ctx(const spx_dense *d);
 
 /* A pass over entries [lo, hi) of a job: element-wise work, and its sums written to
  * acc[0..SPX_N_SUMS) once, at the end (acc arrives zeroed). */

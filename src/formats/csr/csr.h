@@ -62,6 +62,10 @@ double spx_csr_fmt_bytes(const spx_csr_fmt *F);
 /* y = a*A*x + b*y on the host, OpenMP, rows split between threads by equal nonzeros. */
 spx_status spx_csr_fmt_spmv_cpu(spx_ctx *ctx, const spx_csr_fmt *F, spx_precision prec, double a,
                                 const void *x, double b, void *y);
+/* Y = a*A*X + b*Y on the host layout (src/spmv/format.h's spx_spmm_args): OpenMP over the SpMV's
+ * row shares, a row at a time. */
+struct spx_spmm_args;
+spx_status spx_csr_fmt_spmm_cpu(spx_ctx *ctx, const spx_csr_fmt *F, const struct spx_spmm_args *a);
 
 #ifdef __cplusplus
 }

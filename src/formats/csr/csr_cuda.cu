@@ -18,6 +18,7 @@
 #include "formats/csr/csr_sliced_cuda.h"
 #include "formats/csr/csr_stream_blocks.h"
 #include "formats/csr/csr_tuning.h"
+#include "spmv/format.h"
 
 /* Every kernel accumulates in fp64, fp32 values too: Hopper runs fp64 at half the fp32 rate,
  * far above what a memory-bound SpMV needs (1 FMA per 8-12 bytes), and fp32 results then
@@ -1282,16 +1283,17 @@ static spx_status csr_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
     return d->prec == SPX_FP32 ? spmv_typed<float>(ctx, d, args) : spmv_typed<double>(ctx, d, args);
 }
 
-/* The csr format's GPU half (slots in spx_format_cuda's order). */
+/* The csr format's GPU half (slots in spx_cuda_layout's and spx_cuda_ops' order). */
 static const spx_format_cuda csr_cuda = {
-    csr_upload,     /* upload: a host-built layout (SPX_BUILD_HOST) */
-    csr_build,      /* build: on the device, from the uploaded CSR (the default) */
-    csr_dev_to_csr, /* to_csr */
-    csr_spmv,       /* spmv */
-    csr_free,       /* free */
-    csr_kernel,     /* kernel_name */
-    csr_dev_algo,   /* algo_name */
-    csr_dev_bytes,  /* bytes_per_spmv */
+    { /* layout */
+        csr_upload,     /* upload: a host-built layout (SPX_BUILD_HOST) */
+        csr_build,      /* build: on the device, from the uploaded CSR (the default) */
+        csr_dev_to_csr, /* to_csr */
+        csr_free,       /* free */
+        csr_dev_algo,   /* algo_name */
+        csr_dev_bytes,  /* bytes_per_spmv */
+    },
+    {csr_spmv, csr_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_csr_cuda(void) { return &csr_cuda; }

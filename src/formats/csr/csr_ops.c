@@ -1,6 +1,6 @@
 /* src/formats/csr/csr_ops.c: the csr format's entry in the registry. */
 #include "spmv/format.h"
-#include "cuda/gateway.h"
+#include "spmv/spmm_row.h"
 #include "formats/csr/csr.h"
 
 static spx_status csr_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
@@ -35,17 +35,34 @@ static const char *csr_cpu_kernel_name(const void *impl) { return "cpu_omp_nnz_b
 
 static double csr_bytes(const void *impl) { return spx_csr_fmt_bytes(impl); }
 
-const spx_format_ops spx_csr_ops = {
-    .name = "csr",
-    .summary = "compressed sparse row; GPU kernel family (CSR report, Merrill & Garland)",
-    .algos = spx_csr_algo_names,
-    .kernel_prefix = "csr_",
-    .build = csr_build,
-    .to_csr = csr_to_csr,
-    .spmv_cpu = csr_spmv_cpu,
-    .destroy = csr_destroy,
-    .algo_name = csr_algo_name,
-    .cpu_kernel_name = csr_cpu_kernel_name,
-    .bytes_per_spmv = csr_bytes,
+static spx_status csr_spmm_cpu(spx_ctx *ctx, const void *impl, const spx_spmm_args *a)
+{
+    return spx_csr_fmt_spmm_cpu(ctx, impl, a);
+}
+
+static const char *csr_cpu_spmm_name(const void *impl, spx_dense_layout layout)
+{
+    return SPX_SPMM_CPU_NAME("cpu_omp_nnz_balanced", layout);
+}
+
+const spx_format spx_csr_format = {
+    .layout = {
+        .name = "csr",
+        .summary = "compressed sparse row; GPU kernel family (CSR report, Merrill & Garland)",
+        .algos = spx_csr_algo_names,
+        .kernel_prefix = "csr_",
+        .build = csr_build,
+        .to_csr = csr_to_csr,
+        .destroy = csr_destroy,
+        .algo_name = csr_algo_name,
+        .bytes_per_spmv = csr_bytes,
+    },
+    .cpu = {
+        .spmv = csr_spmv_cpu,
+        .spmv_kernel = csr_cpu_kernel_name,
+        .spmm = csr_spmm_cpu,
+        .spmm_kernel = csr_cpu_spmm_name,
+    },
     .cuda = spx_csr_cuda,
 };
+

@@ -9,6 +9,7 @@
 #include "cuda/runtime.cuh"
 #include "formats/csr/csr_cuda.h"
 #include "formats/cusparse/cusparse.h"
+#include "spmv/format.h"
 
 /* The baseline's GPU state (plan-owned). */
 typedef struct cusparse_dev {
@@ -223,16 +224,17 @@ static const char *cusparse_kernel(const void *dev)
     return dev ? ((const cusparse_dev *)dev)->kernel : "none";
 }
 
-/* The baseline's GPU half (slots in spx_format_cuda's order). */
+/* The baseline's GPU half (slots in spx_cuda_layout's and spx_cuda_ops' order). */
 static const spx_format_cuda cusparse_cuda = {
-    cusparse_upload,  /* upload */
-    cusparse_build,   /* build: on the device, from the uploaded CSR */
-    cusparse_to_csr,  /* to_csr */
-    cusparse_spmv,    /* spmv */
-    cusparse_free,    /* free */
-    cusparse_kernel,  /* kernel_name */
-    cusparse_algo,    /* algo_name */
-    cusparse_bytes,   /* bytes_per_spmv */
+    { /* layout */
+        cusparse_upload, /* upload */
+        cusparse_build,  /* build: on the device, from the uploaded CSR */
+        cusparse_to_csr, /* to_csr */
+        cusparse_free,   /* free */
+        cusparse_algo,   /* algo_name */
+        cusparse_bytes,  /* bytes_per_spmv */
+    },
+    {cusparse_spmv, cusparse_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_cusparse_cuda(void) { return &cusparse_cuda; }

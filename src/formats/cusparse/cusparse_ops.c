@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "spmv/format.h"
-#include "cuda/gateway.h"
 #include "formats/cusparse/cusparse.h"
 
 static const char *const cusparse_algos[] = {"alg1", "alg2", NULL};
@@ -45,17 +44,20 @@ static const char *cusparse_algo_name(const void *impl)
 
 static double cusparse_bytes(const void *impl) { return spx_csr_fmt_bytes(((const spx_cusparse_host *)impl)->csr); }
 
-const spx_format_ops spx_cusparse_ops = {
-    .name = "cusparse",
-    .summary = "vendor baseline: cusparseSpMV on CSR (CUSPARSE_SPMV_CSR_ALG1/ALG2)",
-    .algos = cusparse_algos,
-    .flags = SPX_FORMAT_BASELINE,
-    .kernel_prefix = "cusparse_",
-    .build = cusparse_build,
-    .to_csr = cusparse_to_csr,
-    .spmv_cpu = NULL,
-    .destroy = cusparse_destroy,
-    .algo_name = cusparse_algo_name,
-    .bytes_per_spmv = cusparse_bytes,
+const spx_format spx_cusparse_format = {
+    .layout = {
+        .name = "cusparse",
+        .summary = "vendor baseline: cusparseSpMV on CSR (CUSPARSE_SPMV_CSR_ALG1/ALG2)",
+        .algos = cusparse_algos,
+        .flags = SPX_FORMAT_BASELINE,
+        .kernel_prefix = "cusparse_",
+        .build = cusparse_build,
+        .to_csr = cusparse_to_csr,
+        .destroy = cusparse_destroy,
+        .algo_name = cusparse_algo_name,
+        .bytes_per_spmv = cusparse_bytes,
+    },
+    .cpu = {.spmv = NULL}, /* no CPU path */
     .cuda = spx_cusparse_cuda,
 };
+

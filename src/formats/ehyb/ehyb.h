@@ -165,14 +165,6 @@ typedef struct spx_ehyb_parts {
     int32_t *col_part; /* n (the same array as row_part for a graph split) */
 } spx_ehyb_parts;
 
-/* Whether this build has METIS (SPX_HAVE_METIS). */
-int spx_ehyb_have_metis(void);
-/* METIS_PartGraphKway's nparts parts (deterministic) of square A's symmetrized graph (A + A^T
- * without the diagonal; A's pattern only, val unread) into part[0..A->n), vertex weights vwgt
- * (NULL: one each); contiguous blocks when there is no edge to cut or no more vertices than
- * parts. Without METIS: SPX_ERR_UNSUPPORTED. Also the distributed module's metis partition. */
-spx_status spx_ehyb_metis_kway(spx_ctx *ctx, const spx_csr *A, const int32_t *vwgt, int32_t nparts, int32_t *part);
-
 /* The longest x segment (elements) a block may cache on target in prec, blocks_per_sm blocks
  * sharing an SM. */
 int32_t spx_ehyb_seg_cap(const spx_ehyb_target *t, spx_precision prec, int32_t blocks_per_sm);

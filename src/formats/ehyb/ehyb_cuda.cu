@@ -657,19 +657,20 @@ static spx_status ehyb_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
     return d->L.precision == SPX_FP32 ? spmv_typed<float>(ctx, d, args) : spmv_typed<double>(ctx, d, args);
 }
 
-/* The ehyb format's GPU half (slots in spx_format_cuda's order). */
+/* The ehyb format's GPU half (slots in spx_cuda_layout's and spx_cuda_ops' order). */
 static const spx_format_cuda ehyb_cuda = {
-    ehyb_upload,       /* upload: a host-built layout (metis, bfs, grow; voronoi with SPX_BUILD_HOST) */
-    ehyb_build,        /* build: voronoi on the device */
-    ehyb_dev_to_csr,   /* to_csr */
-    ehyb_spmv,         /* spmv */
-    ehyb_free,         /* free */
-    ehyb_kernel,       /* kernel_name */
-    ehyb_dev_algo,     /* algo_name */
-    ehyb_dev_bytes,    /* bytes_per_spmv */
-    ehyb_dev_stats,    /* stats */
-    ehyb_device_algos, /* build_algos */
-    ehyb_dev_permutation, /* permutation: a device-built plan's, in plan order */
+    { /* layout */
+        ehyb_upload,          /* upload: a host-built layout (metis, bfs, grow; voronoi with SPX_BUILD_HOST) */
+        ehyb_build,           /* build: voronoi on the device */
+        ehyb_dev_to_csr,      /* to_csr */
+        ehyb_free,            /* free */
+        ehyb_dev_algo,        /* algo_name */
+        ehyb_dev_bytes,       /* bytes_per_spmv */
+        ehyb_dev_stats,       /* stats */
+        ehyb_device_algos,    /* build_algos */
+        ehyb_dev_permutation, /* permutation: a device-built plan's, in plan order */
+    },
+    {ehyb_spmv, ehyb_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_ehyb_cuda(void) { return &ehyb_cuda; }

@@ -5,6 +5,7 @@
 #include "cuda/gateway.h"
 #include "formats/ehyb/ehyb.h"
 #include "formats/ehyb/ehyb_tuning.h"
+#include "partition/partition.h"
 #include "spmv/format.h"
 
 /* The algorithms a plan may name: "auto" (the default) is voronoi built on the device for a
@@ -24,7 +25,7 @@ static int algo_from_name(const char *name)
 /* metis (and auto, and what NULL asks about) needs METIS; bfs, grow and voronoi run everywhere. */
 static int ehyb_available(const char *algo, const char **why)
 {
-    if (algo_from_name(algo) != SPX_EHYB_METIS || spx_ehyb_have_metis()) return 1;
+    if (algo_from_name(algo) != SPX_EHYB_METIS || spx_partition_have_metis()) return 1;
     *why = "METIS not found (install libmetis-dev)";
     return 0;
 }
@@ -124,20 +125,22 @@ static const int32_t *ehyb_permutation(const void *impl)
     return F->plan_order ? F->row_perm : NULL;
 }
 
-const spx_format_ops spx_ehyb_ops = {
-    .name = "ehyb",
-    .summary = "explicit-caching hybrid: METIS parts, x segments in shared memory, 16-bit sliced ELL + ER (EHYB)",
-    .algos = ehyb_plan_algos,
-    .kernel_prefix = "ehyb_",
-    .available = ehyb_available,
-    .build = ehyb_build,
-    .to_csr = ehyb_to_csr,
-    .spmv_cpu = ehyb_spmv_cpu,
-    .destroy = ehyb_destroy,
-    .algo_name = ehyb_algo_name,
-    .cpu_kernel_name = ehyb_cpu_kernel_name,
-    .bytes_per_spmv = ehyb_bytes,
-    .stats = ehyb_stats,
-    .permutation = ehyb_permutation,
+const spx_format spx_ehyb_format = {
+    .layout = {
+        .name = "ehyb",
+        .summary = "explicit-caching hybrid: METIS parts, x segments in shared memory, 16-bit sliced ELL + ER (EHYB)",
+        .algos = ehyb_plan_algos,
+        .kernel_prefix = "ehyb_",
+        .available = ehyb_available,
+        .build = ehyb_build,
+        .to_csr = ehyb_to_csr,
+        .destroy = ehyb_destroy,
+        .algo_name = ehyb_algo_name,
+        .bytes_per_spmv = ehyb_bytes,
+        .stats = ehyb_stats,
+        .permutation = ehyb_permutation,
+    },
+    .cpu = {.spmv = ehyb_spmv_cpu, .spmv_kernel = ehyb_cpu_kernel_name},
     .cuda = spx_ehyb_cuda,
 };
+

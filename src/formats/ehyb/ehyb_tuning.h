@@ -76,12 +76,6 @@
  * slices a block spends more on loading its segment than on its rows. Guess, to measure. */
 #define SPX_EHYB_MIN_PART_ROWS 256
 
-/* METIS's load-imbalance tolerance in 1/1000 (METIS_OPTION_UFACTOR; 30 is METIS's own
- * default for k-way): K is chosen so that a part 3 % over the mean still fits. */
-#define SPX_EHYB_METIS_UFACTOR 30
-/* The fixed seed that makes METIS (and so CI) deterministic. */
-#define SPX_EHYB_METIS_SEED 4242
-
 /* A row with at least this many entries outside its part leaves the slices for the long-row
  * list (the whole row, a warp per row, CSR order): a slice's ER part is as wide as its
  * widest row's, so one row of 10^6 out-of-part entries would otherwise pad the other rows of

@@ -467,7 +467,7 @@ done:
 /* The kernel name: plain or hot, the band count and band 0's csr kernel. */
 void name_kernel(spx_hbp_bands_dev *D)
 {
-    const char *k0 = D->dev[0] ? spx_csr_cuda()->kernel_name(D->dev[0]) : "none";
+    const char *k0 = D->dev[0] ? spx_csr_cuda()->ops.spmv_kernel(D->dev[0]) : "none";
     snprintf(D->kernel, sizeof D->kernel, "hbp_%s%d_%s", D->head.hot ? "hot" : "bands", D->head.count, k0);
 }
 
@@ -497,7 +497,7 @@ spx_status adopt_band(spx_ctx *ctx, spx_hbp_bands_dev *D, band_arrays *a, int32_
     spx_plan_opts opts;
     memset(&opts, 0, sizeof opts);
     opts.algo = spx_csr_algo_names[F->algo];
-    spx_status s = spx_csr_cuda()->build(ctx, &B, &feat, &opts, log, &D->dev[k]);
+    spx_status s = spx_csr_cuda()->layout.build(ctx, &B, &feat, &opts, log, &D->dev[k]);
     spx_cuda_dev_csr_free(ctx, &B); /* what the csr build did not take */
     return s;
 }
@@ -508,7 +508,7 @@ extern "C" void spx_hbp_bands_dev_free(spx_ctx *ctx, spx_hbp_bands_dev *D)
 {
     if (!D) return;
     for (int32_t k = 0; D->dev && k < D->head.count; k++)
-        if (D->dev[k]) spx_csr_cuda()->free(ctx, D->dev[k]);
+        if (D->dev[k]) spx_csr_cuda()->layout.free(ctx, D->dev[k]);
     spx_free(ctx, D->dev);
     spx_cuda_free(ctx, D->col_of);
     spx_cuda_free(ctx, D->x_hot);
@@ -559,7 +559,7 @@ extern "C" spx_status spx_hbp_bands_upload(spx_ctx *ctx, const spx_hbp_bands *B,
         D->head.band[k]->rowptr = D->head.band[k]->colind = NULL;
         D->head.band[k]->val64 = NULL;
         D->head.band[k]->val32 = NULL;
-        s = spx_csr_cuda()->upload(ctx, B->band[k], log, &D->dev[k]);
+        s = spx_csr_cuda()->layout.upload(ctx, B->band[k], log, &D->dev[k]);
     }
     if (!s && B->hot) {
         const size_t bytes = (size_t)(B->cols ? B->cols : 1) * sizeof(int32_t);
@@ -652,7 +652,7 @@ extern "C" spx_status spx_hbp_bands_dev_spmv(spx_ctx *ctx, spx_hbp_bands_dev *D,
         spx_spmv_args ak = *args;
         ak.x = x ? (const char *)x + (size_t)k * (size_t)D->head.width * vb : NULL;
         ak.beta = k == 0 ? args->beta : 1.0;
-        s = spx_csr_cuda()->spmv(ctx, D->dev[k], &ak);
+        s = spx_csr_cuda()->ops.spmv(ctx, D->dev[k], &ak);
     }
     return s;
 }
@@ -662,7 +662,7 @@ extern "C" spx_status spx_hbp_bands_dev_download(spx_ctx *ctx, const spx_hbp_ban
 {
     *col_of = NULL;
     spx_status s = SPX_OK;
-    for (int32_t k = 0; k < D->head.count && !s; k++) s = spx_csr_cuda()->to_csr(ctx, D->dev[k], &parts[k]);
+    for (int32_t k = 0; k < D->head.count && !s; k++) s = spx_csr_cuda()->layout.to_csr(ctx, D->dev[k], &parts[k]);
     if (!s && D->head.hot) {
         *col_of = (int32_t *)spx_malloc_array(ctx, (size_t)(D->head.cols ? D->head.cols : 1), sizeof **col_of);
         s = *col_of ? spx_cuda_d2h(ctx, *col_of, D->col_of, (size_t)D->head.cols * sizeof **col_of)

@@ -560,17 +560,18 @@ void hbp_stats(const void *dev, spx_stat_list *out)
         spx_hbp_fmt_stats(&d->L, out);
 }
 
-/* The GPU half (slots in spx_format_cuda's order). */
+/* The GPU half (slots in spx_cuda_layout's and spx_cuda_ops' order). */
 const spx_format_cuda hbp_cuda = {
-    hbp_upload, /* upload */
-    hbp_build,  /* build: on the device, from the uploaded CSR */
-    hbp_to_csr, /* to_csr */
-    hbp_spmv,   /* spmv */
-    hbp_free,   /* free */
-    hbp_kernel, /* kernel_name */
-    hbp_algo,   /* algo_name */
-    hbp_bytes,  /* bytes_per_spmv */
-    hbp_stats,  /* stats */
+    { /* layout */
+        hbp_upload, /* upload */
+        hbp_build,  /* build: on the device, from the uploaded CSR */
+        hbp_to_csr, /* to_csr */
+        hbp_free,   /* free */
+        hbp_algo,   /* algo_name */
+        hbp_bytes,  /* bytes_per_spmv */
+        hbp_stats,  /* stats */
+    },
+    {hbp_spmv, hbp_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 } /* namespace */

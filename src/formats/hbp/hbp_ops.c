@@ -1,7 +1,6 @@
 /* src/formats/hbp/hbp_ops.c: the hbp format's entry in the registry (hash-based 2D partition,
  * docs/formats/hbp.md). */
 #include "spmv/format.h"
-#include "cuda/gateway.h"
 #include "formats/hbp/hbp.h"
 
 static spx_status hbp_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
@@ -37,20 +36,22 @@ static double hbp_bytes(const void *impl) { return spx_hbp_fmt_bytes(impl); }
 
 static void hbp_stats(const void *impl, spx_stat_list *out) { spx_hbp_fmt_stats(impl, out); }
 
-const spx_format_ops spx_hbp_ops = {
-    .name = "hbp",
-    .summary = "2D partition (HBP paper): auto = column bands sized to L2, csr kernels per band; hash/sort = "
-               "tiles of H x W, rows hashed by length into warps; wide = a CTA per row panel over L2-sized column "
-               "blocks, sums in shared memory; hot = the bands over columns renumbered by entry count",
-    .algos = spx_hbp_algo_names,
-    .kernel_prefix = "hbp_",
-    .build = hbp_build,
-    .to_csr = hbp_to_csr,
-    .spmv_cpu = hbp_spmv_cpu,
-    .destroy = hbp_destroy,
-    .algo_name = hbp_algo_name,
-    .cpu_kernel_name = hbp_cpu_kernel_name,
-    .bytes_per_spmv = hbp_bytes,
-    .stats = hbp_stats,
+const spx_format spx_hbp_format = {
+    .layout = {
+        .name = "hbp",
+        .summary = "2D partition (HBP paper): auto = column bands sized to L2, csr kernels per band; hash/sort = "
+                   "tiles of H x W, rows hashed by length into warps; wide = a CTA per row panel over L2-sized column "
+                   "blocks, sums in shared memory; hot = the bands over columns renumbered by entry count",
+        .algos = spx_hbp_algo_names,
+        .kernel_prefix = "hbp_",
+        .build = hbp_build,
+        .to_csr = hbp_to_csr,
+        .destroy = hbp_destroy,
+        .algo_name = hbp_algo_name,
+        .bytes_per_spmv = hbp_bytes,
+        .stats = hbp_stats,
+    },
+    .cpu = {.spmv = hbp_spmv_cpu, .spmv_kernel = hbp_cpu_kernel_name},
     .cuda = spx_hbp_cuda,
 };
+

@@ -114,6 +114,10 @@ double spx_teb_bytes(int64_t m, int64_t n, int64_t nnz, int64_t n_blocks, spx_pr
 /* y = a*A*x + b*y on the host layout: OpenMP over blocks. */
 spx_status spx_teb_fmt_spmv_cpu(spx_ctx *ctx, const spx_teb_fmt *F, spx_precision prec, double a, const void *x,
                                 double b, void *y);
+/* Y = a*A*X + b*Y on the host layout (src/spmv/format.h's spx_spmm_args): the SpMV's blocks, a
+ * row of Y at a time. */
+struct spx_spmm_args;
+spx_status spx_teb_fmt_spmm_cpu(spx_ctx *ctx, const spx_teb_fmt *F, const struct spx_spmm_args *a);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,12 @@
-/* src/formats/teb/teb_cpu.c: CPU SpMV on the teb layout: OpenMP over the blocks (each about
+/* src/formats/teb/teb_cpu.c: CPU SpMV and SpMM on the teb layout: OpenMP over the blocks (each about
  * Threshold nonzeros, so a static share would do; dynamic absorbs the last block and a long
- * row's block), a row at a time, y written through each row's original index. */
+ * row's block), a row at a time, y written through each row's original index; SpMM the same,
+ * a row of Y at a time (src/spmv/spmm_row.h). */
 #include <omp.h>
 
 #include "core/ctx.h"
 #include "formats/teb/teb.h"
+#include "spmv/spmm_row.h"
 
 /* One block-parallel SpMV per value type; sums are accumulated in double for either type. */
 #define SPX_TEB_CPU_KERNEL(NAME, VT)                                                               \
@@ -35,5 +37,30 @@ spx_status spx_teb_fmt_spmv_cpu(spx_ctx *ctx, const spx_teb_fmt *F, spx_precisio
         teb_spmv_cpu_f32(F, F->val32, a, x, b, y, nt);
     else
         teb_spmv_cpu_f64(F, F->val64, a, x, b, y, nt);
+    return SPX_OK;
+}
+
+/* One block-parallel SpMM per value type: the SpMV's blocks and schedule, a row of Y at a time. */
+#define SPX_TEB_CPU_SPMM(NAME, ROW, VT)                                                                \
+    static void NAME(const spx_teb_fmt *F, const VT *val, const spx_spmm_args *a, int nt)              \
+    {                                                                                                  \
+        _Pragma("omp parallel for schedule(dynamic, 4) num_threads(nt)")                               \
+        for (int32_t blk = 0; blk < F->n_blocks; blk++)                                                \
+            for (int32_t r = F->blk_row[blk]; r < F->blk_row[blk + 1]; r++)                            \
+                ROW(F->colind + F->row_off[r], val + F->row_off[r], F->row_off[r + 1] - F->row_off[r], a, \
+                    F->row_orig[r]);                                                                   \
+    }
+
+SPX_TEB_CPU_SPMM(teb_spmm_cpu_f64, spx_spmm_row_f64, double)
+SPX_TEB_CPU_SPMM(teb_spmm_cpu_f32, spx_spmm_row_f32, float)
+
+spx_status spx_teb_fmt_spmm_cpu(spx_ctx *ctx, const spx_teb_fmt *F, const spx_spmm_args *a)
+{
+    if (a->precision != F->precision) return spx_fail(ctx, SPX_ERR_ARG, "teb: precision differs from the plan's");
+    const int nt = spx_ctx_threads(ctx);
+    if (a->precision == SPX_FP32)
+        teb_spmm_cpu_f32(F, F->val32, a, nt);
+    else
+        teb_spmm_cpu_f64(F, F->val64, a, nt);
     return SPX_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "cuda/primitives.cuh"
 #include "cuda/runtime.cuh"
+#include "spmv/format_cuda.cuh"
 #include "formats/teb/teb.h"
 #include "formats/teb/teb_cuda_tuning.h"
 #include "formats/teb/teb_tuning.h"
@@ -316,17 +317,18 @@ static double teb_dev_bytes(const void *dev)
     return spx_teb_bytes(d->m, d->n, d->nnz, d->n_blocks, d->prec);
 }
 
-/* The teb format's GPU half (slots in spx_format_cuda's order). */
+/* The teb format's GPU half (slots in spx_cuda_layout's and spx_cuda_ops' order). */
 static const spx_format_cuda teb_cuda = {
-    teb_upload,     /* upload */
-    NULL,           /* build: the merge runs on the host (teb_build.c) */
-    teb_dev_to_csr, /* to_csr */
-    teb_spmv,       /* spmv */
-    teb_free,       /* free */
-    teb_kernel,     /* kernel_name */
-    teb_algo,       /* algo_name */
-    teb_dev_bytes,  /* bytes_per_spmv */
-    NULL,           /* stats: the host layout's */
+    { /* layout */
+        teb_upload,     /* upload */
+        NULL,           /* build: the merge runs on the host (teb_build.c) */
+        teb_dev_to_csr, /* to_csr */
+        teb_free,       /* free */
+        teb_algo,       /* algo_name */
+        teb_dev_bytes,  /* bytes_per_spmv */
+        NULL,           /* stats: the host layout's */
+    },
+    {teb_spmv, teb_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
 };
 
 extern "C" const spx_format_cuda *spx_teb_cuda(void) { return &teb_cuda; }

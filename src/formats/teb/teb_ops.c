@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "spmv/format.h"
-#include "cuda/gateway.h"
+#include "spmv/spmm_row.h"
 #include "formats/teb/teb.h"
 
 static spx_status teb_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
@@ -71,19 +71,36 @@ static void teb_stats(const void *impl, spx_stat_list *out)
     spx_stat_num(out, "select_steps", (double)c->steps);
 }
 
-const spx_format_ops spx_teb_ops = {
-    .name = "teb",
-    .summary = "threshold-exchange-order blocks: rows merged into ~equal-nonzero blocks, a CUDA block each "
-               "(Wang et al. 2023)",
-    .algos = spx_teb_algo_names,
-    .kernel_prefix = "teb_",
-    .build = teb_build,
-    .to_csr = teb_to_csr,
-    .spmv_cpu = teb_spmv_cpu,
-    .destroy = teb_destroy,
-    .algo_name = teb_algo_name,
-    .cpu_kernel_name = teb_cpu_kernel_name,
-    .bytes_per_spmv = teb_bytes,
-    .stats = teb_stats,
+static spx_status teb_spmm_cpu(spx_ctx *ctx, const void *impl, const spx_spmm_args *a)
+{
+    return spx_teb_fmt_spmm_cpu(ctx, impl, a);
+}
+
+static const char *teb_cpu_spmm_name(const void *impl, spx_dense_layout layout)
+{
+    return SPX_SPMM_CPU_NAME("cpu_omp_teb_blocks", layout);
+}
+
+const spx_format spx_teb_format = {
+    .layout = {
+        .name = "teb",
+        .summary = "threshold-exchange-order blocks: rows merged into ~equal-nonzero blocks, a CUDA block each "
+                   "(Wang et al. 2023)",
+        .algos = spx_teb_algo_names,
+        .kernel_prefix = "teb_",
+        .build = teb_build,
+        .to_csr = teb_to_csr,
+        .destroy = teb_destroy,
+        .algo_name = teb_algo_name,
+        .bytes_per_spmv = teb_bytes,
+        .stats = teb_stats,
+    },
+    .cpu = {
+        .spmv = teb_spmv_cpu,
+        .spmv_kernel = teb_cpu_kernel_name,
+        .spmm = teb_spmm_cpu,
+        .spmm_kernel = teb_cpu_spmm_name,
+    },
     .cuda = spx_teb_cuda,
 };
+

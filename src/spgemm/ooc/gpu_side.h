@@ -10,7 +10,7 @@
 
 #include "spgemm/impl.h"
 #include "spgemm/ooc/bblocks.h"
-#include "spmv/format.h"
+#include "matrix/csr_dev.h"
 
 #ifdef __cplusplus
 extern "C" {

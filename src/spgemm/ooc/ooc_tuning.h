@@ -7,7 +7,7 @@
 /* Device bytes of the spx GPU SpGEMM per row of a panel beside A's and C's arrays: A's int32
  * row pointer (4) and its int64 upload staging (8), C's int64 row counts / pointers (8), the
  * products per row (8), the column ranges (8), the symbolic and numeric row lists (4 + 4):
- * src/spgemm/spx/spx_gpu.cu and src/cuda/dev_csr.cu, counted as if all were held at once
+ * src/spgemm/spx/spx_gpu.cu and src/matrix/dev_csr_cuda.cu, counted as if all were held at once
  * (they are not: an upper bound; with the CPU's row pointers given, analyse_rows, the
  * products, ranges and the symbolic row list are not held at all). */
 #define SPX_OOC_DEV_BYTES_PER_ROW 44

@@ -7,7 +7,7 @@
 #include "spgemm/ooc/bblocks.h"
 #include "spgemm/ooc/ooc_tuning.h"
 #include "spgemm/ooc/panels.h"
-#include "spmv/format.h"
+#include "matrix/csr_dev.h"
 
 size_t spx_ooc_dev_csr_bytes(int64_t rows, int64_t nnz, spx_precision p)
 {

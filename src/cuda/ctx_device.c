@@ -1,4 +1,6 @@
-/* src/core/backend.c: which backend a request runs on: AUTO resolved, CUDA checked usable. */
+/* src/cuda/ctx_device.c: the context's device side, over the device runtime (gateway.h): which
+ * backend a request runs on (AUTO resolved, CUDA checked usable), so that core/ctx.c, the
+ * ground services, calls nothing above itself. */
 #include "core/ctx.h"
 #include "cuda/gateway.h"
 
@@ -18,3 +20,12 @@ spx_status spx_ctx_resolve_backend(spx_ctx *ctx, spx_backend asked, spx_backend 
     *out = b;
     return SPX_OK;
 }
+
+/* AUTO resolves to CUDA when it is built and a device answers, else CPU. */
+spx_backend spx_ctx_resolved_backend(spx_ctx *ctx)
+{
+    if (ctx->backend != SPX_BACKEND_AUTO) return ctx->backend;
+    return (spx_cuda_built() && spx_cuda_device_count() > 0) ? SPX_BACKEND_CUDA : SPX_BACKEND_CPU;
+}
+
+int spx_cuda_compiled(void) { return spx_cuda_built(); }

@@ -1,9 +1,10 @@
-/* src/cuda/dev_csr.cu: a library CSR (int64 row pointers, fp64 values), or a caller's device CSR
+/* src/matrix/dev_csr_cuda.cu: a library CSR (int64 row pointers, fp64 values), or a caller's device CSR
  * (spx_csr_dev), put on the device in the shape device-built layouts start from (int32 row
  * pointers, values in the plan's precision), converted by kernels there; and any such device
  * CSR back to a host CSR, for round trips. */
 #include "cuda/convert_kernels.cuh"
 #include "cuda/primitives.cuh"
+#include "matrix/csr_dev.h"
 
 namespace {
 

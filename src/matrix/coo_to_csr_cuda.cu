@@ -1,4 +1,4 @@
-/* src/cuda/coo_to_csr.cu: COO -> CSR on the GPU: a stable CUB radix sort of (row, col) keys
+/* src/matrix/coo_to_csr_cuda.cu: COO -> CSR on the GPU: a stable CUB radix sort of (row, col) keys
  * packed in 64 bits carrying the values, duplicates summed left to right in input order (as
  * the host conversion sums them, so the values are the same bits), row pointers from a row
  * histogram and an exclusive scan. Host arrays in and out, like spx_coo_to_csr. */
@@ -6,6 +6,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "cuda/runtime.cuh"
+#include "matrix/csr_dev.h"
 
 #define SPX_COO_BLOCK 256
 #define SPX_COO_BLOCKS_PER_SM 16 /* grid-stride kernels: a full SM's worth of warps each */

@@ -1,4 +1,4 @@
-/* src/cuda/features.cu: a matrix's features (src/matrix/features.c's measures) computed on
+/* src/matrix/features_cuda.cu: a matrix's features (src/matrix/features.c's measures) computed on
  * the device from the uploaded CSR, so a CUDA plan does not walk the matrix on the host, in one
  * launch: row statistics (exact) one thread a row; the column measures from a stratified
  * sample of SPX_FEATURES_COL_SAMPLES entries (every entry of a smaller matrix), one thread a

@@ -1,5 +1,6 @@
-/* src/cuda_stub.c: the CUDA gateway for builds without CUDA: every entry point reports
- * SPX_ERR_NOT_COMPILED, so callers fail loudly instead of silently running on the CPU. */
+/* src/cuda/runtime_stub.c: the device runtime (gateway.h) for builds without CUDA: every entry
+ * point reports SPX_ERR_NOT_COMPILED, so callers fail loudly instead of silently running on the
+ * CPU. */
 #include "cuda/gateway.h"
 
 static spx_status not_compiled(spx_ctx *ctx)
@@ -10,7 +11,6 @@ static spx_status not_compiled(spx_ctx *ctx)
 int spx_cuda_built(void) { return 0; }
 int spx_cuda_device_count(void) { return 0; }
 spx_status spx_cuda_init(spx_ctx *ctx) { return not_compiled(ctx); }
-void spx_cuda_release(spx_ctx *ctx) { (void)ctx; }
 spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out) { return not_compiled(ctx); }
 spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
 spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes) { return not_compiled(ctx); }
@@ -19,6 +19,10 @@ void spx_cuda_stream_destroy(void *stream) { (void)stream; }
 spx_status spx_cuda_d2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
 spx_status spx_cuda_h2d_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
 spx_status spx_cuda_d2h_async(spx_ctx *ctx, void *dst, const void *src, size_t bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_d2d_2d_async(spx_ctx *ctx, void *d, size_t dp, const void *s, size_t sp, size_t w, size_t r)
+{
+    return not_compiled(ctx);
+}
 spx_status spx_cuda_pinned_alloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
 int spx_cuda_host_register(spx_ctx *ctx, void *p, size_t bytes) { (void)ctx; (void)p; (void)bytes; return 0; }
 void spx_cuda_host_unregister(void *p) { (void)p; }
@@ -30,6 +34,14 @@ spx_status spx_cuda_spin(spx_ctx *ctx, double seconds) { return not_compiled(ctx
 void spx_cuda_free(spx_ctx *ctx, void *p) { (void)ctx; (void)p; }
 spx_status spx_cuda_h2d(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }
 spx_status spx_cuda_d2h(spx_ctx *ctx, void *d, const void *s, size_t n) { return not_compiled(ctx); }
+spx_status spx_cuda_h2d_2d(spx_ctx *ctx, void *d, size_t dp, const void *s, size_t sp, size_t w, size_t r)
+{
+    return not_compiled(ctx);
+}
+spx_status spx_cuda_d2h_2d(spx_ctx *ctx, void *d, size_t dp, const void *s, size_t sp, size_t w, size_t r)
+{
+    return not_compiled(ctx);
+}
 spx_status spx_cuda_sync(spx_ctx *ctx) { return not_compiled(ctx); }
 spx_status spx_cuda_timer_create(spx_ctx *ctx, spx_cuda_timer **t) { return not_compiled(ctx); }
 spx_status spx_cuda_timer_start(spx_ctx *ctx, spx_cuda_timer *t) { return not_compiled(ctx); }
@@ -37,66 +49,7 @@ spx_status spx_cuda_timer_stop(spx_ctx *ctx, spx_cuda_timer *t, double *s) { ret
 void spx_cuda_timer_destroy(spx_ctx *ctx, spx_cuda_timer *t) { (void)ctx; (void)t; }
 spx_status spx_cuda_flush_l2(spx_ctx *ctx) { return not_compiled(ctx); }
 spx_status spx_cuda_copy_bandwidth(spx_ctx *ctx, double *b) { return not_compiled(ctx); }
-spx_status spx_cuda_features(spx_ctx *ctx, const spx_dev_csr *D, spx_features *out) { return not_compiled(ctx); }
-spx_status spx_cuda_coo_to_csr(spx_ctx *ctx, const spx_coo *A, spx_csr **out, double *s)
-{
-    return not_compiled(ctx);
-}
-
-spx_status spx_cuda_dev_csr_upload(spx_ctx *ctx, const spx_csr *A, spx_precision prec, spx_dev_csr *out)
-{
-    return not_compiled(ctx);
-}
-void spx_cuda_dev_csr_free(spx_ctx *ctx, spx_dev_csr *A) { (void)ctx; (void)A; }
-spx_status spx_cuda_dev_csr_copy(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out)
-{
-    return not_compiled(ctx);
-}
-spx_status spx_cuda_dev_csr_download(spx_ctx *ctx, const spx_dev_csr *A, spx_csr **out) { return not_compiled(ctx); }
-spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *unsorted)
-{
-    (void)A;
-    if (unsorted) *unsorted = 0;
-    return not_compiled(ctx);
-}
-
-spx_status spx_cuda_csr_dev_check(spx_ctx *ctx, const spx_csr_dev *A, int32_t *unsorted_row)
-{
-    (void)A;
-    (void)unsorted_row;
-    return not_compiled(ctx);
-}
-spx_status spx_cuda_csr_dev_alloc(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_index_type rowptr_type,
-                                  spx_precision prec, spx_csr_dev *out)
-{
-    return not_compiled(ctx);
-}
-spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_type rowptr_type, spx_precision prec,
-                                   spx_csr_dev *out)
-{
-    return not_compiled(ctx);
-}
-spx_status spx_cuda_csr_dev_fill(spx_ctx *ctx, const spx_csr *A, spx_csr_dev *D, int values_only)
-{
-    return not_compiled(ctx);
-}
-spx_status spx_cuda_csr_dev_revalue(spx_ctx *ctx, const spx_csr_dev *A, const spx_dev_csr *view)
-{
-    return not_compiled(ctx);
-}
-spx_status spx_cuda_csr_dev_download(spx_ctx *ctx, const spx_csr_dev *A, spx_csr *C) { return not_compiled(ctx); }
-spx_status spx_cuda_csr_dev_view(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out,
-                                 void **block)
-{
-    return not_compiled(ctx);
-}
 spx_status spx_cuda_download_values(spx_ctx *ctx, double *dst, const void *src, spx_precision prec, int64_t n)
 {
     return not_compiled(ctx);
 }
-
-/* No format has a GPU half in this build. */
-#define SPX_FORMAT(name) \
-    const spx_format_cuda *spx_##name##_cuda(void) { return NULL; }
-#include "spmv/formats.def"
-#undef SPX_FORMAT

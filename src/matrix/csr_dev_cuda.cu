@@ -1,4 +1,4 @@
-/* src/cuda/csr_dev.cu: the public device CSR (spx_csr_dev) on the GPU: its arrays checked
+/* src/matrix/csr_dev_cuda.cu: the public device CSR (spx_csr_dev) on the GPU: its arrays checked
  * where they are (pointer kinds, then the CSR invariants in one pass of two kernels and one
  * small download), allocated in one block, uploaded from a host CSR with the same check,
  * downloaded, and viewed as the kernels take a CSR (int32 row pointers, the plan's precision),
@@ -8,6 +8,7 @@
 
 #include "core/host_copy.h"
 #include "cuda/convert_kernels.cuh"
+#include "matrix/csr_dev.h"
 
 namespace {
 
