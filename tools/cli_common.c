@@ -272,7 +272,14 @@ int cli_load_timed(spx_ctx *ctx, const char *src, const cli_opts *o, cli_progres
     spx_read_opts ro = {.strict = o->strict, .progress = cli_progress_fn, .progress_user = pg};
     spx_status s = spx_load(ctx, src, &ro, out);
     cli_progress_end(pg);
-    return s ? cli_fail(ctx, src, s) : CLI_OK;
+    if (s) return cli_fail(ctx, src, s);
+    if ((*out)->meta.nonfinite)
+        fprintf(stderr,
+                "warning: %s holds %lld non-finite value%s (NaN or inf): every product through %s is non-finite, "
+                "and no result through %s can be verified (spx info counts them)\n",
+                src, (long long)(*out)->meta.nonfinite, (*out)->meta.nonfinite == 1 ? "" : "s",
+                (*out)->meta.nonfinite == 1 ? "it" : "them", (*out)->meta.nonfinite == 1 ? "it" : "them");
+    return CLI_OK;
 }
 
 int cli_write_vector(spx_ctx *ctx, const char *path, int64_t n, const double *v)

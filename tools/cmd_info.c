@@ -65,6 +65,8 @@ static void print_json(const char *src, const spx_csr *A, const spx_csr_stats *s
     json_kv_int(stdout, &f, "empty_rows", st->empty_rows);
     json_kv_int(stdout, &f, "empty_cols", st->empty_cols);
     json_kv_int(stdout, &f, "bandwidth", st->bandwidth);
+    json_kv_int(stdout, &f, "nan_values", st->nan_values);
+    json_kv_int(stdout, &f, "inf_values", st->inf_values);
     json_kv_num(stdout, &f, "csr_fp64_bytes_per_spmv", bytes);
     if (pi) {
         json_key(stdout, &f, "plan");
@@ -95,6 +97,8 @@ static void print_text(const char *src, const spx_csr *A, const spx_csr_stats *s
     printf("empty rows       %lld\n", (long long)st->empty_rows);
     printf("empty cols       %lld\n", (long long)st->empty_cols);
     printf("bandwidth        %lld\n", (long long)st->bandwidth);
+    printf("non-finite       %lld NaN, %lld inf%s\n", (long long)st->nan_values, (long long)st->inf_values,
+           st->nan_values + st->inf_values ? " (every product through them is non-finite)" : "");
     printf("bytes per SpMV   %.0f (CSR fp64, int32 row pointers, x and y once)\n", bytes);
 }
 

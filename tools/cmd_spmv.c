@@ -137,6 +137,8 @@ int cmd_spmv(int argc, char **argv)
         json_key(stdout, &first, "x");
         if (o.x_path) json_str(stdout, o.x_path);
         else fputs("null", stdout);
+        json_key(stdout, &first, "matrix_nonfinite");
+        printf("%lld", (long long)A->meta.nonfinite);
         json_key(stdout, &first, "y_out");
         if (wrote_y) json_str(stdout, o.y_out_path);
         else fputs("null", stdout);
@@ -145,6 +147,9 @@ int cmd_spmv(int argc, char **argv)
         print_text(&res, have_base ? &base : NULL);
         if (o.x_path) printf("x           %s (%d entries)\n", o.x_path, A->n);
         if (wrote_y) printf("wrote %s: y = A*x, %d entries\n", o.y_out_path, A->m);
+        if (!res.r.verified && A->meta.nonfinite)
+            printf("why         the matrix holds %lld non-finite values: y and the oracle are non-finite there\n",
+                   (long long)A->meta.nonfinite);
     }
     if (o.y_out_path && !wrote_y) fprintf(stderr, "note: %s not written: y did not verify\n", o.y_out_path);
     rc = res.r.verified ? CLI_OK : CLI_VERIFY_FAILED;

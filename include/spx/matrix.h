@@ -27,6 +27,8 @@ typedef struct spx_mtx_meta {
     int64_t stored_entries; /* entries in the file (one triangle for symmetric files) */
     int64_t duplicates;     /* entries summed into an earlier one */
     int zero_based;         /* the file's indices were 0-based (accepted, shifted) */
+    int64_t nonfinite;      /* values that are NaN or +-inf after duplicates were summed (the
+                               readers count them; every product through one is non-finite) */
 } spx_mtx_meta;
 
 /* CSR, zero-based. Invariants: rowptr[0] = 0, rowptr non-decreasing, rowptr[m] = nnz,
@@ -107,6 +109,9 @@ spx_status spx_csr_check(spx_ctx *ctx, const spx_csr *A);
 spx_status spx_csr_copy(spx_ctx *ctx, const spx_csr *A, spx_csr **out);
 /* Frees *A (NULL accepted) and sets it to NULL. */
 void spx_csr_destroy(spx_csr **A);
+/* The stored values of A that are NaN (*nan) and +-inf (*inf); either pointer may be NULL.
+ * Returns their sum. */
+int64_t spx_csr_count_nonfinite(const spx_csr *A, int64_t *nan, int64_t *inf);
 /* 1 if A and B have the same shape, pattern and values (exactly), else 0. */
 int spx_csr_equal(const spx_csr *A, const spx_csr *B);
 
@@ -177,6 +182,7 @@ typedef struct spx_csr_stats {
     int64_t bandwidth;    /* max |i - j| over entries */
     int structurally_symmetric; /* pattern equals its transpose (square only) */
     int numerically_symmetric;  /* values equal their transpose (square only) */
+    int64_t nan_values, inf_values; /* stored values that are NaN, +-inf */
 } spx_csr_stats;
 
 spx_status spx_csr_compute_stats(spx_ctx *ctx, const spx_csr *A, spx_csr_stats *out);

@@ -119,6 +119,7 @@ spx_status spx_mtx_read_fscanf(spx_ctx *ctx, const char *path, spx_csr **out)
                                                 : SPX_FIELD_REAL;
     A->meta.stored_entries = nnz;
     A->meta.duplicates = dups;
+    A->meta.nonfinite = spx_csr_count_nonfinite(A, NULL, NULL);
     *out = A;
     A = NULL;
 done:

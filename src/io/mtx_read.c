@@ -808,6 +808,7 @@ spx_status spx_mtx_read(spx_ctx *ctx, const char *path, const spx_read_opts *opt
     A->meta.stored_entries = h.entries;
     A->meta.duplicates = dups;
     A->meta.zero_based = P.zero_based;
+    A->meta.nonfinite = spx_csr_count_nonfinite(A, NULL, NULL);
     if (stats) {
         stats->bytes = (double)len;
         stats->parse_seconds = parse_seconds;

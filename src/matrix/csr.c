@@ -1,4 +1,5 @@
 /* src/matrix/csr.c: CSR and COO objects: allocation, wrapping, checks, copies, COO -> CSR. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,21 @@ void spx_csr_destroy(spx_csr **pA)
     if (!pA || !*pA) return;
     csr_free_all((*pA)->ctx, *pA);
     *pA = NULL;
+}
+
+int64_t spx_csr_count_nonfinite(const spx_csr *A, int64_t *nan, int64_t *inf)
+{
+    int64_t n_nan = 0, n_inf = 0;
+    const int64_t nnz = A && A->val ? A->nnz : 0;
+    const int nt = nnz >= CSR_CHECK_PARALLEL_MIN_NNZ && A->ctx ? spx_ctx_threads(A->ctx) : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : n_nan, n_inf)
+    for (int64_t k = 0; k < nnz; k++) {
+        n_nan += isnan(A->val[k]) != 0;
+        n_inf += isinf(A->val[k]) != 0;
+    }
+    if (nan) *nan = n_nan;
+    if (inf) *inf = n_inf;
+    return n_nan + n_inf;
 }
 
 int spx_csr_equal(const spx_csr *A, const spx_csr *B)

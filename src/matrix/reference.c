@@ -117,6 +117,7 @@ spx_status spx_csr_compute_stats(spx_ctx *ctx, const spx_csr *A, spx_csr_stats *
     spx_free(ctx, seen);
     s = symmetry_check(ctx, A, &st.structurally_symmetric, &st.numerically_symmetric);
     if (s) return s;
+    (void)spx_csr_count_nonfinite(A, &st.nan_values, &st.inf_values);
     *out = st;
     return SPX_OK;
 }
