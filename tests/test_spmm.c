@@ -4,7 +4,7 @@
  * cases (0 x 0, empty rows, one column, rectangular) and generated matrices; the report (csr's
  * own loop, the other formats' kernel or fallback named); bad arguments refused with Y
  * untouched; allocation failures of the row-major fallback's work vectors; in a CUDA build, the
- * GPU table's SpMM slot of csr (its kernels run by tests/test_spmm_gpu.c). */
+ * GPU tables' SpMM slots (csr's kernels and cuSPARSE's, run by tests/test_spmm_gpu.c). */
 #include <string.h>
 
 #include "spmm_check.h"
@@ -45,15 +45,15 @@ static void test_csr_report(spx_ctx *ctx)
     spx_csr_destroy(&A);
 }
 
-/* In a CUDA build, csr fills its GPU half's SpMM slots (kernel and name): its CUDA plans run
- * csr_spmm_cuda.cu's kernels, not the fallback. */
+/* In a CUDA build, csr and the cusparse baseline fill their GPU halves' SpMM slots (kernel and
+ * name): their CUDA plans run csr_spmm_cuda.cu's kernels and cusparseSpMM, not the fallback. */
 static void test_cuda_tables(void)
 {
     if (!spx_cuda_compiled()) {
         printf("no CUDA in this build: the GPU SpMM slots not checked\n");
         return;
     }
-    static const char *const own[] = {"csr"};
+    static const char *const own[] = {"csr", "cusparse"};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
         const spx_format *fmt = spx_format_find(own[i]);
         const spx_format_cuda *cu = fmt ? spx_format_cuda_of(fmt) : NULL;
