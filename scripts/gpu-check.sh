@@ -227,8 +227,7 @@ if has spmm; then
     for k in 8 32; do
       for layout in row col; do
         j="$out/spmm-${f/\//-}-k$k-$layout.json"
-        algo=(); [ "$f" != "${f#*/}" ] && algo=(--algo "${f#*/}")
-        "$spx" spmm "$src" --format "${f%%/*}" ${algo[@]+"${algo[@]}"} --k "$k" \
+        "$spx" spmm "$src" --format "$f" --k "$k" \
           --layout "$layout" --backend cuda --reps 30 --json >"$j" 2>>"$out/spmm.err" || { status=1; tail -1 "$out/spmm.err"; }
         python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print("%s k=%d %s: %s/%s %s fallback=%d t=%.4f ms batch=%.4f ms %.1f GFLOPS %.0f GB/s verified=%d" % (r["matrix"], r["k"], r["layout"], r["format"], r["algo"], r["kernel"], r["fallback"], r["t_median_s"]*1e3, (r["t_batch_s"] or 0)*1e3, r["gflops"], r["gbytes_batch"] or 0, r["verified"]))' "$j" \
           2>/dev/null | tee -a "$out/summary.txt"

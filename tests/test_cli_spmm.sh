@@ -52,6 +52,12 @@ one_error_line; grep -q 'lists 2 twice' "$tmp/err" && ok || bad "repeated k: $(c
 expect 2 "$spx" bench --op spmm --k 2 --formats nosuch "$src" "${fast[@]}"
 one_error_line
 
+# --format F/A: the format and its algorithm at once (and not with --algo as well)
+expect 0 "$spx" spmm "$src" --k 2 --format csr/vector --json "${fast[@]}"
+json_eq "$tmp/out" "d['result']['format']=='csr' and d['result']['algo']=='vector' and d['result']['verified']==1"
+expect 2 "$spx" spmm "$src" --k 2 --format csr/vector --algo scalar "${fast[@]}"
+one_error_line
+
 # bad input: one error line, exit 2
 expect 2 "$spx" spmm "$src" "${fast[@]}"
 one_error_line; grep -q 'needs --k' "$tmp/err" && ok || bad "no --k: $(cat "$tmp/err")"

@@ -82,13 +82,31 @@ static void print_json(spx_ctx *ctx, const char *src, const spx_csr *A, const sp
     printf("}}\n");
 }
 
+/* --format F/A names the format and its algorithm at once (as `spx bench --formats` does): split
+ * into o's format and algo, the text kept in buf; with --algo as well, an error. */
+static int split_format(cli_opts *o, char *buf, size_t cap)
+{
+    const char *slash = o->format ? strchr(o->format, '/') : NULL;
+    if (!slash) return CLI_OK;
+    if (o->algo) return cli_error("--format %s names an algorithm: --algo %s as well is one too many", o->format, o->algo);
+    if (strlen(o->format) >= cap) return cli_error("--format is longer than %zu characters", cap - 1);
+    const size_t at = (size_t)(slash - o->format);
+    snprintf(buf, cap, "%s", o->format);
+    buf[at] = '\0';
+    o->format = buf;
+    o->algo = buf + at + 1;
+    return CLI_OK;
+}
+
 int cmd_spmm(int argc, char **argv)
 {
     cli_opts o = {0};
+    char fmt_buf[96];
     if (cli_parse(argc, argv, 2,
                   "--k: --layout: --format: --algo: --backend: --precision: --reps: --warmup: --threads: --cold --json "
                   "--strict --order: --build:",
-                  &o))
+                  &o) ||
+        split_format(&o, fmt_buf, sizeof fmt_buf))
         return CLI_ERROR;
     if (o.n_positional != 1) return cli_error("usage: spx spmm SRC --k K [options] (see `spx --help`)");
     if (o.k == 0) return cli_error("spx spmm needs --k K: the columns of X and Y (1 to %d)", CLI_MAX_K);

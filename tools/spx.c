@@ -24,7 +24,7 @@ static const char usage[] =
     "                                       plan, verify against the reference, time; x read\n"
     "                                       from X (dense n x 1 array file; else random), the\n"
     "                                       verified y = A*x written to Y\n"
-    "  spmm SRC --k K [--layout row|col] [--format F] [--algo A] [--backend ...] [--precision ...]\n"
+    "  spmm SRC --k K [--layout row|col] [--format F[/A]] [--algo A] [--backend ...] [--precision ...]\n"
     "       [--reps N] [--warmup N] [--cold] [--threads N] [--json]\n"
     "                                       Y = A*X for K right-hand sides (row-major by default):\n"
     "                                       plan, verify column by column, time; the kernel, or\n"
