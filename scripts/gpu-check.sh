@@ -13,9 +13,12 @@
 #   spgemm    spx bench --op spgemm on the GPU: A*A on bench/suites/spgemm-large.txt, A*A^T
 #             on bench/suites/spgemm.txt (spx and cuSPARSE ALG1-3, verified by the CPU oracle)
 #   spmm      SpMM on CUDA plans (docs/spmm.md): tests/test_spmm_gpu (every GPU format, device
-#             blocks, k in 1 2 3 8 33, both layouts, fp64 and fp32, against the oracle; today all
-#             the fallback of k SpMVs), then spx spmm --backend cuda on two matrices (k 8 and 32,
-#             both layouts) with its fallback report; seconds
+#             blocks, k in 1 2 3 8 33, both layouts, fp64 and fp32, against the oracle; csr's own
+#             kernels at k 31..256 and on long rows; cuSPARSE SpMM alg1..3), the same test's quick
+#             subset under compute-sanitizer memcheck, spx spmm --backend cuda for csr and
+#             cusparse/alg1..3 on poisson3d n=100 (k 8 and 32, both layouts: kernel, times,
+#             verified), then spx bench --op spmm --k 1,8,32 on bench/suites/spmm.txt, row-major
+#             (csr against the fastest cuSPARSE algorithm and k SpMVs); ~3 minutes (predicted)
 #   spgemm-cpu the CPU Gustavson on all cores against one (--cpu-scaling) and against scipy's
 #             single-threaded A @ B (scripts/spgemm_scipy_check.py --time)
 #   solve     the solvers on the GPU: test_solve (every test on CUDA too), test_solve_steps (the
@@ -216,19 +219,30 @@ if has spgemm; then
 fi
 
 if has spmm; then
-  log "spmm: test_spmm_gpu, spx spmm on the GPU (every format: the fallback of k SpMVs today)"
+  log "spmm: test_spmm_gpu (+ memcheck on its quick subset), spx spmm (csr, cusparse/alg1..3), spx bench --op spmm"
   build-gpu/tests/test_spmm_gpu >"$out/test-spmm-gpu.log" 2>&1 || status=1
-  grep -E "CHECK failed|passed," "$out/test-spmm-gpu.log" | head -20 | tee -a "$out/summary.txt"
-  for src in gen:poisson3d:n=100 gen:rmat:scale=18,ef=16; do
+  grep -E "CHECK failed|refused|passed," "$out/test-spmm-gpu.log" | head -20 | tee -a "$out/summary.txt"
+  src=gen:poisson3d:n=100
+  for f in csr cusparse/alg1 cusparse/alg2 cusparse/alg3; do
     for k in 8 32; do
       for layout in row col; do
-        f="$out/spmm-$(echo "$src" | tr ':=,' '___')-k$k-$layout.json"
-        "$spx" spmm "$src" --k "$k" --layout "$layout" --backend cuda --json >"$f" 2>>"$out/spmm.err" || status=1
-        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print("%s k=%d %s: %s/%s %s fallback=%d t=%.4f ms batch=%.4f ms %.1f GFLOPS verified=%d" % (r["matrix"], r["k"], r["layout"], r["format"], r["algo"], r["kernel"], r["fallback"], r["t_median_s"]*1e3, (r["t_batch_s"] or 0)*1e3, r["gflops"], r["verified"]))' "$f" \
+        j="$out/spmm-${f/\//-}-k$k-$layout.json"
+        "$spx" spmm "$src" --format "$f" --k "$k" \
+          --layout "$layout" --backend cuda --reps 30 --json >"$j" 2>>"$out/spmm.err" || { status=1; tail -1 "$out/spmm.err"; }
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print("%s k=%d %s: %s/%s %s fallback=%d t=%.4f ms batch=%.4f ms %.1f GFLOPS %.0f GB/s verified=%d" % (r["matrix"], r["k"], r["layout"], r["format"], r["algo"], r["kernel"], r["fallback"], r["t_median_s"]*1e3, (r["t_batch_s"] or 0)*1e3, r["gflops"], r["gbytes_batch"] or 0, r["verified"]))' "$j" \
           2>/dev/null | tee -a "$out/summary.txt"
       done
     done
   done
+  $spx bench --op spmm --k 1,8,32 --backend cuda --suite bench/suites/spmm.txt \
+    --formats csr,cusparse/alg1,cusparse/alg2,cusparse/alg3 --reps 30 --json "$out/bench-spmm.json" \
+    >"$out/bench-spmm.txt" 2>"$out/bench-spmm.err" || status=1
+  cat "$out/bench-spmm.txt"
+  # the kernels under memcheck last (alone on the GPU: the timings above are not disturbed)
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  SPX_GPU_TEST_QUICK=1 timeout 150 "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_spmm_gpu \
+    >"$out/sanitize-memcheck-spmm.log" 2>&1 || status=1
+  grep -E "ERROR SUMMARY|passed," "$out/sanitize-memcheck-spmm.log" | tee -a "$out/summary.txt"
 fi
 
 if has spgemm-cpu; then

@@ -3,10 +3,12 @@
  * both layouts with leading dimensions beyond a line (tests/spmm_check.h), on the design's edge
  * cases (0 x 0, empty rows, one column, rectangular) and generated matrices; the report (csr's
  * own loop, the other formats' kernel or fallback named); bad arguments refused with Y
- * untouched; allocation failures of the row-major fallback's work vectors. */
+ * untouched; allocation failures of the row-major fallback's work vectors; in a CUDA build, the
+ * GPU tables' SpMM slots (csr's kernels and cuSPARSE's, run by tests/test_spmm_gpu.c). */
 #include <string.h>
 
 #include "spmm_check.h"
+#include "spmv/format.h"
 
 /* Every case on one thread (many small calls: an OpenMP team's barriers would dominate on a
  * loaded machine); two cases of the first generated matrix on two (each kernel's thread shares). */
@@ -41,6 +43,22 @@ static void test_csr_report(spx_ctx *ctx)
     }
     spx_plan_destroy(&p);
     spx_csr_destroy(&A);
+}
+
+/* In a CUDA build, csr and the cusparse baseline fill their GPU halves' SpMM slots (kernel and
+ * name): their CUDA plans run csr_spmm_cuda.cu's kernels and cusparseSpMM, not the fallback. */
+static void test_cuda_tables(void)
+{
+    if (!spx_cuda_compiled()) {
+        printf("no CUDA in this build: the GPU SpMM slots not checked\n");
+        return;
+    }
+    static const char *const own[] = {"csr", "cusparse"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        const spx_format *fmt = spx_format_find(own[i]);
+        const spx_format_cuda *cu = fmt ? spx_format_cuda_of(fmt) : NULL;
+        CHECK_MSG(cu && cu->ops.spmm && cu->ops.spmm_kernel, "%s declares no CUDA SpMM kernel", own[i]);
+    }
 }
 
 /* A host block of the plan's shape, filled with v (fp64). */
@@ -189,6 +207,7 @@ int main(void)
     if (spx_ctx_create(&ctx2, &(spx_ctx_opts){.backend = SPX_BACKEND_CPU, .threads = 2})) return 1;
     test_matrices(ctx, ctx2);
     test_csr_report(ctx);
+    test_cuda_tables();
     test_bad_args(ctx);
     const char *fb = fallback_format(ctx);
     if (fb) test_alloc_failures(fb);

@@ -83,6 +83,9 @@ int cli_parse(int argc, char **argv, int first, const char *allowed, cli_opts *o
  * positional sources, then the suite file's lines (--suite: one source per line, '#' starts
  * a comment), or `defaults` (NULL-terminated) when there are neither. Prints the error. */
 int cli_sources(const cli_opts *o, const char *const *defaults, char **srcs, int *n);
+/* Checks that every file source among srcs[0..n) can be read (gen: specs are not files), before
+ * a bench measures anything; prints the error. */
+int cli_check_sources(char **srcs, int n);
 
 /* The solver options with their defaults: --method (cg, bicgstab; default cg) and --precond
  * (none, jacobi; default none); prints the error for another value. */
@@ -221,10 +224,17 @@ int cmd_gen(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_spgemm(int argc, char **argv);
 int cmd_spmm(int argc, char **argv);
+/* The fields of one SpMM result (tools/cmd_spmm.c): the matrix (src, m x n, nnz), k, layout,
+ * plan, kernel and fallback flag, times, rates, bytes and check, as `spx spmm --json` and `spx
+ * bench --op spmm` write them (NaN as null). */
+void cli_spmm_fields(FILE *f, int *first, const char *src, int32_t m, int32_t n, int64_t nnz,
+                     const spx_bench_spmm_result *r);
 int cmd_solve(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* `spx bench --op spgemm` (tools/cmd_bench_spgemm.c): cmd_bench hands it argv as it is. */
 int cmd_bench_spgemm(int argc, char **argv);
+/* `spx bench --op spmm` (tools/cmd_bench_spmm.c): cmd_bench hands it argv as it is. */
+int cmd_bench_spmm(int argc, char **argv);
 int cmd_readbench(int argc, char **argv);
 int cmd_spy(int argc, char **argv);
 

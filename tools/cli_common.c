@@ -249,6 +249,14 @@ spx_ctx *cli_ctx(const cli_opts *o)
     return ctx;
 }
 
+int cli_check_sources(char **srcs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strncmp(srcs[i], "gen:", 4) && access(srcs[i], R_OK))
+            return cli_error("%s: cannot open: %s", srcs[i], strerror(errno));
+    return CLI_OK;
+}
+
 int cli_solve_choice(const cli_opts *o, const char **method, const char **precond)
 {
     *method = o->method ? o->method : "cg";

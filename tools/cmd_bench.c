@@ -353,7 +353,8 @@ int cmd_bench(int argc, char **argv)
 {
     const char *op = op_of(argc, argv);
     if (op && !strcmp(op, "spgemm")) return cmd_bench_spgemm(argc, argv);
-    if (op && strcmp(op, "spmv")) return cli_error("--op must be spmv or spgemm, not '%s'", op);
+    if (op && !strcmp(op, "spmm")) return cmd_bench_spmm(argc, argv);
+    if (op && strcmp(op, "spmv")) return cli_error("--op must be spmv, spmm or spgemm, not '%s'", op);
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--methods") || !strcmp(argv[i], "--transpose-b") || !strcmp(argv[i], "--cpu-scaling") ||
             !strcmp(argv[i], "--device-mem-limit") || !strcmp(argv[i], "--panels") || !strcmp(argv[i], "--gpu-share") ||

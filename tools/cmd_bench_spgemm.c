@@ -524,15 +524,6 @@ static int refuse_spmv_options(int argc, char **argv)
     return CLI_OK;
 }
 
-/* Checks every file source is readable before anything is measured. */
-static int check_sources(char **srcs, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (strncmp(srcs[i], "gen:", 4) && access(srcs[i], R_OK))
-            return cli_error("%s: cannot open: %s", srcs[i], strerror(errno));
-    return CLI_OK;
-}
-
 /* The 1-thread context of --cpu-scaling (NULL without it); rc set on an error. */
 static spx_ctx *one_thread_ctx(const sg_run *run, int *rc)
 {
@@ -562,7 +553,7 @@ int cmd_bench_spgemm(int argc, char **argv)
     char *srcs[CLI_MAX_SOURCES];
     int nsrc = 0;
     int rc = cli_sources(&run.o, default_suite, srcs, &nsrc);
-    if (rc == CLI_OK) rc = check_sources(srcs, nsrc);
+    if (rc == CLI_OK) rc = cli_check_sources(srcs, nsrc);
     spx_ctx *ctx = rc == CLI_OK ? cli_ctx(&run.o) : NULL, *ctx1 = NULL;
     if (rc == CLI_OK && !ctx) rc = CLI_ERROR;
     if (rc == CLI_OK) {

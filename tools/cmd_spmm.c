@@ -37,62 +37,76 @@ static void print_text(const char *src, const spx_csr *A, const spx_bench_spmm_r
     printf("verified: %s\n", r->verified ? "yes" : "no");
 }
 
-/* A number, or null when it is not finite. */
-static void json_num_or_null(FILE *f, int *first, const char *key, double v)
+void cli_spmm_fields(FILE *f, int *first, const char *src, int32_t m, int32_t n, int64_t nnz,
+                     const spx_bench_spmm_result *r)
 {
-    if (isfinite(v)) json_kv_num(f, first, key, v);
-    else {
-        json_key(f, first, key);
-        fputs("null", f);
-    }
+    const spx_plan_info *p = &r->plan;
+    json_kv_str(f, first, "matrix", src);
+    json_kv_int(f, first, "m", m);
+    json_kv_int(f, first, "n", n);
+    json_kv_int(f, first, "nnz", nnz);
+    json_kv_int(f, first, "k", r->k);
+    json_kv_str(f, first, "layout", spx_dense_layout_str(r->layout));
+    json_kv_str(f, first, "format", p->format);
+    json_kv_str(f, first, "algo", p->algo);
+    json_kv_str(f, first, "kernel", r->spmm.kernel);
+    json_kv_int(f, first, "fallback", r->spmm.fallback);
+    json_kv_str(f, first, "spmv_kernel", p->kernel);
+    json_kv_str(f, first, "backend", spx_backend_str(p->backend));
+    json_kv_str(f, first, "precision", spx_precision_str(p->precision));
+    json_kv_num(f, first, "plan_s", p->plan_seconds);
+    json_kv_int(f, first, "reps", r->reps);
+    json_kv_num(f, first, "t_median_s", r->t_median);
+    json_kv_num(f, first, "t_min_s", r->t_min);
+    json_kv_num(f, first, "t_max_s", r->t_max);
+    json_kv_num(f, first, "t_batch_s", r->t_batch); /* null (NaN) when not measured */
+    json_kv_int(f, first, "batch_calls", r->batch_calls);
+    json_kv_num(f, first, "gflops", r->gflops);
+    json_kv_num(f, first, "gflops_batch", r->gflops_batch);
+    json_kv_num(f, first, "gbytes", r->gbytes);
+    json_kv_num(f, first, "gbytes_batch", r->gbytes_batch);
+    json_kv_num(f, first, "bytes_per_spmm", r->spmm.bytes);
+    json_kv_num(f, first, "rel_error", r->rel_error);
+    json_kv_int(f, first, "verified", r->verified);
 }
 
 /* The result as one JSON object. */
 static void print_json(spx_ctx *ctx, const char *src, const spx_csr *A, const spx_bench_spmm_result *r, double bw)
 {
-    const spx_plan_info *p = &r->plan;
-    const spx_backend b = p->backend;
+    const spx_backend b = r->plan.backend;
     int first = 1;
     printf("{\"env\":");
     json_env(stdout, ctx, b, b == SPX_BACKEND_CPU ? bw : 0, b == SPX_BACKEND_CUDA ? bw : 0);
     printf(",\"op\":\"spmm\",\"result\":{");
-    json_kv_str(stdout, &first, "matrix", src);
-    json_kv_int(stdout, &first, "m", A->m);
-    json_kv_int(stdout, &first, "n", A->n);
-    json_kv_int(stdout, &first, "nnz", A->nnz);
-    json_kv_int(stdout, &first, "k", r->k);
-    json_kv_str(stdout, &first, "layout", spx_dense_layout_str(r->layout));
-    json_kv_str(stdout, &first, "format", p->format);
-    json_kv_str(stdout, &first, "algo", p->algo);
-    json_kv_str(stdout, &first, "kernel", r->spmm.kernel);
-    json_kv_int(stdout, &first, "fallback", r->spmm.fallback);
-    json_kv_str(stdout, &first, "spmv_kernel", p->kernel);
-    json_kv_str(stdout, &first, "backend", spx_backend_str(b));
-    json_kv_str(stdout, &first, "precision", spx_precision_str(p->precision));
-    json_kv_num(stdout, &first, "plan_s", p->plan_seconds);
-    json_kv_int(stdout, &first, "reps", r->reps);
-    json_kv_num(stdout, &first, "t_median_s", r->t_median);
-    json_kv_num(stdout, &first, "t_min_s", r->t_min);
-    json_kv_num(stdout, &first, "t_max_s", r->t_max);
-    json_num_or_null(stdout, &first, "t_batch_s", r->t_batch);
-    json_kv_int(stdout, &first, "batch_calls", r->batch_calls);
-    json_num_or_null(stdout, &first, "gflops", r->gflops);
-    json_num_or_null(stdout, &first, "gflops_batch", r->gflops_batch);
-    json_num_or_null(stdout, &first, "gbytes", r->gbytes);
-    json_num_or_null(stdout, &first, "gbytes_batch", r->gbytes_batch);
-    json_kv_num(stdout, &first, "bytes_per_spmm", r->spmm.bytes);
-    json_num_or_null(stdout, &first, "rel_error", r->rel_error);
-    json_kv_int(stdout, &first, "verified", r->verified);
+    cli_spmm_fields(stdout, &first, src, A->m, A->n, A->nnz, r);
     printf("}}\n");
+}
+
+/* --format F/A names the format and its algorithm at once (as `spx bench --formats` does): split
+ * into o's format and algo, the text kept in buf; with --algo as well, an error. */
+static int split_format(cli_opts *o, char *buf, size_t cap)
+{
+    const char *slash = o->format ? strchr(o->format, '/') : NULL;
+    if (!slash) return CLI_OK;
+    if (o->algo) return cli_error("--format %s names an algorithm: --algo %s as well is one too many", o->format, o->algo);
+    if (strlen(o->format) >= cap) return cli_error("--format is longer than %zu characters", cap - 1);
+    const size_t at = (size_t)(slash - o->format);
+    snprintf(buf, cap, "%s", o->format);
+    buf[at] = '\0';
+    o->format = buf;
+    o->algo = buf + at + 1;
+    return CLI_OK;
 }
 
 int cmd_spmm(int argc, char **argv)
 {
     cli_opts o = {0};
+    char fmt_buf[96];
     if (cli_parse(argc, argv, 2,
                   "--k: --layout: --format: --algo: --backend: --precision: --reps: --warmup: --threads: --cold --json "
                   "--strict --order: --build:",
-                  &o))
+                  &o) ||
+        split_format(&o, fmt_buf, sizeof fmt_buf))
         return CLI_ERROR;
     if (o.n_positional != 1) return cli_error("usage: spx spmm SRC --k K [options] (see `spx --help`)");
     if (o.k == 0) return cli_error("spx spmm needs --k K: the columns of X and Y (1 to %d)", CLI_MAX_K);

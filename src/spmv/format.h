@@ -92,8 +92,9 @@ typedef struct spx_cuda_ops {
     const char *(*spmv_kernel)(const void *dev);
     /* Y = a*A*X + b*Y (NULL: the plan runs k SpMVs, one a column, and says so). */
     spx_status (*spmm)(spx_ctx *ctx, void *dev, const spx_spmm_args *args);
-    /* The SpMM kernel that runs for blocks in layout. */
-    const char *(*spmm_kernel)(const void *dev, spx_dense_layout layout);
+    /* The SpMM kernel that runs for k columns in layout, named into name (cap bytes): the GPU
+     * kernels pick their shape by k (lanes over a nonzero's columns, column chunks). */
+    void (*spmm_kernel)(const void *dev, int64_t k, spx_dense_layout layout, char *name, size_t cap);
 } spx_cuda_ops;
 
 /* The GPU half of a format. */

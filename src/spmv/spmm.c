@@ -210,10 +210,12 @@ spx_status spx_plan_spmm_info(const spx_plan *p, int64_t k, spx_dense_layout lay
         out->bytes = (double)k * info.bytes_per_spmv;
         return SPX_OK;
     }
-    const char *name = p->backend == SPX_BACKEND_CUDA
-                           ? (p->cuda->ops.spmm_kernel ? p->cuda->ops.spmm_kernel(p->dev, layout) : "?")
-                           : (p->fmt->cpu.spmm_kernel ? p->fmt->cpu.spmm_kernel(p->impl, layout) : "?");
-    snprintf(out->kernel, sizeof out->kernel, "%s", name);
+    if (p->backend == SPX_BACKEND_CUDA && p->cuda->ops.spmm_kernel)
+        p->cuda->ops.spmm_kernel(p->dev, k, layout, out->kernel, sizeof out->kernel);
+    else
+        snprintf(out->kernel, sizeof out->kernel, "%s",
+                 p->backend != SPX_BACKEND_CUDA && p->fmt->cpu.spmm_kernel ? p->fmt->cpu.spmm_kernel(p->impl, layout)
+                                                                           : "?");
     out->bytes = info.bytes_per_spmv + (double)(k - 1) * vectors;
     return SPX_OK;
 }

@@ -16,6 +16,8 @@
 #include "formats/csr/csr_cuda.h"
 #include "formats/csr/csr_cuda_tuning.h"
 #include "formats/csr/csr_sliced_cuda.h"
+#include "formats/csr/csr_spmm_cuda.h"
+#include "formats/csr/csr_spmm_shape.h"
 #include "formats/csr/csr_stream_blocks.h"
 #include "formats/csr/csr_tuning.h"
 #include "spmv/format.h"
@@ -62,6 +64,9 @@ typedef struct csr_dev {
                             or after each column block's first column, then rowptr[r + 1] */
     acc_t *cb_part;      /* colblock: m x cb_blocks partial sums (cb_blocks > 1) */
     spx_csr_sliced sl;   /* sliced: the slice layout (csr_sliced_cuda.h) */
+    double row_mean;     /* SpMM: the row statistics its shapes follow (csr_spmm_shape.h) */
+    int64_t row_max;
+    spx_csr_spmm_pieces mm; /* SpMM: the long rows' pieces, listed on first use */
     char kernel[64];
 } csr_dev;
 
@@ -980,6 +985,8 @@ static csr_dev *dev_new(spx_ctx *ctx, const spx_csr_fmt *F)
     d->nnz = (int32_t)F->nnz;
     d->prec = F->precision;
     d->algo = F->algo;
+    d->row_mean = F->row_mean;
+    d->row_max = F->row_max;
     return d;
 }
 
@@ -1080,6 +1087,7 @@ static void csr_free(spx_ctx *ctx, void *dev)
                     d->splits, d->split_done, d->partials, d->cb_off, d->cb_part};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) spx_cuda_free(ctx, bufs[i]);
     spx_csr_sliced_free(ctx, &d->sl);
+    spx_csr_spmm_pieces_free(ctx, &d->mm);
     spx_free(ctx, d);
 }
 
@@ -1283,6 +1291,36 @@ static spx_status csr_spmv(spx_ctx *ctx, void *dev, const spx_spmv_args *args)
     return d->prec == SPX_FP32 ? spmv_typed<float>(ctx, d, args) : spmv_typed<double>(ctx, d, args);
 }
 
+/* Y = a*A*X + b*Y on the context's stream: one column-major column through the plan's SpMV
+ * kernel (it is a vector wherever ld is), else csr_spmm_cuda.cu's kernels on the same arrays,
+ * whatever the SpMV algorithm (csr_spmm_shape.h). */
+static spx_status csr_spmm(spx_ctx *ctx, void *dev, const spx_spmm_args *a)
+{
+    csr_dev *d = (csr_dev *)dev;
+    if (!ctx || !d || !a) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "csr spmm: NULL argument") : SPX_ERR_ARG;
+    spx_csr_spmm_shape s;
+    spx_csr_spmm_shape_of(a->k, a->layout, d->row_mean, d->row_max, &s);
+    if (s.kind == SPX_CSR_SPMM_SPMV) {
+        const spx_spmv_args v = {a->precision, a->alpha, a->beta, a->x, a->y};
+        return csr_spmv(ctx, dev, &v);
+    }
+    const spx_csr_spmm_mat A = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val, d->row_mean, d->row_max};
+    return spx_csr_spmm_cuda(ctx, &A, &d->mm, a);
+}
+
+/* The SpMM kernel a call of k columns in layout runs (csr_spmm_shape.c names it). */
+static void csr_spmm_kernel(const void *dev, int64_t k, spx_dense_layout layout, char *name, size_t cap)
+{
+    const csr_dev *d = (const csr_dev *)dev;
+    if (d->m == 0 || d->nnz == 0) {
+        snprintf(name, cap, "csr_spmm_empty(Y=b*Y)");
+        return;
+    }
+    spx_csr_spmm_shape s;
+    spx_csr_spmm_shape_of(k, layout, d->row_mean, d->row_max, &s);
+    spx_csr_spmm_shape_name(&s, d->kernel, name, cap);
+}
+
 /* The csr format's GPU half (slots in spx_cuda_layout's and spx_cuda_ops' order). */
 static const spx_format_cuda csr_cuda = {
     { /* layout */
@@ -1293,7 +1331,7 @@ static const spx_format_cuda csr_cuda = {
         csr_dev_algo,   /* algo_name */
         csr_dev_bytes,  /* bytes_per_spmv */
     },
-    {csr_spmv, csr_kernel}, /* ops: spmv, spmv_kernel; no spmm kernel yet (the plan runs k SpMVs) */
+    {csr_spmv, csr_kernel, csr_spmm, csr_spmm_kernel}, /* ops: spmv, spmv_kernel, spmm, spmm_kernel */
 };
 
 extern "C" const spx_format_cuda *spx_csr_cuda(void) { return &csr_cuda; }

@@ -198,4 +198,59 @@
 #define SPX_CSR_CUDA_SLICED_UNROLL 4
 #endif
 
+/* SpMM (csr_spmm_cuda.cu; the shapes in csr_spmm_shape.c). The roofline (docs/spmm.md) says
+ * what must be true: at k = 8 on a 7-point stencil A is ~40 % of the bytes and X and Y the
+ * rest, so every nonzero's k values of X must come as one coalesced run (row-major) or from
+ * lines that neighbouring rows share (column-major), and A must be read once per call, not
+ * once per column. Every value below is a guess to be measured on the H100 (bench/NOTES.md,
+ * "csr SpMM v1"); each can be overridden at build time like the others.
+ *
+ * Threads a block of every SpMM kernel: 8 warps, as the SpMV kernels (no shared memory). */
+#ifndef SPX_CSR_CUDA_SPMM_BLOCK
+#define SPX_CSR_CUDA_SPMM_BLOCK 256
+#endif
+/* Row-major X: a row's lanes are g column lanes (the power of two >= k, at most 32) times
+ * `slots` nonzeros read at once; slots is the power of two >= mean row / SPMM_NZ_PER_SLOT
+ * (at most 32 / g). 8: the SpMV's lane-group measurement (SPX_CSR_CUDA_NZ_PER_LANE above:
+ * a group's fixed cost per row is repaid only past ~8 nonzeros a lane) carried over, a slot
+ * of g lanes standing for the SpMV's lane. On a 7-point stencil at k = 8 that gives 8 lanes
+ * a row, 4 rows a warp, each lane's load one of a 64-byte run. */
+#ifndef SPX_CSR_CUDA_SPMM_NZ_PER_SLOT
+#define SPX_CSR_CUDA_SPMM_NZ_PER_SLOT 8
+#endif
+/* Row-major X, k > 32: a warp's lane takes columns lane, lane + 32, ..: up to ROW_MAX_C of
+ * them (8 fp64 sums, 16 registers), so a warp covers 256 columns with one pass over the row's
+ * entries; wider blocks are cut into chunks of 32 * c columns over the grid's y. */
+#ifndef SPX_CSR_CUDA_SPMM_ROW_MAX_C
+#define SPX_CSR_CUDA_SPMM_ROW_MAX_C 8
+#endif
+/* Column-major X: lanes a row = the power of two >= mean row / COL_NZ_PER_LANE (1..32); each
+ * lane keeps up to COL_NZ_PER_LANE of the row's (column, value) pairs in registers and reads
+ * X for COL_TILE columns at a time from them, so A is read once for all the columns of a
+ * chunk (rows longer than lanes * COL_NZ_PER_LANE re-read their entries each tile, from L1).
+ * 4 and 8: registers (4 + 8 for the pairs, 16 for the fp64 sums) kept under ~64 a thread so
+ * that an SM still holds 1024 threads for the gathers' latency. COL_CHUNK: columns a block
+ * takes (the grid's y cuts wider blocks), so A is read once for k <= 64. */
+#ifndef SPX_CSR_CUDA_SPMM_COL_NZ_PER_LANE
+#define SPX_CSR_CUDA_SPMM_COL_NZ_PER_LANE 4
+#endif
+#ifndef SPX_CSR_CUDA_SPMM_COL_TILE
+#define SPX_CSR_CUDA_SPMM_COL_TILE 8
+#endif
+#ifndef SPX_CSR_CUDA_SPMM_COL_CHUNK
+#define SPX_CSR_CUDA_SPMM_COL_CHUNK 64
+#endif
+/* Long rows: a row of more than LONG_MIN entries is not summed by its lane group (which would
+ * walk it alone while the rest of the grid has finished) but cut into pieces of LONG_PIECE
+ * entries, a warp a piece, whose sums are added into Y atomically after the main kernel has
+ * set the row to b*Y. LONG_MIN = 4 pieces: below it a row costs at most ~4x a piece's time on
+ * one group. LONG_PIECE: 8 entries a lane of a warp (the SpMV's NZ_PER_LANE). The pieces are
+ * listed on the plan's first SpMM (the row pointers walked on the host once) and kept. */
+#ifndef SPX_CSR_CUDA_SPMM_LONG_PIECE
+#define SPX_CSR_CUDA_SPMM_LONG_PIECE 256
+#endif
+#ifndef SPX_CSR_CUDA_SPMM_LONG_MIN
+#define SPX_CSR_CUDA_SPMM_LONG_MIN (4 * SPX_CSR_CUDA_SPMM_LONG_PIECE)
+#endif
+
 #endif

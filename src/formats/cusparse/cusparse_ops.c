@@ -6,7 +6,9 @@
 #include "spmv/format.h"
 #include "formats/cusparse/cusparse.h"
 
-static const char *const cusparse_algos[] = {"alg1", "alg2", NULL};
+/* alg1 and alg2: cusparseSpMV's and cusparseSpMM's CSR_ALG1, CSR_ALG2; alg3: cusparseSpMM's
+ * CSR_ALG3, its SpMV ALG1 (cuSPARSE has no third SpMV algorithm; the SpMV kernel is named so). */
+static const char *const cusparse_algos[] = {"alg1", "alg2", "alg3", NULL};
 
 static spx_status cusparse_build(spx_ctx *ctx, const spx_csr *A, const spx_features *feat, const spx_plan_opts *o,
                                  spx_phase_log *log, void **impl)
@@ -14,7 +16,7 @@ static spx_status cusparse_build(spx_ctx *ctx, const spx_csr *A, const spx_featu
     double t0 = spx_now();
     spx_cusparse_host *H = spx_calloc_array(ctx, 1, sizeof *H);
     if (!H) return spx_fail_nomem(ctx, "cusparse plan");
-    H->alg = o->algo && !strcmp(o->algo, "alg2") ? 2 : 1;
+    H->alg = spx_cusparse_alg_number(o->algo);
     spx_status s = spx_csr_fmt_build(ctx, A, feat, o->precision, "scalar", &H->csr);
     if (s) {
         spx_free(ctx, H);
@@ -39,7 +41,7 @@ static void cusparse_destroy(spx_ctx *ctx, void *impl)
 
 static const char *cusparse_algo_name(const void *impl)
 {
-    return ((const spx_cusparse_host *)impl)->alg == 2 ? "alg2" : "alg1";
+    return cusparse_algos[((const spx_cusparse_host *)impl)->alg - 1];
 }
 
 static double cusparse_bytes(const void *impl) { return spx_csr_fmt_bytes(((const spx_cusparse_host *)impl)->csr); }
@@ -47,7 +49,7 @@ static double cusparse_bytes(const void *impl) { return spx_csr_fmt_bytes(((cons
 const spx_format spx_cusparse_format = {
     .layout = {
         .name = "cusparse",
-        .summary = "vendor baseline: cusparseSpMV on CSR (CUSPARSE_SPMV_CSR_ALG1/ALG2)",
+        .summary = "vendor baseline: cusparseSpMV on CSR (CUSPARSE_SPMV_CSR_ALG1/ALG2), cusparseSpMM (CSR_ALG1/ALG2/ALG3)",
         .algos = cusparse_algos,
         .flags = SPX_FORMAT_BASELINE,
         .kernel_prefix = "cusparse_",
