@@ -145,9 +145,10 @@ spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p);
 spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **C);
 /* Computes C (numeric phase) on the device, of any plan: *C NULL: a new device CSR (row
  * pointers of opts.c_rowptr_type, values of the plan's precision, sorted columns; one device
- * allocation through the context, counted in its device memory, not the plan's) the caller frees
- * with spx_csr_dev_destroy; *C from an earlier spx_spgemm_run_dev of this plan: refilled in
- * place. A CUDA in-core plan writes C where it computes it; any other computes C on the host
+ * allocation through the context, from its memory pool on its stream (the caller's allocator
+ * when installed), counted in its device memory, not the plan's; valid until the caller frees it
+ * with spx_csr_dev_destroy, the plan's destruction aside); *C from an earlier spx_spgemm_run_dev
+ * of this plan: refilled in place. A CUDA in-core plan writes C where it computes it; any other computes C on the host
  * and uploads it (phase "upload C"). Returns once C is complete on the device. int32 row
  * pointers for more than 2^31 - 1 nonzeros: SPX_ERR_OVERFLOW. */
 spx_status spx_spgemm_run_dev(spx_spgemm_plan *p, spx_csr_dev **C);

@@ -524,8 +524,9 @@ static spx_status check_reused_dev(const spx_spgemm_plan *p, const spx_csr_dev *
     return SPX_OK;
 }
 
-/* A new device C for the symbolic nnz: the caller's, not the plan's (w's device base moves past
- * it, so the run's bytes left held count only what the plan keeps). */
+/* A new device C for the symbolic nnz, from the context's pool on its stream (the numeric phase
+ * that fills it follows there): the caller's, not the plan's (w's device base moves past it, so
+ * the run's bytes left held count only what the plan keeps). */
 static spx_status new_dev_result(spx_spgemm_plan *p, mem_window *w, spx_csr_dev **C)
 {
     if (p->c_rowptr == SPX_INDEX_INT32 && p->nnz_c > INT32_MAX)
@@ -535,7 +536,7 @@ static spx_status new_dev_result(spx_spgemm_plan *p, mem_window *w, spx_csr_dev 
                         (long long)p->nnz_c);
     spx_csr_dev D;
     const size_t before = p->ctx->dev.bytes;
-    spx_status s = spx_cuda_csr_dev_alloc(p->ctx, p->m, p->n, p->nnz_c, p->c_rowptr, p->precision, &D);
+    spx_status s = spx_cuda_csr_dev_alloc(p->ctx, p->m, p->n, p->nnz_c, p->c_rowptr, p->precision, 1, &D);
     const size_t held = p->ctx->dev.bytes - before;
     if (!s) s = spx_csr_dev_adopt(p->ctx, &D, C);
     if (!s) w->dev0 += held;
