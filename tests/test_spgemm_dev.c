@@ -654,8 +654,13 @@ int main(void)
     CHECK_OK(ctx, spx_ctx_create(&ctx, &co));
     spx_backend b;
     const int device = spx_cuda_compiled() && spx_ctx_resolve_backend(ctx, SPX_BACKEND_CUDA, &b) == SPX_OK;
+    /* SPX_GPU_TEST_POOL_ONLY: the pool's cases alone (gpu-check.sh's spgemm-call stage, under
+       memcheck in seconds); SPX_GPU_TEST_QUICK: the allocation sweep left out */
+    const int pool_only = getenv("SPX_GPU_TEST_POOL_ONLY") != NULL;
     test_arguments(ctx, device);
-    if (device) {
+    if (device && pool_only) {
+        test_pool(ctx);
+    } else if (device) {
         test_methods(ctx);
         test_other_paths(ctx);
         test_runs_and_values(ctx);
