@@ -284,9 +284,18 @@ static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
     return s == SPX_ERR_DEVICE_ALLOC ? SPX_OK : s;
 }
 
+/* A CUDA plan's panels run their GPU side on lanes with contexts of their own: what this
+ * context's memory pool caches (the in-core try's blocks, earlier calls') goes back to the
+ * device for them (the budget, from spx_cuda_mem_info, counted it as free already). */
+static void give_back_pool(const spx_spgemm_plan *p)
+{
+    if (p->backend == SPX_BACKEND_CUDA) spx_cuda_pool_drop(p->ctx);
+}
+
 /* The out-of-core panels of the product, from the operands on the host (downloaded, checked). */
 static spx_status plan_panels(spx_spgemm_plan *p)
 {
+    give_back_pool(p);
     spx_status s = spx_spgemm_download(p->ctx, &p->ops, 0, &p->plan_log);
     if (!s) s = spx_spgemm_check_host(p->ctx, &p->ops);
     if (s) return s;
@@ -524,6 +533,7 @@ static spx_status numeric_host(spx_spgemm_plan *p, spx_csr *C)
     spx_status s = p->backend == SPX_BACKEND_CUDA ? spx_cuda_init(p->ctx) : SPX_OK;
     if (s) return s;
     memset(&p->run_log, 0, sizeof p->run_log);
+    if (p->ooc) give_back_pool(p); /* calls in between may have filled it again */
     return p->ooc ? spx_ooc_run(p->ctx, p->ooc, &p->run_log, C) : p->impl->numeric(p->ctx, p->state, &p->run_log, C);
 }
 
