@@ -13,10 +13,10 @@
 #   spgemm    spx bench --op spgemm on the GPU: A*A on bench/suites/spgemm-large.txt, A*A^T
 #             on bench/suites/spgemm.txt (spx and cuSPARSE ALG1-3, verified by the CPU oracle)
 #   spgemm-call the whole SpGEMM call from device operands and the context's memory pool (issue
-#             48, docs/spgemm.md "The context's memory pool"): test_gpu_memory alone (the async
-#             contract, the pool's reuse and drop), test_spgemm_dev and test_spgemm_gpu (quick:
-#             their pool cases, the sweep's block and pool checks run in the test stage) beside
-#             compute-sanitizer memcheck on test_spgemm_dev's pool cases; then spx bench --op
+#             48, docs/design.md "Memory"): test_gpu_memory alone (the async contract, the
+#             pool's reuse and drop), test_spgemm_dev's pool cases and test_spgemm_gpu (quick:
+#             its sweep's block and pool checks run in the test stage) beside compute-sanitizer
+#             memcheck on test_spgemm_dev's pool cases (quick: one injected sweep); then spx bench --op
 #             spgemm --methods spx on poisson3d n=60, luxembourg_osm, bcsstk29, finan512_pattern:
 #             the first call (cold pool) and the steady median with their phases
 #             (scripts/spgemm_call_report.py); about a minute (predicted)
@@ -230,10 +230,10 @@ if has spgemm-call; then
   grep -E "stream-ordered|caller's device allocator|CHECK failed|passed," "$out/call-gpu-memory.log" \
     | tee -a "$out/summary.txt"
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  SPX_GPU_TEST_POOL_ONLY=1 timeout 300 "$cs" --tool memcheck --error-exitcode 99 build-gpu/tests/test_spgemm_dev \
-    >"$out/call-memcheck-spgemm-dev.log" 2>&1 &
+  SPX_GPU_TEST_POOL_ONLY=1 SPX_GPU_TEST_QUICK=1 timeout 300 "$cs" --tool memcheck --error-exitcode 99 \
+    build-gpu/tests/test_spgemm_dev >"$out/call-memcheck-spgemm-dev.log" 2>&1 &
   memcheck=$!
-  SPX_GPU_TEST_QUICK=1 build-gpu/tests/test_spgemm_dev >"$out/call-spgemm-dev.log" 2>&1 &
+  SPX_GPU_TEST_POOL_ONLY=1 build-gpu/tests/test_spgemm_dev >"$out/call-spgemm-dev.log" 2>&1 &
   dev=$!
   SPX_GPU_TEST_QUICK=1 build-gpu/tests/test_spgemm_gpu >"$out/call-spgemm-gpu.log" 2>&1 &
   gpu=$!
