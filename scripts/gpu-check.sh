@@ -12,6 +12,14 @@
 #   large32   the large suite in fp32 (every format's default algorithm, cuSPARSE ALG1/ALG2)
 #   spgemm    spx bench --op spgemm on the GPU: A*A on bench/suites/spgemm-large.txt, A*A^T
 #             on bench/suites/spgemm.txt (spx and cuSPARSE ALG1-3, verified by the CPU oracle)
+#   spgemm-call the whole SpGEMM call from device operands and the context's memory pool (issue
+#             48, docs/design.md "Memory"): test_gpu_memory alone (the async contract, the
+#             pool's reuse and drop), test_spgemm_dev's pool cases and test_spgemm_gpu (quick:
+#             its sweep's block and pool checks run in the test stage) beside compute-sanitizer
+#             memcheck on test_spgemm_dev's pool cases (quick: one injected sweep); then spx bench --op
+#             spgemm --methods spx on poisson3d n=60, luxembourg_osm, bcsstk29, finan512_pattern:
+#             the first call (cold pool) and the steady median with their phases
+#             (scripts/spgemm_call_report.py); about a minute (predicted)
 #   spmm      SpMM on CUDA plans (docs/spmm.md): tests/test_spmm_gpu (every GPU format, device
 #             blocks, k in 1 2 3 8 33, both layouts, fp64 and fp32, against the oracle; csr's own
 #             kernels at k 31..256 and on long rows; cuSPARSE SpMM alg1..3), the same test's quick
@@ -216,6 +224,32 @@ if has spgemm; then
   $spx bench --op spgemm --backend cuda --transpose-b --suite bench/suites/spgemm.txt \
     --json "$out/spgemm-aat.json" >"$out/spgemm-aat.txt" 2>"$out/spgemm-aat.err" || status=1
   cat "$out/spgemm-aat.txt"
+fi
+
+if has spgemm-call; then
+  log "spgemm-call: the whole SpGEMM call from device operands, the context's memory pool"
+  # test_gpu_memory first and alone: it compares the device's free memory before and after
+  build-gpu/tests/test_gpu_memory >"$out/call-gpu-memory.log" 2>&1 || status=1
+  grep -E "stream-ordered|caller's device allocator|CHECK failed|passed," "$out/call-gpu-memory.log" \
+    | tee -a "$out/summary.txt"
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  SPX_GPU_TEST_POOL_ONLY=1 SPX_GPU_TEST_QUICK=1 timeout 300 "$cs" --tool memcheck --error-exitcode 99 \
+    build-gpu/tests/test_spgemm_dev >"$out/call-memcheck-spgemm-dev.log" 2>&1 &
+  memcheck=$!
+  SPX_GPU_TEST_POOL_ONLY=1 build-gpu/tests/test_spgemm_dev >"$out/call-spgemm-dev.log" 2>&1 &
+  dev=$!
+  SPX_GPU_TEST_QUICK=1 build-gpu/tests/test_spgemm_gpu >"$out/call-spgemm-gpu.log" 2>&1 &
+  gpu=$!
+  for pid in "$memcheck" "$dev" "$gpu"; do wait "$pid" || status=1; done
+  grep -E "pool |C after|caller's device hooks|CHECK failed|passed," "$out/call-spgemm-dev.log" | tee -a "$out/summary.txt"
+  grep -E "CHECK failed|passed," "$out/call-spgemm-gpu.log" | tee -a "$out/summary.txt"
+  echo "memcheck test_spgemm_dev (pool cases): $(grep -E 'ERROR SUMMARY|passed,' "$out/call-memcheck-spgemm-dev.log" \
+    | tr '\n' ' ')" | tee -a "$out/summary.txt"
+  $spx bench --op spgemm --backend cuda --methods spx --reps 11 gen:poisson3d:n=60 \
+    ../shared/matrices/luxembourg_osm.mtx.gz ../shared/matrices/bcsstk29.mtx.gz \
+    ../shared/matrices/finan512_pattern.mtx.gz --json "$out/spgemm-call.json" \
+    >"$out/spgemm-call.txt" 2>"$out/spgemm-call.err" || status=1
+  python3 scripts/spgemm_call_report.py "$out/spgemm-call.json" | tee -a "$out/summary.txt" || status=1
 fi
 
 if has spmm; then

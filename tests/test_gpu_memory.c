@@ -2,7 +2,9 @@
  * allocation along plan creation and SpMV made to fail in turn (SPX_ERR_DEVICE_ALLOC, a
  * message, the context usable, nothing leaked), the device budget, a caller-supplied
  * stream, a CUDA plan refusing a second concurrent call, the caller's device allocator
- * hooks, and device != 0 where the machine has one. Skips without a GPU. */
+ * hooks (stream-ordered blocks too), stream-ordered blocks from the context's pool (the same
+ * contract, the pool's reuse and drop), and device != 0 where the machine has one. Skips
+ * without a GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -173,6 +175,57 @@ static void test_device_budget(const mem_case *c)
     spx_ctx_destroy(&ctx);
 }
 
+/* spx_cuda_malloc_async keeps spx_cuda_malloc's contract (the device budget named in its
+ * refusal, an injected failure, the block table, the context's bytes), and its memory stays
+ * with the context's pool after the free: reused by the next block, counted as free by
+ * spx_cuda_mem_info, given back when the pool is dropped; a pooled block freed by
+ * spx_cuda_free (a result the caller holds) goes back as well. */
+static void test_async_blocks(void)
+{
+    spx_ctx *ctx = NULL;
+    CHECK(spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA, .device_budget = 1u << 20}) == SPX_OK);
+    if (!ctx) return;
+    void *a = NULL, *b = NULL;
+    spx_status s = spx_cuda_malloc_async(ctx, &a, 2u << 20);
+    CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && !a && strstr(spx_ctx_last_error(ctx), "device budget"),
+              "stream-ordered, 2 MiB past a 1 MiB budget: %s '%s'", spx_status_str(s), spx_ctx_last_error(ctx));
+    spx_ctx_fail_device_alloc_at(ctx, 2);
+    CHECK_OK(ctx, spx_cuda_malloc_async(ctx, &a, 4096));
+    s = spx_cuda_malloc_async(ctx, &b, 4096);
+    spx_ctx_fail_device_alloc_at(ctx, 0);
+    CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && !b && strstr(spx_ctx_last_error(ctx), "injected"),
+              "stream-ordered, injected failure: %s '%s'", spx_status_str(s), spx_ctx_last_error(ctx));
+    CHECK(a && device_held(ctx) == 4096 && spx_cuda_block_count(ctx) == 1);
+    spx_cuda_free_async(ctx, a);
+    CHECK(device_held(ctx) == 0 && spx_cuda_block_count(ctx) == 0);
+    spx_ctx_destroy(&ctx);
+
+    CHECK(spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}) == SPX_OK);
+    if (!ctx) return;
+    size_t reserved = 0, used = 0, again = 0;
+    a = b = NULL;
+    CHECK_OK(ctx, spx_cuda_malloc_async(ctx, &a, 3u << 20));
+    CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &reserved, &used));
+    CHECK_MSG(used >= (3u << 20) && reserved >= used, "pool: %zu bytes out, %zu reserved", used, reserved);
+    spx_cuda_free_async(ctx, a);
+    CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &reserved, &used));
+    CHECK_MSG(used == 0 && reserved >= (3u << 20), "pool after the free: %zu out, %zu kept", used, reserved);
+    const size_t free_cached = device_free(ctx);
+    CHECK_OK(ctx, spx_cuda_malloc_async(ctx, &b, 3u << 20)); /* served by what the pool kept */
+    CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &again, &used));
+    CHECK_MSG(again == reserved, "pool grew from %zu to %zu bytes for a block it held", reserved, again);
+    spx_cuda_free(ctx, b); /* a pooled block through the synchronous free */
+    CHECK(device_held(ctx) == 0 && spx_cuda_block_count(ctx) == 0);
+    spx_cuda_pool_drop(ctx);
+    CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &reserved, &used));
+    CHECK_MSG(reserved == 0 && used == 0, "pool dropped: %zu bytes still reserved", reserved);
+    CHECK_OK(ctx, spx_cuda_malloc_async(ctx, &a, 4096)); /* a new pool */
+    spx_cuda_free_async(ctx, a);
+    printf("stream-ordered blocks: budget, injection, table, pool reuse and drop (free memory with the pool's "
+           "%zu bytes counted: %zu)\n", again, free_cached);
+    spx_ctx_destroy(&ctx);
+}
+
 /* Work runs on the caller's stream: the stream is held busy, then x arrives on it; an SpMV
  * that ran on any other stream would read the NaN x and fail the check. */
 static void test_caller_stream(const mem_case *c)
@@ -262,6 +315,16 @@ static void test_device_allocator_hooks(const mem_case *c)
                   owner.device_peak > 0,
               "hooks: %ld allocations, %ld frees, %zu bytes left with the owner", pool.allocs, pool.frees,
               owner.device_bytes);
+    /* the stream-ordered allocations take the hooks too (no pool is made) */
+    const long allocs0 = pool.allocs, frees0 = pool.frees;
+    void *q = NULL;
+    size_t reserved = 1, used = 1;
+    CHECK_OK(ctx, spx_cuda_malloc_async(ctx, &q, 4096));
+    spx_cuda_free_async(ctx, q);
+    CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &reserved, &used));
+    CHECK_MSG(q && pool.allocs == allocs0 + 1 && pool.frees == frees0 + 1 && reserved == 0 && used == 0,
+              "hooks, stream-ordered: %ld allocations, %ld frees, pool %zu bytes", pool.allocs - allocs0,
+              pool.frees - frees0, reserved);
     pool.refuse_at = pool.allocs + 2; /* the second allocation of the next plan */
     spx_status s = plan_and_run(ctx, c->A, "csr", "auto", c->x, c->y0, c->ref);
     CHECK_MSG(s == SPX_ERR_DEVICE_ALLOC && strstr(spx_ctx_last_error(ctx), "device allocator"),
@@ -388,6 +451,7 @@ int main(void)
     }
     test_injected_failures(ctx, &c);
     test_device_budget(&c);
+    test_async_blocks();
     test_caller_stream(&c);
     test_one_call_at_a_time(&c);
     test_device_allocator_hooks(&c);

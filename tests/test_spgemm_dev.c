@@ -8,8 +8,13 @@
  * atomics: two runs may differ in the last bits); A*B^T, the CPU method and the panels from
  * device operands (downloaded once); values converted on the device (phase "view"); runs into
  * the same C and new values; C on the device from a host plan and C on the host from a device
- * plan; bad device and host operands refused with their row, nothing left allocated; and every
- * device allocation of spx_spgemm_dev failed in turn (an error, *C untouched, nothing left). */
+ * plan; bad device and host operands refused with their row, nothing left allocated; every
+ * device allocation of spx_spgemm_dev failed in turn (an error, *C untouched, nothing left);
+ * and the context's memory pool over whole calls (wrap + spx_spgemm_dev, as `spx bench` times
+ * them): repeated calls give the same C bit for bit with nothing left out and the pool no
+ * longer growing, every allocation of a warm call failed in turn leaks nothing (bytes, blocks,
+ * the pool's), C outlives its plan and is freed safely behind a caller's stream, and the
+ * caller's allocator hooks replace the pool. */
 #include <string.h>
 
 #include "core/ctx.h"
@@ -345,6 +350,305 @@ static void test_alloc_failures(void)
     }
 }
 
+/* ---- the context's memory pool: whole calls from device operands ---- */
+
+/* The methods the pool tests take a whole call of, each on a product that exercises its
+ * allocations (spx dense: the dense panels' blocks too). */
+static const struct pool_case {
+    const char *method, *algo, *spec;
+} POOL_CASES[] = {{"spx", NULL, "gen:poisson2d:n=30"},
+                  {"spx", "dense", "gen:powerlaw:m=20000,k=8,alpha=1.5"},
+                  {"cusparse", "alg1", "gen:poisson2d:n=30"}};
+#define N_POOL_CASES ((int)(sizeof POOL_CASES / sizeof POOL_CASES[0]))
+/* Whole calls in the steady-state check; the pool's size is compared from the third on. */
+#define POOL_CALLS 6
+#define POOL_WARM_CALL 3
+/* How long a caller's stream is held busy before it reads C (test_c_lifetime). */
+#define POOL_HOLD_SECONDS 0.05
+
+/* The whole call as `spx bench --op spgemm` times it: A wrapped over dA's arrays (checked on
+ * the device), spx_spgemm_dev (plan, run, plan destroyed), the wrap's header destroyed. */
+static spx_status whole_call(spx_ctx *ctx, const spx_csr_dev *dA, const spx_spgemm_opts *o, spx_csr_dev **C)
+{
+    spx_csr_dev *wA = NULL;
+    spx_status s = spx_csr_dev_wrap(ctx, dA->m, dA->n, dA->nnz, dA->rowptr_type, dA->rowptr, dA->colind,
+                                    dA->precision, dA->val, &wA);
+    if (!s) s = spx_spgemm_dev(ctx, wA, wA, o, C, NULL);
+    spx_csr_dev_destroy(&wA);
+    return s;
+}
+
+/* What the context holds on the device: its accounted bytes, its live blocks, and its pool's
+ * bytes handed out and reserved (the pool's queued frees done first). */
+typedef struct dev_held {
+    size_t bytes, blocks, pool_used, pool_reserved;
+} dev_held;
+
+static dev_held held_now(spx_ctx *ctx)
+{
+    dev_held h = {0};
+    spx_mem_stats m;
+    spx_ctx_mem_stats(ctx, &m);
+    h.bytes = m.device_bytes;
+    h.blocks = spx_cuda_block_count(ctx);
+    CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &h.pool_reserved, &h.pool_used));
+    return h;
+}
+
+/* Whether the context holds what it held at `was` (the pool's reserve aside) and nothing of the
+ * pool is handed out. */
+static int held_as(spx_ctx *ctx, dev_held was, const char *what)
+{
+    const dev_held h = held_now(ctx);
+    const int ok = h.bytes == was.bytes && h.blocks == was.blocks && h.pool_used == 0;
+    CHECK_MSG(ok, "%s: %zu device bytes in %zu blocks held (%zu, %zu before), %zu bytes of the pool out", what,
+              h.bytes, h.blocks, was.bytes, was.blocks, h.pool_used);
+    return ok;
+}
+
+/* spec's matrix with small-integer values: every sum of products is exact in fp64 whatever its
+ * order (the kernels sum with atomics), so two runs' C are equal bit for bit. */
+static spx_csr *exact_operand(spx_ctx *ctx, const char *spec)
+{
+    spx_csr *A = NULL;
+    if (spx_gen(ctx, spec, &A)) return NULL;
+    for (int64_t q = 0; q < A->nnz; q++) A->val[q] = (double)(q % 5 - 2);
+    return A;
+}
+
+/* Whether X and Y are the same CSR, values bit for bit. */
+static int same_csr(const spx_csr *X, const spx_csr *Y)
+{
+    return X && Y && same_pattern(X, Y) && (!X->nnz || !memcmp(X->val, Y->val, (size_t)X->nnz * sizeof *X->val));
+}
+
+/* C downloaded to the host (NULL when C is NULL or the download fails). */
+static spx_csr *host_of(spx_ctx *ctx, const spx_csr_dev *C)
+{
+    spx_csr *H = NULL;
+    if (C) CHECK_OK(ctx, spx_csr_dev_download(C, &H));
+    return H;
+}
+
+/* One context, POOL_CALLS whole calls of case c: the same C bit for bit each time (and the
+ * reference's), everything back after each (bytes, blocks, the pool's), and the pool no larger
+ * after the last call than after POOL_WARM_CALL (the steady state takes nothing new). */
+static void pool_steady_state(const struct pool_case *c)
+{
+    spx_ctx *ctx = NULL;
+    CHECK_OK(ctx, spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}));
+    spx_csr *A = ctx ? exact_operand(ctx, c->spec) : NULL;
+    spx_csr_dev *dA = NULL;
+    if (A) CHECK_OK(ctx, spx_csr_dev_upload(ctx, A, SPX_INDEX_INT32, SPX_FP64, &dA));
+    const spx_spgemm_opts o = {.method = c->method, .algo = c->algo};
+    spx_csr *first = NULL;
+    size_t warm = 0, last = 0;
+    for (int i = 0; dA && i < POOL_CALLS; i++) {
+        const dev_held before = held_now(ctx);
+        spx_csr_dev *C = NULL;
+        CHECK_OK(ctx, whole_call(ctx, dA, &o, &C));
+        spx_csr *H = host_of(ctx, C);
+        spx_csr_dev_destroy(&C);
+        if (i == 0) {
+            sc_ref r;
+            sc_ref_make(A, A, 0, &r);
+            CHECK_MSG(sc_matches(H, &r, SPX_FP64, "pool: first call"), "%s/%s", c->method, c->algo ? c->algo : "-");
+            sc_ref_free(&r);
+            first = H, H = NULL;
+        }
+        CHECK_MSG(!H || same_csr(H, first), "%s/%s: call %d's C differs from the first's", c->method,
+                  c->algo ? c->algo : "-", i + 1);
+        spx_csr_destroy(&H);
+        held_as(ctx, before, "pool: after a whole call");
+        const size_t reserved = held_now(ctx).pool_reserved;
+        if (i + 1 == POOL_WARM_CALL) warm = reserved;
+        last = reserved;
+    }
+    CHECK_MSG(warm > 0 && last == warm, "%s/%s: the pool holds %zu bytes after call %d, %zu after call %d", c->method,
+              c->algo ? c->algo : "-", warm, POOL_WARM_CALL, last, POOL_CALLS);
+    printf("  pool %s/%s on %s: %d whole calls, C identical, nothing out, pool %zu bytes from call %d on\n",
+           c->method, c->algo ? c->algo : "-", c->spec, POOL_CALLS, last, POOL_WARM_CALL);
+    spx_csr_destroy(&first);
+    spx_csr_dev_destroy(&dA);
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+}
+
+/* The n-th device allocation of a whole call fails on a warm context, for every n until none
+ * does: DEVICE_ALLOC with a message, *C NULL, the context holding what it held before (bytes,
+ * blocks, nothing of the pool out), the next call right; at the end, with the operand freed,
+ * nothing at all. */
+static void pool_injected(const struct pool_case *c)
+{
+    spx_ctx *ctx = NULL;
+    CHECK_OK(ctx, spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}));
+    spx_csr *A = ctx ? exact_operand(ctx, c->spec) : NULL, *want = NULL;
+    spx_csr_dev *dA = NULL, *C = NULL;
+    if (A) CHECK_OK(ctx, spx_csr_dev_upload(ctx, A, SPX_INDEX_INT32, SPX_FP64, &dA));
+    const spx_spgemm_opts o = {.method = c->method, .algo = c->algo};
+    if (dA) CHECK_OK(ctx, whole_call(ctx, dA, &o, &C)); /* warm: the pool holds the call's memory */
+    want = host_of(ctx, C);
+    spx_csr_dev_destroy(&C);
+    const dev_held before = held_now(ctx);
+    int done = 0, failures = 0;
+    for (long n = 1; want && n < 80 && !done; n++) {
+        spx_ctx_fail_device_alloc_at(ctx, n);
+        spx_status s = whole_call(ctx, dA, &o, &C);
+        done = s == SPX_OK && ctx->dev_allocs < n;
+        spx_ctx_fail_device_alloc_at(ctx, 0);
+        failures += s != SPX_OK;
+        const int clean_fail = s == SPX_ERR_DEVICE_ALLOC && !C && strstr(spx_ctx_last_error(ctx), "device memory");
+        CHECK_MSG(s == SPX_OK || clean_fail, "%s/%s, fail at %ld: %s: %s", c->method, c->algo ? c->algo : "-", n,
+                  spx_status_str(s), spx_ctx_last_error(ctx));
+        spx_csr *H = host_of(ctx, C);
+        CHECK_MSG(!C || same_csr(H, want), "%s/%s, fail at %ld: C differs", c->method, c->algo ? c->algo : "-", n);
+        spx_csr_destroy(&H);
+        spx_csr_dev_destroy(&C);
+        held_as(ctx, before, "pool: after an injected failure");
+        CHECK_OK(ctx, whole_call(ctx, dA, &o, &C)); /* the context still works */
+        H = host_of(ctx, C);
+        CHECK_MSG(same_csr(H, want), "%s/%s: the call after failing allocation %ld differs", c->method,
+                  c->algo ? c->algo : "-", n);
+        spx_csr_destroy(&H);
+        spx_csr_dev_destroy(&C);
+    }
+    CHECK_MSG(done, "%s/%s: still failing after 80 injected failures", c->method, c->algo ? c->algo : "-");
+    spx_csr_dev_destroy(&dA);
+    const dev_held end = held_now(ctx);
+    CHECK_MSG(end.bytes == 0 && end.blocks == 0 && end.pool_used == 0, "%s/%s: %zu bytes, %zu blocks left", c->method,
+              c->algo ? c->algo : "-", end.bytes, end.blocks);
+    printf("  pool %s/%s: %d allocations of a warm whole call failed in turn: clean\n", c->method,
+           c->algo ? c->algo : "-", failures);
+    spx_csr_destroy(&want);
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+}
+
+/* C outlives its plan: a plan's C downloaded after the plan is destroyed and other calls reused
+ * the pool's memory; then read by a copy queued on another, held stream and destroyed on the
+ * context's (default) stream: the copy still reads it whole (the free waits for the device),
+ * though the next call may take its memory at once. */
+static void test_c_lifetime(spx_ctx *ctx)
+{
+    spx_csr *A = exact_operand(ctx, "gen:poisson2d:n=30"), *want = NULL, *H = NULL;
+    spx_csr_dev *dA = NULL, *C = NULL, *D = NULL;
+    spx_spgemm_plan *p = NULL;
+    void *stream = NULL, *copy = NULL;
+    if (A) CHECK_OK(ctx, spx_csr_dev_upload(ctx, A, SPX_INDEX_INT32, SPX_FP64, &dA));
+    if (!dA || spx_spgemm_plan_create_dev(ctx, dA, dA, NULL, &p) || spx_spgemm_run_dev(p, &C)) {
+        CHECK_MSG(0, "C lifetime: %s", spx_ctx_last_error(ctx));
+        goto done;
+    }
+    want = host_of(ctx, C);
+    spx_spgemm_plan_destroy(&p);
+    for (int i = 0; i < 2; i++) { /* calls whose blocks come from what the plan gave back */
+        CHECK_OK(ctx, whole_call(ctx, dA, &(spx_spgemm_opts){0}, &D));
+        spx_csr_dev_destroy(&D);
+    }
+    H = host_of(ctx, C);
+    CHECK_MSG(same_csr(H, want), "C changed after its plan was destroyed and the pool reused");
+    spx_csr_destroy(&H);
+    const size_t vbytes = (size_t)C->nnz * sizeof(double);
+    CHECK_OK(ctx, spx_cuda_malloc(ctx, &copy, vbytes));
+    CHECK_OK(ctx, spx_cuda_stream_create(ctx, &stream));
+    if (!copy || !stream) goto done;
+    CHECK_OK(ctx, spx_ctx_set_stream(ctx, stream));
+    CHECK_OK(ctx, spx_cuda_spin(ctx, POOL_HOLD_SECONDS)); /* the caller's stream, busy */
+    CHECK_OK(ctx, spx_cuda_d2d_async(ctx, copy, C->val, vbytes));
+    CHECK_OK(ctx, spx_ctx_set_stream(ctx, NULL));
+    spx_csr_dev_destroy(&C);
+    CHECK_OK(ctx, whole_call(ctx, dA, &(spx_spgemm_opts){0}, &D)); /* may take C's memory */
+    double *vals = malloc(vbytes + 8);
+    CHECK_OK(ctx, spx_cuda_sync(ctx));
+    if (vals) CHECK_OK(ctx, spx_cuda_d2h(ctx, vals, copy, vbytes));
+    CHECK_MSG(vals && want && !memcmp(vals, want->val, vbytes),
+              "a copy queued on another stream before C's destroy read C changed");
+    free(vals);
+    printf("C after its plan's destroy, the pool reused: unchanged; destroyed behind a held caller stream: safe\n");
+done:
+    spx_cuda_stream_destroy(stream);
+    spx_cuda_free(ctx, copy);
+    spx_spgemm_plan_destroy(&p);
+    spx_csr_dev_destroy(&D);
+    spx_csr_dev_destroy(&C);
+    spx_csr_dev_destroy(&dA);
+    spx_csr_destroy(&want);
+    spx_csr_destroy(&A);
+}
+
+/* The caller's device allocator, for test_pool_hooks: blocks from a second context, counted. */
+typedef struct hook_owner {
+    spx_ctx *owner;
+    long allocs, frees;
+} hook_owner;
+
+static int hook_alloc(void *user, void **ptr, size_t bytes)
+{
+    hook_owner *h = user;
+    h->allocs++;
+    return spx_cuda_malloc(h->owner, ptr, bytes) == SPX_OK ? 0 : 1;
+}
+
+static void hook_free(void *user, void *ptr)
+{
+    hook_owner *h = user;
+    h->frees++;
+    spx_cuda_free(h->owner, ptr);
+}
+
+/* With the caller's device allocator hooks, a whole call's blocks (the stream-ordered ones
+ * too) all come from the hooks and go back to them; the context makes no pool. */
+static void test_pool_hooks(void)
+{
+    hook_owner h = {0};
+    CHECK_OK(h.owner, spx_ctx_create(&h.owner, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA}));
+    spx_device_allocator da = {hook_alloc, hook_free, &h};
+    spx_ctx *ctx = NULL;
+    CHECK_OK(ctx, spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA, .device_alloc = &da}));
+    spx_csr *A = ctx && h.owner ? exact_operand(ctx, "gen:poisson2d:n=30") : NULL;
+    spx_csr_dev *dA = NULL, *C = NULL;
+    if (A) CHECK_OK(ctx, spx_csr_dev_upload(ctx, A, SPX_INDEX_INT32, SPX_FP64, &dA));
+    const long after_upload = h.allocs;
+    for (int i = 0; dA && i < 2; i++) {
+        CHECK_OK(ctx, whole_call(ctx, dA, &(spx_spgemm_opts){0}, &C));
+        spx_csr *H = host_of(ctx, C);
+        sc_ref r;
+        sc_ref_make(A, A, 0, &r);
+        CHECK(sc_matches(H, &r, SPX_FP64, "whole call through the caller's hooks"));
+        sc_ref_free(&r);
+        spx_csr_destroy(&H);
+        spx_csr_dev_destroy(&C);
+    }
+    spx_csr_dev_destroy(&dA);
+    size_t reserved = 1, used = 1;
+    if (ctx) CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &reserved, &used));
+    spx_mem_stats owner;
+    if (h.owner) spx_ctx_mem_stats(h.owner, &owner);
+    CHECK_MSG(h.allocs > after_upload && h.allocs == h.frees && h.owner && owner.device_bytes == 0 && reserved == 0 &&
+                  used == 0 && ctx && spx_cuda_block_count(ctx) == 0,
+              "hooks: %ld allocations (%ld for the upload), %ld frees; the pool %zu bytes", h.allocs, after_upload,
+              h.frees, reserved);
+    printf("caller's device hooks: %ld blocks of two whole calls through them, all returned, no pool\n",
+           h.allocs - after_upload);
+    spx_csr_destroy(&A);
+    spx_ctx_destroy(&ctx);
+    spx_ctx_destroy(&h.owner);
+}
+
+/* The pool of whole calls from device operands: steady state, failures (SPX_GPU_TEST_QUICK,
+ * under memcheck: of the first case only), C's lifetime, hooks. */
+static void test_pool(spx_ctx *ctx)
+{
+    const int quick = getenv("SPX_GPU_TEST_QUICK") != NULL;
+    printf("the context's memory pool, whole calls (wrap + spx_spgemm_dev):\n");
+    for (int c = 0; c < N_POOL_CASES; c++) {
+        pool_steady_state(&POOL_CASES[c]);
+        if (!quick || c == 0) pool_injected(&POOL_CASES[c]);
+    }
+    test_c_lifetime(ctx);
+    test_pool_hooks();
+}
+
 int main(void)
 {
     spx_ctx *ctx = NULL;
@@ -352,12 +656,18 @@ int main(void)
     CHECK_OK(ctx, spx_ctx_create(&ctx, &co));
     spx_backend b;
     const int device = spx_cuda_compiled() && spx_ctx_resolve_backend(ctx, SPX_BACKEND_CUDA, &b) == SPX_OK;
+    /* SPX_GPU_TEST_POOL_ONLY: the pool's cases alone (gpu-check.sh's spgemm-call stage, under
+       memcheck in seconds); SPX_GPU_TEST_QUICK: the allocation sweep left out */
+    const int pool_only = getenv("SPX_GPU_TEST_POOL_ONLY") != NULL;
     test_arguments(ctx, device);
-    if (device) {
+    if (device && pool_only) {
+        test_pool(ctx);
+    } else if (device) {
         test_methods(ctx);
         test_other_paths(ctx);
         test_runs_and_values(ctx);
         test_bad_operands(ctx);
+        test_pool(ctx);
         if (!getenv("SPX_GPU_TEST_QUICK")) test_alloc_failures();
     } else {
         printf("no CUDA build or device: the device cases skipped\n");

@@ -7,12 +7,14 @@
  * loop takes all three), and their fall-back to A's dense rows alone when the sparse rows'
  * rows of G do not fit;
  * value updates; and every device allocation failed in turn (an error, nothing left on the
- * device; the dense panels too). Skips (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves
- * cuSPARSE out (for racecheck, as tests/test_gpu.c). */
+ * device: no bytes, no block, nothing of the context's pool out; the dense panels too). Skips
+ * (77) without a CUDA build or device. SPX_GPU_TEST_SKIP_CUSPARSE leaves cuSPARSE out (for
+ * racecheck, as tests/test_gpu.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ctx.h"
+#include "cuda/gateway.h"
 #include "spgemm/spgemm_internal.h" /* spx_spgemm_transpose */
 #include "spgemm/spx/spx_tuning.h" /* SPX_GPU_LONG_A_ROW, SPX_GPU_SPLIT_A_ENTRIES, SPX_GPU_HOT_COLS */
 #include "spgemm_ooc_check.h"      /* spgemm_check.h, and oc_run / oc_cpu_product / oc_close */
@@ -329,8 +331,11 @@ static void alloc_failure_sweep(const char *method, const char *algo, const char
         spx_spgemm_plan_destroy(&plan);
         spx_mem_stats ms;
         spx_ctx_mem_stats(ctx, &ms);
-        CHECK_MSG(ms.device_bytes == 0, "%s/%s on %s, fail at %ld: %zu device bytes left", method, algo ? algo : "-",
-                  spec, n, ms.device_bytes);
+        size_t reserved = 0, used = 1;
+        CHECK_OK(ctx, spx_cuda_pool_stats(ctx, &reserved, &used));
+        CHECK_MSG(ms.device_bytes == 0 && spx_cuda_block_count(ctx) == 0 && used == 0,
+                  "%s/%s on %s, fail at %ld: %zu device bytes in %zu blocks left, %zu of the pool's out", method,
+                  algo ? algo : "-", spec, n, ms.device_bytes, spx_cuda_block_count(ctx), used);
         spx_csr_destroy(&C);
         spx_csr_destroy(&A);
         spx_ctx_destroy(&ctx);

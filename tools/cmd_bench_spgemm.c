@@ -225,6 +225,8 @@ static void measure_device(spx_ctx *ctx, sg_run *run, sg_row *row, const spx_csr
     row->r.t_device_wrap_s = d.t_device_wrap_s;
     row->r.t_device_we_copy_s = d.t_device_we_copy_s;
     row->r.device_info = d.device_info;
+    row->r.t_device_call_first_s = d.t_device_call_first_s;
+    row->r.device_info_first = d.device_info_first;
 }
 
 /* Measures method m on A (ctx: the bench's context, or the 1-thread one) into a new row. */
@@ -473,6 +475,8 @@ static void row_json(FILE *f, const void *rows, int i)
         json_kv_num(f, &first, "t_device_wrap_s", r->t_device_wrap_s > 0 ? r->t_device_wrap_s : NAN);
         if (r->t_device_we_copy_s > 0) json_kv_num(f, &first, "t_device_we_copy_s", r->t_device_we_copy_s);
         spgemm_phases_json(f, &first, "device_call_phases", &r->device_info);
+        json_kv_num(f, &first, "t_device_call_first_s", r->t_device_call_first_s > 0 ? r->t_device_call_first_s : NAN);
+        spgemm_phases_json(f, &first, "device_call_first_phases", &r->device_info_first);
         json_kv_str(f, &first, "device_call_verified", row->dcheck);
         json_kv_num(f, &first, "x_best_cusparse_device", row->xd_best);
     }

@@ -146,7 +146,13 @@ typedef struct spx_bench_spgemm_result {
     double t_device_wrap_s;    /* of which the wraps (median) */
     double t_device_we_copy_s; /* cuSPARSE: the device call's work estimation to copy (its
                                   symbolic and numeric phases; median); 0 for other methods */
-    spx_spgemm_info device_info; /* the last device call's report (its phases) */
+    spx_spgemm_info device_info; /* the last device call's report; its phases the whole call's:
+                                    "wrap" first, the plan's and the run's, "destroy", then
+                                    "other" (what none of them timed), summing to its time */
+    double t_device_call_first_s; /* the first call, the context's memory pool dropped before it
+                                     (made anew, empty): what a new context's first call pays,
+                                     the kernels' first loading aside */
+    spx_spgemm_info device_info_first; /* its report, phases as device_info's */
 } spx_bench_spgemm_result;
 
 /* Plans C = A*B (A*B^T) with gopts, runs it once (C allocated), then warm-up and timed runs
@@ -163,9 +169,10 @@ spx_status spx_bench_spgemm(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, co
  * one call), *batch_s its time per call back to back. A one-kernel SpMV's call time cannot go
  * below call_s; call_s - batch_s is what a lone call pays beyond a call in a stream. */
 spx_status spx_bench_launch_floor(spx_ctx *ctx, double *call_s, double *batch_s);
-/* The whole SpGEMM call from device operands into r's t_device_* fields and device_info (see
- * there; gopts as for spx_bench_spgemm, transpose_b given as B^T): one untimed call, then the
- * timed ones (bopts' reps); *C (NULL on entry) receives the last call's C downloaded, for the
+/* The whole SpGEMM call from device operands into r's t_device_* fields, device_info and
+ * device_info_first (see there; gopts as for spx_bench_spgemm, transpose_b given as B^T): the
+ * first call with the context's memory pool dropped before it, then the timed ones (bopts'
+ * reps: the steady state); *C (NULL on entry) receives the last call's C downloaded, for the
  * caller's check. A failed call is r->status with r->msg. Returns SPX_OK unless the arguments
  * are bad. */
 spx_status spx_bench_spgemm_device(spx_ctx *ctx, const spx_csr *A, const spx_csr *B, const spx_spgemm_opts *gopts,

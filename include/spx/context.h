@@ -51,8 +51,10 @@ typedef struct spx_ctx_opts {
                                     default: the memory the system reports available
                                     (MemAvailable) when the context is created */
     size_t device_budget;        /* bytes of device memory the context may hold at once;
-                                    default: no limit beyond the device's free memory,
-                                    which every device allocation is checked against */
+                                    default: no limit beyond the device's free memory (an
+                                    allocation the device refuses is an error naming it);
+                                    also the most the context's memory pool keeps cached
+                                    between calls (default: all it took) */
 } spx_ctx_opts;
 
 /* What a context holds now and at most, and its budgets (bytes). */
@@ -65,7 +67,8 @@ typedef struct spx_ctx spx_ctx;
 
 /* Creates a context; opts may be NULL for defaults. */
 spx_status spx_ctx_create(spx_ctx **out, const spx_ctx_opts *opts);
-/* Destroys *ctx (NULL accepted) and sets it to NULL. */
+/* Destroys *ctx (NULL accepted) and sets it to NULL; its device memory pool goes back to the
+ * device with it. Destroy the device CSRs the library made on it first. */
 void spx_ctx_destroy(spx_ctx **ctx);
 /* The message of the last error, with context (file:line, names); "" if none. */
 const char *spx_ctx_last_error(const spx_ctx *ctx);

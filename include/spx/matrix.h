@@ -95,7 +95,11 @@ spx_status spx_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_type row
                               spx_csr_dev **out);
 /* A host copy of the device CSR A (int64 row pointers, fp64 values), on A's context. */
 spx_status spx_csr_dev_download(const spx_csr_dev *A, spx_csr **out);
-/* Frees *A (its arrays too when it owns them; NULL accepted) and sets it to NULL. */
+/* Frees *A (its arrays too when it owns them; NULL accepted) and sets it to NULL. Owned arrays
+ * go back once the device is done with them on every stream (a device-wide wait, as cudaFree
+ * waits), so work of the caller's on any stream that reads them may still be queued: to the
+ * context's memory pool for SpGEMM's C (kept there for the context's next calls), else to
+ * cudaFree or the caller's device allocator. Call it before destroying A's context. */
 void spx_csr_dev_destroy(spx_csr_dev **A);
 
 /* Allocates an m x n CSR with room for nnz entries (contents uninitialised, rowptr zeroed). */

@@ -85,7 +85,9 @@ typedef struct spx_spgemm_info {
     /* The out-of-core path (zeros, panel_split "", when in-core). */
     char panel_mode[16];      /* "in-core" or "panels" */
     char panel_split[16];     /* panels: "hetero", "gpu" or "cpu" */
-    size_t device_mem_limit;  /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none) */
+    size_t device_mem_limit;  /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none,
+                                 or not asked: an in-core spx plan from device operands whose
+                                 context's memory pool served C's bytes, docs/spgemm.md) */
     int panels;               /* row panels of A */
     int b_col_blocks;         /* B's column blocks on the GPU side (1: B whole, resident) */
     int32_t panel_rows_max;   /* rows of the largest panel */
@@ -145,14 +147,16 @@ spx_status spx_spgemm_plan_update_values(spx_spgemm_plan *p);
 spx_status spx_spgemm_run(spx_spgemm_plan *p, spx_csr **C);
 /* Computes C (numeric phase) on the device, of any plan: *C NULL: a new device CSR (row
  * pointers of opts.c_rowptr_type, values of the plan's precision, sorted columns; one device
- * allocation through the context, counted in its device memory, not the plan's) the caller frees
- * with spx_csr_dev_destroy; *C from an earlier spx_spgemm_run_dev of this plan: refilled in
- * place. A CUDA in-core plan writes C where it computes it; any other computes C on the host
+ * allocation through the context, from its memory pool on its stream (the caller's allocator
+ * when installed), counted in its device memory, not the plan's; valid until the caller frees it
+ * with spx_csr_dev_destroy, the plan's destruction aside); *C from an earlier spx_spgemm_run_dev
+ * of this plan: refilled in place. A CUDA in-core plan writes C where it computes it; any other computes C on the host
  * and uploads it (phase "upload C"). Returns once C is complete on the device. int32 row
  * pointers for more than 2^31 - 1 nonzeros: SPX_ERR_OVERFLOW. */
 spx_status spx_spgemm_run_dev(spx_spgemm_plan *p, spx_csr_dev **C);
 /* C = A*B (A*B^T) from device CSRs into a new device CSR *C (NULL on entry): plan, one run,
- * plan destroyed; *info (NULL: not wanted) the plan's report. */
+ * plan destroyed; *info (NULL: not wanted) the plan's report, the plan's destruction its last
+ * phase ("destroy"). */
 spx_status spx_spgemm_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_csr_dev *B, const spx_spgemm_opts *opts,
                           spx_csr_dev **C, spx_spgemm_info *info);
 /* Fills *info (a self-contained copy). */

@@ -25,12 +25,41 @@ int spx_cuda_device_count(void);
 spx_status spx_cuda_init(spx_ctx *ctx);
 spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out);
 
-/* Device memory, accounted in the context: an allocation over the device budget or the
- * device's free memory (or one a test injected a failure into) fails with
- * SPX_ERR_DEVICE_ALLOC and a message, leaving no CUDA error behind. */
+/* Device memory, accounted in the context: an allocation over the device budget, one the
+ * device cannot meet (the message names its free memory) or one a test injected a failure
+ * into fails with SPX_ERR_DEVICE_ALLOC and a message, leaving no CUDA error behind. Made by the
+ * caller's hooks when installed, else by cudaMalloc. spx_cuda_free returns any block of the
+ * context (one of spx_cuda_malloc_async's too) once the device is done with it, as cudaFree
+ * does (the caller's hooks: at once). */
 spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes);
 void spx_cuda_free(spx_ctx *ctx, void *p);
-/* The device's free and total memory (cudaMemGetInfo). */
+/* The same contract, stream-ordered, for the work of one call (SpGEMM's device path): the
+ * block comes from the context's memory pool (src/cuda/pool.cu) on the context's stream, usable
+ * by work queued there after this call (and on streams that wait for it), with no cudaMalloc
+ * and no wait once the pool holds the memory from an earlier call. spx_cuda_free_async gives it
+ * back on the context's stream: work queued there before may still use it, work on any other
+ * stream must be done or joined into it first (a block the caller holds goes back with
+ * spx_cuda_free instead). With the caller's hooks installed the pool is not used: their alloc
+ * and free (after a wait for the context's stream). Without pools on the device: cudaMalloc
+ * and cudaFree. */
+spx_status spx_cuda_malloc_async(spx_ctx *ctx, void **p, size_t bytes);
+void spx_cuda_free_async(spx_ctx *ctx, void *p);
+/* The context's live device blocks (its table; tests: 0 once everything is back). */
+size_t spx_cuda_block_count(const spx_ctx *ctx);
+/* The context's pool: bytes it holds from the device and bytes handed out (0, 0 before it is
+ * made or without one), after a wait for the context's stream (its queued frees done). */
+spx_status spx_cuda_pool_stats(spx_ctx *ctx, size_t *reserved, size_t *used);
+/* 1 when `bytes` more fit the device budget and the pool serves them now (taken from it and
+ * given back at once on the context's stream: they stay cached for what follows); 0 when not,
+ * or when the caller's hooks replace the pool or the device has none. Not an allocation: not
+ * counted, never injected. */
+int spx_cuda_pool_room(spx_ctx *ctx, size_t bytes);
+/* Gives the pool's memory back to the device and destroys it when no block of it is out (else
+ * gives back only what it caches); the next stream-ordered allocation makes a new one. For
+ * measuring a cold first call; a context's pool otherwise lives as long as the context. */
+void spx_cuda_pool_drop(spx_ctx *ctx);
+/* The device's free memory, with what the context's pool caches unused counted as free (the
+ * context's to take), and its total (cudaMemGetInfo). */
 spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes);
 /* A new non-blocking stream (a cudaStream_t) on the context's device, and its release. */
 spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream);

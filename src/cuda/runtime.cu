@@ -61,6 +61,8 @@ static void release_state(spx_ctx *ctx)
     for (int j = 0; j < st->sides; j++)
         if (cudaStreamDestroy(st->side[j]) != cudaSuccess) (void)cudaGetLastError();
     spx_cuda_blas_close(ctx, st->blas);
+    spx_cuda_pool_destroy(st); /* its blocks are back by now (a device C the caller still holds
+                                  keeps its memory until it is freed) */
     spx_free(ctx, st->blocks);
     spx_free(ctx, st);
     ctx->cuda = NULL;
@@ -115,11 +117,13 @@ extern "C" spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out)
     return SPX_OK;
 }
 
-/* Fails with SPX_ERR_DEVICE_ALLOC unless `bytes` more fit the device budget and the device's
- * free memory, or when a test injected this allocation's failure; reserves them otherwise. */
+/* Fails with SPX_ERR_DEVICE_ALLOC unless `bytes` more fit the device budget, or when a test
+ * injected this allocation's failure; reserves them otherwise. The device's free memory is not
+ * asked here (cudaMemGetInfo took ~5-8 us a block on an H100): CUDA's own refusal says it, and
+ * device_refused names it then. */
 static spx_status reserve_device(spx_ctx *ctx, size_t bytes)
 {
-    char need[32], lim[32], held[32];
+    char need[32];
     long n = ++ctx->dev_allocs;
     if (ctx->dev_fail_at && n == ctx->dev_fail_at)
         return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: allocation %ld of %s failed (injected by a test)",
@@ -129,29 +133,81 @@ static spx_status reserve_device(spx_ctx *ctx, size_t bytes)
         return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: %s",
                         spx_mem_refusal_str(&ctx->dev, "device", refusal, sizeof refusal));
     }
-    size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && bytes > free_b) {
-        spx_mem_release(&ctx->dev, bytes);
-        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: %s needed, %s free on device %d (%s total)",
-                        spx_bytes_str((double)bytes, need, sizeof need), spx_bytes_str((double)free_b, lim, sizeof lim),
-                        ctx->device, spx_bytes_str((double)total_b, held, sizeof held));
-    }
-    (void)cudaGetLastError();
     return SPX_OK;
 }
 
-/* Returns p to whichever allocator made it (the caller's hooks or cudaFree). */
-static void release_block(spx_ctx *ctx, void *p)
+/* SPX_ERR_DEVICE_ALLOC for `bytes` that `how` refused with e: the device's free memory asked
+ * now (on this path only) and named. Leaves no CUDA error behind. */
+static spx_status device_refused(spx_ctx *ctx, size_t bytes, const char *how, cudaError_t e)
+{
+    char need[32], free_s[32], total_s[32];
+    size_t free_b = 0, total_b = 0;
+    (void)cudaGetLastError();
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+    return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC,
+                    "device memory: %s of %s failed: %s (%s); %s free on device %d (%s total)", how,
+                    spx_bytes_str((double)bytes, need, sizeof need), cudaGetErrorName(e), cudaGetErrorString(e),
+                    spx_bytes_str((double)free_b, free_s, sizeof free_s), ctx->device,
+                    spx_bytes_str((double)total_b, total_s, sizeof total_s));
+}
+
+/* Where a block comes from. */
+typedef enum block_source { FROM_HOOKS, FROM_CUDA_MALLOC, FROM_POOL } block_source;
+
+/* The source of a new block: the caller's hooks when installed, else the pool when the
+ * allocation is stream-ordered and the device has one, else cudaMalloc. */
+static block_source source_of(spx_ctx *ctx, int ordered)
+{
+    if (ctx->device_alloc.alloc) return FROM_HOOKS;
+    return ordered && spx_cuda_pool(ctx) ? FROM_POOL : FROM_CUDA_MALLOC;
+}
+
+/* bytes from `from` into *p (NULL on failure, with the message); cudaMalloc short of memory is
+ * tried once more after the pool gave back what it caches. */
+static spx_status take_block(spx_ctx *ctx, block_source from, void **p, size_t bytes)
+{
+    char need[32];
+    if (from == FROM_HOOKS) {
+        if (ctx->device_alloc.alloc(ctx->device_alloc.user, p, bytes) == 0 && *p) return SPX_OK;
+        *p = NULL;
+        return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: the caller's device allocator refused %s",
+                        spx_bytes_str((double)bytes, need, sizeof need));
+    }
+    if (from == FROM_POOL) {
+        cudaError_t e = spx_cuda_pool_take(ctx, spx_cuda_pool(ctx), p, bytes);
+        return e == cudaSuccess ? SPX_OK : device_refused(ctx, bytes, "the context's pool", e);
+    }
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        if (spx_cuda_pool_trim(ctx)) e = cudaMalloc(p, bytes);
+    }
+    if (e == cudaSuccess) return SPX_OK;
+    *p = NULL;
+    return device_refused(ctx, bytes, "cudaMalloc", e);
+}
+
+/* Returns p to whichever allocator made it. A block from the pool goes back on the context's
+ * stream; unless `ordered` (every use of it queued on that stream), after a device-wide wait,
+ * as cudaFree waits. The caller's hooks get it after the stream's work when `ordered` (they
+ * need not wait for the device), at once otherwise, as always. */
+static void release_block(spx_ctx *ctx, void *p, int pooled, int ordered)
 {
     if (ctx->device_alloc.free) {
+        if (ordered && cudaStreamSynchronize(spx_cuda_stream(ctx)) != cudaSuccess) (void)cudaGetLastError();
         ctx->device_alloc.free(ctx->device_alloc.user, p);
         return;
+    }
+    if (pooled) {
+        if (!ordered && cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+        if (cudaFreeAsync(p, spx_cuda_stream(ctx)) == cudaSuccess) return;
+        (void)cudaGetLastError(); /* e.g. the context's stream is gone: cudaFree takes any block */
     }
     if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
 /* Records a live device block in the context's table; SPX_ERR_NOMEM if the table cannot grow. */
-static spx_status track_block(spx_ctx *ctx, void *p, size_t bytes)
+static spx_status track_block(spx_ctx *ctx, void *p, size_t bytes, int pooled)
 {
     spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
     if (st->n_blocks == st->cap_blocks) {
@@ -163,68 +219,79 @@ static spx_status track_block(spx_ctx *ctx, void *p, size_t bytes)
     }
     st->blocks[st->n_blocks].ptr = p;
     st->blocks[st->n_blocks].bytes = bytes;
+    st->blocks[st->n_blocks].pooled = pooled;
     st->n_blocks++;
+    st->n_pooled += pooled != 0;
     return SPX_OK;
 }
 
-/* Removes p from the table; returns its size (0 when it is not there). */
-static size_t untrack_block(spx_ctx *ctx, void *p)
+/* Removes p from the table; returns its entry (bytes 0, not pooled, when it is not there). */
+static spx_cuda_block untrack_block(spx_ctx *ctx, void *p)
 {
     spx_cuda_state *st = (spx_cuda_state *)ctx->cuda;
+    spx_cuda_block b = {p, 0, 0};
     for (size_t i = st ? st->n_blocks : 0; i-- > 0;) {
         if (st->blocks[i].ptr != p) continue;
-        size_t bytes = st->blocks[i].bytes;
+        b = st->blocks[i];
         st->blocks[i] = st->blocks[--st->n_blocks];
-        return bytes;
+        st->n_pooled -= b.pooled != 0;
+        break;
     }
-    return 0;
+    return b;
 }
 
-extern "C" spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes)
+/* spx_cuda_malloc (ordered 0) and spx_cuda_malloc_async (ordered 1): budget, injection, the
+ * block from its source, the table. */
+static spx_status device_alloc(spx_ctx *ctx, void **p, size_t bytes, int ordered)
 {
-    if (!ctx || !p) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_malloc: NULL argument") : SPX_ERR_ARG;
     *p = NULL;
     if (bytes == 0) return SPX_OK;
     spx_status s = spx_cuda_init(ctx);
     if (s) return s;
     if ((s = reserve_device(ctx, bytes))) return s;
-    if (ctx->device_alloc.alloc) { /* the caller's allocator */
-        if (ctx->device_alloc.alloc(ctx->device_alloc.user, p, bytes) != 0 || !*p) {
-            *p = NULL;
-            spx_mem_release(&ctx->dev, bytes);
-            char need[32];
-            return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: the caller's device allocator refused %s",
-                            spx_bytes_str((double)bytes, need, sizeof need));
-        }
-    } else {
-        cudaError_t e = cudaMalloc(p, bytes);
-        if (e != cudaSuccess) {
-            *p = NULL;
-            spx_mem_release(&ctx->dev, bytes);
-            (void)cudaGetLastError();
-            char need[32];
-            return spx_fail(ctx, SPX_ERR_DEVICE_ALLOC, "device memory: cudaMalloc of %s failed: %s (%s)",
-                            spx_bytes_str((double)bytes, need, sizeof need), cudaGetErrorName(e), cudaGetErrorString(e));
-        }
-    }
-    if ((s = track_block(ctx, *p, bytes))) {
-        release_block(ctx, *p);
+    const block_source from = source_of(ctx, ordered);
+    if ((s = take_block(ctx, from, p, bytes)) || (s = track_block(ctx, *p, bytes, from == FROM_POOL))) {
+        if (*p) release_block(ctx, *p, from == FROM_POOL, 1);
         *p = NULL;
         spx_mem_release(&ctx->dev, bytes);
-        return s;
     }
-    return SPX_OK;
+    return s;
 }
 
-extern "C" void spx_cuda_free(spx_ctx *ctx, void *p)
+/* spx_cuda_free and spx_cuda_free_async: the block untracked, its bytes released, the block
+ * returned (ordered: as spx_cuda_free_async promises). */
+static void device_free(spx_ctx *ctx, void *p, int ordered)
 {
     if (!p) return;
     if (!ctx) {
         if (cudaFree(p) != cudaSuccess) (void)cudaGetLastError();
         return;
     }
-    spx_mem_release(&ctx->dev, untrack_block(ctx, p));
-    release_block(ctx, p);
+    const spx_cuda_block b = untrack_block(ctx, p);
+    spx_mem_release(&ctx->dev, b.bytes);
+    release_block(ctx, p, b.pooled, ordered);
+}
+
+extern "C" spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes)
+{
+    if (!ctx || !p) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_malloc: NULL argument") : SPX_ERR_ARG;
+    return device_alloc(ctx, p, bytes, 0);
+}
+
+extern "C" void spx_cuda_free(spx_ctx *ctx, void *p) { device_free(ctx, p, 0); }
+
+extern "C" spx_status spx_cuda_malloc_async(spx_ctx *ctx, void **p, size_t bytes)
+{
+    if (!ctx || !p) return ctx ? spx_fail(ctx, SPX_ERR_ARG, "spx_cuda_malloc_async: NULL argument") : SPX_ERR_ARG;
+    return device_alloc(ctx, p, bytes, 1);
+}
+
+extern "C" void spx_cuda_free_async(spx_ctx *ctx, void *p) { device_free(ctx, p, 1); }
+
+extern "C" size_t spx_cuda_block_count(const spx_ctx *ctx)
+{
+    const spx_cuda_state *st = ctx ? spx_cuda_state_of(ctx) : NULL;
+    return st ? st->n_blocks : 0;
 }
 
 extern "C" spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes)
@@ -233,6 +300,10 @@ extern "C" spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t
     spx_status s = spx_cuda_init(ctx);
     if (s) return s;
     SPX_CUDA_RET(ctx, cudaMemGetInfo(free_bytes, total_bytes));
+    size_t reserved = 0, used = 0; /* what the context's pool caches is the context's to use */
+    spx_cuda_pool_usage(ctx, &reserved, &used);
+    if (reserved > used) *free_bytes += reserved - used;
+    if (*free_bytes > *total_bytes) *free_bytes = *total_bytes;
     return SPX_OK;
 }
 

@@ -17,6 +17,7 @@ typedef struct spx_cuda_stage spx_cuda_stage;
 typedef struct spx_cuda_block {
     void *ptr;
     size_t bytes;
+    int pooled; /* from the context's pool (pool.cu), else from cudaMalloc or the caller's hooks */
 } spx_cuda_block;
 
 /* What spx_cuda_init reads from the device; hung on ctx->cuda, freed by spx_cuda_release. */
@@ -34,6 +35,9 @@ typedef struct spx_cuda_state {
     size_t flush_bytes;
     spx_cuda_block *blocks; /* the live device allocations, for accounting their frees */
     size_t n_blocks, cap_blocks;
+    size_t n_pooled;        /* of which from the pool */
+    cudaMemPool_t pool;     /* the stream-ordered allocations' pool (pool.cu), made on first use */
+    int pool_refused;       /* making it failed once (no pools on this device): cudaMalloc instead */
     spx_cuda_stage *stage; /* made by the first staged copy, freed by spx_cuda_release */
     int stage_refused;     /* making it failed once, or it was dropped: copies stay direct */
     cudaStream_t side[SPX_CUDA_SIDE_STREAMS]; /* made by spx_cuda_side_streams, kept until release */
@@ -50,6 +54,24 @@ extern "C" int spx_cuda_staged_copy(spx_ctx *ctx, void *dst, const void *src, si
                                     spx_status *s);
 /* Frees a staging ring (NULL: nothing). */
 extern "C" void spx_cuda_stage_free(spx_ctx *ctx, spx_cuda_stage *g);
+
+/* The context's memory pool (src/cuda/pool.cu): the pool of spx_cuda_malloc_async, made on
+ * first use on the context's device with its release threshold at the device budget (none: all
+ * it holds is kept), so that memory freed by one call serves the next without cudaMalloc;
+ * NULL when the device has no pools or making one failed (then never tried again). */
+extern "C" cudaMemPool_t spx_cuda_pool(spx_ctx *ctx);
+/* bytes from the pool on the context's stream into *p (NULL on failure); when the pool cannot
+ * grow, what it caches is given back to the device (after a device-wide wait, so that every
+ * queued free has happened) and the allocation tried once more. Leaves no CUDA error behind. */
+extern "C" cudaError_t spx_cuda_pool_take(spx_ctx *ctx, cudaMemPool_t pool, void **p, size_t bytes);
+/* Gives what the context's pool caches back to the device (after a device-wide wait); 1 when
+ * it cached anything, 0 when not (or no pool). */
+extern "C" int spx_cuda_pool_trim(spx_ctx *ctx);
+/* The pool's bytes reserved from the device and handed out; zeros without a pool. */
+extern "C" void spx_cuda_pool_usage(const spx_ctx *ctx, size_t *reserved, size_t *used);
+/* Destroys the pool (at the context's release, or when dropped with no block out); CUDA gives
+ * its memory back once every block from it is freed. */
+extern "C" void spx_cuda_pool_destroy(spx_cuda_state *st);
 
 /* Up to `want` (at most SPX_CUDA_SIDE_STREAMS) non-blocking streams of the context for work a
  * phase spreads beside the context's stream, copied into out: made on first use and kept until

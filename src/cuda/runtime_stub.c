@@ -13,6 +13,12 @@ int spx_cuda_device_count(void) { return 0; }
 spx_status spx_cuda_init(spx_ctx *ctx) { return not_compiled(ctx); }
 spx_status spx_cuda_query(spx_ctx *ctx, spx_device_info *out) { return not_compiled(ctx); }
 spx_status spx_cuda_malloc(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
+spx_status spx_cuda_malloc_async(spx_ctx *ctx, void **p, size_t bytes) { return not_compiled(ctx); }
+void spx_cuda_free_async(spx_ctx *ctx, void *p) { (void)ctx; (void)p; }
+size_t spx_cuda_block_count(const spx_ctx *ctx) { (void)ctx; return 0; }
+spx_status spx_cuda_pool_stats(spx_ctx *ctx, size_t *reserved, size_t *used) { return not_compiled(ctx); }
+int spx_cuda_pool_room(spx_ctx *ctx, size_t bytes) { (void)ctx; (void)bytes; return 0; }
+void spx_cuda_pool_drop(spx_ctx *ctx) { (void)ctx; }
 spx_status spx_cuda_mem_info(spx_ctx *ctx, size_t *free_bytes, size_t *total_bytes) { return not_compiled(ctx); }
 spx_status spx_cuda_stream_create(spx_ctx *ctx, void **stream) { return not_compiled(ctx); }
 void spx_cuda_stream_destroy(void *stream) { (void)stream; }

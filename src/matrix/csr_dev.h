@@ -64,9 +64,11 @@ spx_status spx_cuda_dev_csr_unsorted(spx_ctx *ctx, const spx_dev_csr *A, int *un
  * columns do not strictly increase, -1 none. Waits for the context's stream. */
 spx_status spx_cuda_csr_dev_check(spx_ctx *ctx, const spx_csr_dev *A, int32_t *unsorted_row);
 /* *out: the fields of a new m x n device CSR of nnz entries, its arrays in one allocation at
- * out->rowptr (owns 1; contents uninitialised). */
+ * out->rowptr (owns 1; contents uninitialised): from the context's pool on its stream when
+ * pooled (spx_cuda_malloc_async: a result made by the stream's work, such as SpGEMM's C), else
+ * spx_cuda_malloc. spx_csr_dev_destroy frees either (spx_cuda_free: once the device is done). */
 spx_status spx_cuda_csr_dev_alloc(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_index_type rowptr_type,
-                                  spx_precision prec, spx_csr_dev *out);
+                                  spx_precision prec, int pooled, spx_csr_dev *out);
 /* *out: a device copy of the host CSR A (as spx_cuda_csr_dev_alloc's), checked on the device
  * with spx_csr_check's messages (and unsorted_row found) before it is handed out. */
 spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, spx_index_type rowptr_type, spx_precision prec,
@@ -81,8 +83,9 @@ spx_status spx_cuda_csr_dev_revalue(spx_ctx *ctx, const spx_csr_dev *A, const sp
 spx_status spx_cuda_csr_dev_download(spx_ctx *ctx, const spx_csr_dev *A, spx_csr *C);
 /* *out: A as the device kernels take it (int32 row pointers, values in prec): A's own arrays
  * where they have those types, else converted copies queued on the context's stream into one
- * new allocation *block (NULL when nothing was converted; the caller frees it with
- * spx_cuda_free). SPX_ERR_OVERFLOW past 2^31 - 1 nonzeros. */
+ * new stream-ordered allocation *block (NULL when nothing was converted; the caller frees it
+ * with spx_cuda_free_async once the work reading it is queued). SPX_ERR_OVERFLOW past 2^31 - 1
+ * nonzeros. */
 spx_status spx_cuda_csr_dev_view(spx_ctx *ctx, const spx_csr_dev *A, spx_precision prec, spx_dev_csr *out,
                                  void **block);
 

@@ -237,25 +237,27 @@ extern "C" spx_status spx_cuda_csr_dev_check(spx_ctx *ctx, const spx_csr_dev *A,
     if (!s) s = check_pointer(ctx, A->rowptr, ib, "rowptr");
     if (!s && A->nnz) s = check_pointer(ctx, A->colind, sizeof(int32_t), "colind");
     if (!s && A->nnz) s = check_pointer(ctx, A->val, vb, "val");
-    csr_report *r = NULL;
-    if (!s) s = spx_cuda_malloc(ctx, (void **)&r, sizeof *r);
+    csr_report *r = NULL; /* from the context's pool: a wrap is part of every call from device operands */
+    if (!s) s = spx_cuda_malloc_async(ctx, (void **)&r, sizeof *r);
     if (!s)
         s = A->rowptr_type == SPX_INDEX_INT64
                 ? check_on_device(ctx, A->m, A->n, A->nnz, (const int64_t *)A->rowptr, A->colind, r, unsorted_row)
                 : check_on_device(ctx, A->m, A->n, A->nnz, (const int32_t *)A->rowptr, A->colind, r, unsorted_row);
-    spx_cuda_free(ctx, r);
+    spx_cuda_free_async(ctx, r);
     return s;
 }
 
 extern "C" spx_status spx_cuda_csr_dev_alloc(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz,
-                                             spx_index_type rowptr_type, spx_precision prec, spx_csr_dev *out)
+                                             spx_index_type rowptr_type, spx_precision prec, int pooled,
+                                             spx_csr_dev *out)
 {
     spx_csr_dev D;
     memset(&D, 0, sizeof D);
     D.m = m, D.n = n, D.nnz = nnz, D.rowptr_type = rowptr_type, D.precision = prec;
     D.unsorted_row = -1, D.ctx = ctx, D.owns = 1;
     void *block = NULL;
-    spx_status s = spx_cuda_malloc(ctx, &block, csr_layout(&D, NULL));
+    const size_t bytes = csr_layout(&D, NULL);
+    spx_status s = pooled ? spx_cuda_malloc_async(ctx, &block, bytes) : spx_cuda_malloc(ctx, &block, bytes);
     if (s) return s;
     csr_layout(&D, block);
     *out = D;
@@ -266,7 +268,7 @@ extern "C" spx_status spx_cuda_csr_dev_upload(spx_ctx *ctx, const spx_csr *A, sp
                                               spx_precision prec, spx_csr_dev *out)
 {
     spx_csr_dev D;
-    spx_status s = spx_cuda_csr_dev_alloc(ctx, A->m, A->n, A->nnz, rowptr_type, prec, &D);
+    spx_status s = spx_cuda_csr_dev_alloc(ctx, A->m, A->n, A->nnz, rowptr_type, prec, 0, &D);
     if (s) return s;
     s = upload_staged(ctx, A, &D, upload_what{true, true});
     if (s) spx_cuda_free(ctx, D.rowptr);
@@ -330,7 +332,8 @@ extern "C" spx_status spx_cuda_csr_dev_view(spx_ctx *ctx, const spx_csr_dev *A, 
     const size_t align = 256, rp = narrow ? ((size_t)A->m + 1) * sizeof(int32_t) : 0;
     const size_t at_val = (rp + align - 1) / align * align;
     unsigned char *b = NULL;
-    spx_status s = spx_cuda_malloc(ctx, (void **)&b, at_val + (convert ? (size_t)A->nnz * spx_precision_bytes(prec) : 0));
+    spx_status s =
+        spx_cuda_malloc_async(ctx, (void **)&b, at_val + (convert ? (size_t)A->nnz * spx_precision_bytes(prec) : 0));
     if (s) return s;
     if (narrow) {
         D.rowptr = (int32_t *)b;
@@ -342,7 +345,7 @@ extern "C" spx_status spx_cuda_csr_dev_view(spx_ctx *ctx, const spx_csr_dev *A, 
                              : spx_cuda_cast(ctx, (const float *)A->val, (double *)D.val, A->nnz);
     }
     if (s) {
-        spx_cuda_free(ctx, b);
+        spx_cuda_free_async(ctx, b);
         return s;
     }
     *block = b;

@@ -38,7 +38,7 @@ spx_status spx_cuda_csr_dev_check(spx_ctx *ctx, const spx_csr_dev *A, int32_t *u
     return not_compiled(ctx);
 }
 spx_status spx_cuda_csr_dev_alloc(spx_ctx *ctx, int32_t m, int32_t n, int64_t nnz, spx_index_type rowptr_type,
-                                  spx_precision prec, spx_csr_dev *out)
+                                  spx_precision prec, int pooled, spx_csr_dev *out)
 {
     return not_compiled(ctx);
 }

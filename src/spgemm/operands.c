@@ -115,8 +115,8 @@ spx_status spx_spgemm_stage(spx_ctx *ctx, spx_spgemm_operands_at *o, spx_spgemm_
 
 void spx_spgemm_unstage(spx_ctx *ctx, spx_spgemm_operands_at *o, spx_spgemm_input *in)
 {
-    for (int i = 0; i < 2; i++) {
-        spx_cuda_free(ctx, o->vblock[i]);
+    for (int i = 0; i < 2; i++) { /* stream-ordered: the kernels reading them are queued on the context's stream */
+        spx_cuda_free_async(ctx, o->vblock[i]);
         o->vblock[i] = NULL;
     }
     spx_csr_dev_destroy(&o->upA);

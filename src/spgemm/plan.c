@@ -30,6 +30,7 @@ struct spx_spgemm_plan {
     int b_col_blocks;     /* opts': B's column blocks in panels (0: as needed) */
     size_t dev_limit;  /* opts.device_mem_limit: every call's device allocations stay within it */
     size_t dev_budget; /* the device budget the plan sized itself to (SPX_BUDGET_NONE: none) */
+    int budget_sized;  /* dev_budget is sized (size_budget); 0: it waits for the in-core try */
     spx_backend backend;
     spx_precision precision;
     int transpose_b;
@@ -213,6 +214,40 @@ static spx_status sizing_budget(spx_spgemm_plan *p, size_t *out)
     return SPX_OK;
 }
 
+/* p->dev_budget by sizing_budget; its time is the plan's phase "budget" (CUDA). */
+static spx_status size_budget(spx_spgemm_plan *p)
+{
+    const double t0 = spx_now();
+    spx_status s = sizing_budget(p, &p->dev_budget);
+    if (p->backend == SPX_BACKEND_CUDA) spx_phase_add(&p->plan_log, "budget", spx_now() - t0);
+    p->budget_sized = !s;
+    return s;
+}
+
+/* Whether the budget waits for the in-core try (in_core_fits): device operands (they need no
+ * budget to be tried) on the auto path of spx, with neither a device budget nor a limit, so that
+ * only the device's free memory would bound it: the pool is asked first, and a call whose pool
+ * is warm asks the device nothing (cudaMemGetInfo, ~8 us on an H100). */
+static int budget_waits(const spx_spgemm_plan *p, int on_gpu)
+{
+    return on_gpu && p->ops.dA && p->panels == SPX_PANELS_AUTO && !strcmp(p->method, "spx") &&
+           p->ctx->dev.budget == SPX_BUDGET_NONE && !p->dev_limit;
+}
+
+/* Whether C, with the numeric phase's scratch, fits beside what the in-core try holds (held0:
+ * the context's device bytes before it): within the budget; while the budget waits, when the
+ * context's pool serves those bytes now with SPX_OOC_FREE_RESERVE's share of margin (they stay
+ * cached for the run), else within the budget sized then (*s: its failure). */
+static int in_core_fits(spx_spgemm_plan *p, size_t held0, spx_status *s)
+{
+    const size_t more = spx_ooc_c_bytes(p->nnz_c, p->precision) + SPX_OOC_DEV_FIXED_BYTES;
+    if (!p->budget_sized) {
+        if (spx_cuda_pool_room(p->ctx, (size_t)((double)more / (1.0 - SPX_OOC_FREE_RESERVE)))) return 1;
+        if ((*s = size_budget(p))) return 0;
+    }
+    return p->ctx->dev.bytes - held0 + more <= p->dev_budget;
+}
+
 /* Whether A and B alone (C not counted, nor the fallback's accumulators) fit the device budget
  * beside the in-core product's workspace; when not, its in-core try is left out. Device
  * operands are in device memory already: they may fit. */
@@ -237,7 +272,7 @@ static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
     spx_status s = spx_spgemm_stage(ctx, &p->ops, &p->in, &log);
     if (!s) s = p->impl->analyse(ctx, &p->in, &log, &p->state, &p->products);
     if (!s) s = p->impl->symbolic(ctx, p->state, &log, &p->nnz_c);
-    *fits = !s && ctx->dev.bytes - held0 + spx_ooc_c_bytes(p->nnz_c, p->precision) + SPX_OOC_DEV_FIXED_BYTES <= p->dev_budget;
+    *fits = !s && in_core_fits(p, held0, &s);
     if (*fits) {
         for (int i = 0; i < log.n; i++) spx_phase_add(&p->plan_log, log.phases[i].name, log.phases[i].seconds);
         return SPX_OK;
@@ -249,9 +284,18 @@ static spx_status try_in_core(spx_spgemm_plan *p, int *fits)
     return s == SPX_ERR_DEVICE_ALLOC ? SPX_OK : s;
 }
 
+/* A CUDA plan's panels run their GPU side on lanes with contexts of their own: what this
+ * context's memory pool caches (the in-core try's blocks, earlier calls') goes back to the
+ * device for them (the budget, from spx_cuda_mem_info, counted it as free already). */
+static void give_back_pool(const spx_spgemm_plan *p)
+{
+    if (p->backend == SPX_BACKEND_CUDA) spx_cuda_pool_drop(p->ctx);
+}
+
 /* The out-of-core panels of the product, from the operands on the host (downloaded, checked). */
 static spx_status plan_panels(spx_spgemm_plan *p)
 {
+    give_back_pool(p);
     spx_status s = spx_spgemm_download(p->ctx, &p->ops, 0, &p->plan_log);
     if (!s) s = spx_spgemm_check_host(p->ctx, &p->ops);
     if (s) return s;
@@ -297,14 +341,14 @@ static spx_status plan_build(spx_spgemm_plan *p)
     const int on_gpu = cuda && p->impl->numeric_dev && p->panels < SPX_PANELS_HETERO;
     spx_status s = cuda ? spx_cuda_init(p->ctx) : SPX_OK;
     if (!s) s = host_side(p, on_gpu);
-    const double t0 = spx_now();
-    if (!s) s = sizing_budget(p, &p->dev_budget);
-    if (cuda) spx_phase_add(&p->plan_log, "budget", spx_now() - t0); /* the device's free memory asked */
+    p->dev_budget = SPX_BUDGET_NONE;
+    if (!s && !budget_waits(p, on_gpu)) s = size_budget(p);
     if (s) return s;
     if (p->panels >= SPX_PANELS_HETERO) return plan_panels(p);
     if (!on_gpu || p->panels != SPX_PANELS_AUTO || strcmp(p->method, "spx")) return plan_in_core(p, on_gpu);
     int fits = 0;
     if (may_fit(p) && ((s = try_in_core(p, &fits)) || fits)) return s;
+    if (!p->budget_sized && (s = size_budget(p))) return s; /* the panels are sized to it */
     return plan_panels(p);
 }
 
@@ -489,6 +533,7 @@ static spx_status numeric_host(spx_spgemm_plan *p, spx_csr *C)
     spx_status s = p->backend == SPX_BACKEND_CUDA ? spx_cuda_init(p->ctx) : SPX_OK;
     if (s) return s;
     memset(&p->run_log, 0, sizeof p->run_log);
+    if (p->ooc) give_back_pool(p); /* calls in between may have filled it again */
     return p->ooc ? spx_ooc_run(p->ctx, p->ooc, &p->run_log, C) : p->impl->numeric(p->ctx, p->state, &p->run_log, C);
 }
 
@@ -524,8 +569,9 @@ static spx_status check_reused_dev(const spx_spgemm_plan *p, const spx_csr_dev *
     return SPX_OK;
 }
 
-/* A new device C for the symbolic nnz: the caller's, not the plan's (w's device base moves past
- * it, so the run's bytes left held count only what the plan keeps). */
+/* A new device C for the symbolic nnz, from the context's pool on its stream (the numeric phase
+ * that fills it follows there): the caller's, not the plan's (w's device base moves past it, so
+ * the run's bytes left held count only what the plan keeps). */
 static spx_status new_dev_result(spx_spgemm_plan *p, mem_window *w, spx_csr_dev **C)
 {
     if (p->c_rowptr == SPX_INDEX_INT32 && p->nnz_c > INT32_MAX)
@@ -535,7 +581,7 @@ static spx_status new_dev_result(spx_spgemm_plan *p, mem_window *w, spx_csr_dev 
                         (long long)p->nnz_c);
     spx_csr_dev D;
     const size_t before = p->ctx->dev.bytes;
-    spx_status s = spx_cuda_csr_dev_alloc(p->ctx, p->m, p->n, p->nnz_c, p->c_rowptr, p->precision, &D);
+    spx_status s = spx_cuda_csr_dev_alloc(p->ctx, p->m, p->n, p->nnz_c, p->c_rowptr, p->precision, 1, &D);
     const size_t held = p->ctx->dev.bytes - before;
     if (!s) s = spx_csr_dev_adopt(p->ctx, &D, C);
     if (!s) w->dev0 += held;
@@ -593,7 +639,10 @@ spx_status spx_spgemm_dev(spx_ctx *ctx, const spx_csr_dev *A, const spx_csr_dev 
     spx_status s = spx_spgemm_plan_create_dev(ctx, A, B, opts, &p);
     if (!s) s = spx_spgemm_run_dev(p, &R);
     if (!s && info) s = spx_spgemm_plan_get_info(p, info);
+    const double t0 = spx_now();
     spx_spgemm_plan_destroy(&p);
+    if (!s && info && info->n_phases < SPX_SPGEMM_MAX_PHASES) /* the plan's end is part of the call */
+        info->phases[info->n_phases++] = (spx_phase_time){"destroy", spx_now() - t0};
     if (s) spx_csr_dev_destroy(&R);
     else *C = R;
     return s;

@@ -57,7 +57,7 @@ spx_status spx_spgemm_dev_products(spx_ctx *ctx, const spx_dev_csr *A, const spx
     *products = 0;
     if (A->nnz == 0) return SPX_OK;
     unsigned long long *d = NULL, total = 0;
-    spx_status s = spx_cuda_malloc(ctx, (void **)&d, sizeof *d);
+    spx_status s = spx_cuda_malloc_async(ctx, (void **)&d, sizeof *d);
     if (s) return s;
     const cudaStream_t st = spx_cuda_stream(ctx);
     cudaError_t e = cudaMemsetAsync(d, 0, sizeof *d, st);
@@ -69,7 +69,7 @@ spx_status spx_spgemm_dev_products(spx_ctx *ctx, const spx_dev_csr *A, const spx
     }
     s = e != cudaSuccess ? spx_cuda_fail_at(ctx, e, "spx_spgemm_products_kernel", __FILE__, __LINE__)
                          : spx_cuda_d2h(ctx, &total, d, sizeof total);
-    spx_cuda_free(ctx, d);
+    spx_cuda_free_async(ctx, d);
     if (!s) *products = (int64_t)total;
     return s;
 }

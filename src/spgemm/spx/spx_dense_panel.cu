@@ -267,7 +267,7 @@ static spx_status sparse_rows(spx_ctx *ctx, const spx_spgemm_operands *ops, int3
 static spx_status survey(spx_ctx *ctx, const spx_spgemm_operands *ops, int32_t m, int32_t k, const int64_t *prods,
                          long long min_products, spx_gpu_panels *P)
 {
-    spx_status s = spx_cuda_malloc(ctx, &P->d_list, list_layout(P, m, NULL));
+    spx_status s = spx_cuda_malloc_async(ctx, &P->d_list, list_layout(P, m, NULL));
     if (s) return s; /* nothing counted: no panels */
     list_layout(P, m, P->d_list);
     const cudaStream_t st = spx_cuda_stream(ctx);
@@ -355,7 +355,7 @@ spx_status spx_gpu_panels_plan(spx_ctx *ctx, const spx_spgemm_operands *ops, con
     bool blas_failed = false;
     if (take) { /* cuBLAS's handle made here, so that a failure turns the panels off */
         if ((s = spx_cuda_blas_open(ctx))) blas_failed = true;
-        else if (!(s = spx_cuda_malloc(ctx, &P->d_block, bytes))) {
+        else if (!(s = spx_cuda_malloc_async(ctx, &P->d_block, bytes))) {
             panel_layout(P, m, k, n, vbytes, P->d_block);
             s = list_rows(ctx, ops, m, k, row_products, min_products, P);
         }
@@ -411,7 +411,7 @@ spx_status spx_gpu_panels_add(spx_ctx *ctx, const spx_gpu_panels *P, int32_t n, 
 
 void spx_gpu_panels_free(spx_ctx *ctx, spx_gpu_panels *P)
 {
-    spx_cuda_free(ctx, P->d_list);
-    spx_cuda_free(ctx, P->d_block);
+    spx_cuda_free_async(ctx, P->d_list); /* behind the panels' kernels on the context's stream */
+    spx_cuda_free_async(ctx, P->d_block);
     spx_gpu_panels_none(P);
 }

@@ -15,10 +15,11 @@
  * for the next run) then downloaded with its row pointers, or (numeric_dev) straight into the
  * device CSR the plan hands in. analyse_rows (the out-of-core panels): C's row pointers given
  * by the caller stand for analyse and symbolic: uploaded, then only the numeric phase's
- * binning. Every device allocation goes through spx_cuda_malloc and is freed on every path:
- * the plan's arrays in one block (cudaMalloc and cudaFree cost 10-100 us each on an H100, and a
- * free waits for the device: what analyse and symbolic use stays until the plan goes, so no
- * free falls between the phases), C's arrays and the global fallback's pool on their own. */
+ * binning. Every device allocation is stream-ordered (spx_cuda_malloc_async: the context's
+ * memory pool on its stream, so that a warm context's call makes no cudaMalloc, cudaFree or
+ * cudaMemGetInfo, each 10-100 us on an H100, and no free waits for the device) and freed on
+ * every path: the plan's arrays in one block (what analyse and symbolic use stays until the
+ * plan goes), C's arrays and the global fallback's accumulators on their own. */
 #include <stdio.h>
 #include <string.h>
 
@@ -406,8 +407,8 @@ static spx_status launch_fallback(spx_ctx *ctx, const gpu_state *S, const gpu_bi
     if (slots > b->count) slots = b->count;
     int32_t *marker = NULL;
     V *vals = NULL;
-    spx_status s = spx_cuda_malloc(ctx, (void **)&marker, (size_t)slots * S->n * sizeof(int32_t));
-    if (!s && NUMERIC) s = spx_cuda_malloc(ctx, (void **)&vals, (size_t)slots * S->n * sizeof(V));
+    spx_status s = spx_cuda_malloc_async(ctx, (void **)&marker, (size_t)slots * S->n * sizeof(int32_t));
+    if (!s && NUMERIC) s = spx_cuda_malloc_async(ctx, (void **)&vals, (size_t)slots * S->n * sizeof(V));
     if (s) goto done;
     SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(marker, 0xff, (size_t)slots * S->n * sizeof(int32_t), spx_cuda_stream(ctx)));
     if (NUMERIC) SPX_CUDA_GOTO(ctx, s, cudaMemsetAsync(vals, 0, (size_t)slots * S->n * sizeof(V), spx_cuda_stream(ctx)));
@@ -418,10 +419,9 @@ static spx_status launch_fallback(spx_ctx *ctx, const gpu_state *S, const gpu_bi
             S->n, marker, vals, counts, S->d_crow, cci, cv);
         SPX_CUDA_LAUNCHED_GOTO(ctx, s, "spx_spgemm_fallback_kernel");
     }
-    s = spx_cuda_sync(ctx); /* the pool is freed next */
-done:
-    spx_cuda_free(ctx, marker);
-    spx_cuda_free(ctx, vals);
+done: /* freed behind the kernels on the context's stream: no wait */
+    spx_cuda_free_async(ctx, marker);
+    spx_cuda_free_async(ctx, vals);
     return s;
 }
 
@@ -474,7 +474,7 @@ static spx_status split_workspace(spx_ctx *ctx, gpu_state *S, split_ws *w)
     SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, w->scan_bytes, (const int32_t *)NULL, (int32_t *)NULL,
                                                     w->words, spx_cuda_stream(ctx)));
     if (w->scan_bytes < 16) w->scan_bytes = 16; /* a NULL scratch would make CUB only size its work */
-    spx_status s = S->d_split ? SPX_OK : spx_cuda_malloc(ctx, &S->d_split, split_layout(w, NULL));
+    spx_status s = S->d_split ? SPX_OK : spx_cuda_malloc_async(ctx, &S->d_split, split_layout(w, NULL));
     if (s) return s;
     if (!S->h_split && !(S->h_split = (int2 *)spx_malloc_array(ctx, (size_t)w->cap, sizeof(int2))))
         return spx_fail_nomem(ctx, "spx GPU SpGEMM split rows");
@@ -644,8 +644,8 @@ static bool make_sides(spx_ctx *ctx, gpu_state *S)
  * context's stream and the side streams (forked from it, joined back into it); the fallback
  * bin first, on the context's stream: the dense fallback's rows are the longest (H100, with
  * it last in run 13 against first in run 12: R-MAT 16 numeric 11.1 -> 11.6 ms, the power-law
- * matrix 46.1 -> 48.9). The global fallback synchronises before freeing its pool, so the
- * bins after it are launched once it is done (rows over ~1.2M columns only). */
+ * matrix 46.1 -> 48.9). The global fallback's accumulators go back to the pool behind its
+ * kernels on the context's stream: the bins after it are launched without a wait. */
 template <bool NUMERIC, typename V>
 static spx_status run_bins(spx_ctx *ctx, gpu_state *S, const gpu_bins *L, int64_t *counts, int32_t *cci, V *cv)
 {
@@ -715,18 +715,9 @@ static spx_status alloc_keep(spx_ctx *ctx, gpu_state *S, bool ranges, bool temp)
         SPX_CUDA_RET(ctx, cub::DeviceScan::ExclusiveSum(NULL, scan, (int64_t *)NULL, (int64_t)S->m + 1,
                                                         spx_cuda_stream(ctx)));
     S->scan_bytes = scan < 16 ? 16 : scan; /* a NULL scratch would make CUB only size its work */
-    spx_status s = spx_cuda_malloc(ctx, &S->d_keep, keep_layout(S, ranges, temp, NULL));
+    spx_status s = spx_cuda_malloc_async(ctx, &S->d_keep, keep_layout(S, ranges, temp, NULL));
     if (!s) keep_layout(S, ranges, temp, S->d_keep);
     return s;
-}
-
-/* Waits for the plan's kernels on every stream (the side streams are joined into the
- * context's), before device memory they may use is freed: after a failure some may still
- * run, and a caller's allocator need not wait for them as cudaFree does. An error here is
- * left for the caller's own report. */
-static void quiesce(spx_ctx *ctx)
-{
-    if (cudaStreamSynchronize(spx_cuda_stream(ctx)) != cudaSuccess) (void)cudaGetLastError();
 }
 
 /* Lanes a row of A gets in the pre-analysis: A's mean row length rounded up to a power of two,
@@ -975,12 +966,13 @@ static spx_status gpu_update_values(spx_ctx *ctx, void *state, const spx_spgemm_
     return s;
 }
 
-/* Frees C's device arrays (the next run allocates them again). */
+/* Frees C's device arrays (the next run allocates them again), stream-ordered: the kernels that
+ * may still use them, after a failure too, are on the context's stream (the side streams are
+ * joined into it; with the caller's hooks spx_cuda_free_async waits for it first). */
 static void release_c(spx_ctx *ctx, gpu_state *S)
 {
-    quiesce(ctx);
-    spx_cuda_free(ctx, S->d_cci);
-    spx_cuda_free(ctx, S->d_cv);
+    spx_cuda_free_async(ctx, S->d_cci);
+    spx_cuda_free_async(ctx, S->d_cv);
     S->d_cci = NULL, S->d_cv = NULL;
 }
 
@@ -1012,8 +1004,8 @@ static spx_status numeric_into(spx_ctx *ctx, gpu_state *S, spx_phase_log *log, s
 {
     double t0 = spx_now();
     spx_status s = SPX_OK;
-    if (!S->d_cci) s = spx_cuda_malloc(ctx, (void **)&S->d_cci, (size_t)S->nnz_c * sizeof *S->d_cci);
-    if (!s && !S->d_cv) s = spx_cuda_malloc(ctx, &S->d_cv, (size_t)S->nnz_c * sizeof(V));
+    if (!S->d_cci) s = spx_cuda_malloc_async(ctx, (void **)&S->d_cci, (size_t)S->nnz_c * sizeof *S->d_cci);
+    if (!s && !S->d_cv) s = spx_cuda_malloc_async(ctx, &S->d_cv, (size_t)S->nnz_c * sizeof(V));
     if (!s) s = numeric_kernels<V>(ctx, S, S->d_cci, (V *)S->d_cv);
     if (!s) s = spx_cuda_sync(ctx);
     spx_phase_add(log, "numeric", spx_now() - t0);
@@ -1063,8 +1055,8 @@ static void gpu_destroy(spx_ctx *ctx, void *state)
     follow_stream(ctx, S); /* the plan's last scatter, when queued on another stream than the context's now */
     release_c(ctx, S);
     spx_spgemm_dev_free(ctx, &S->ops);
-    spx_cuda_free(ctx, S->d_keep);
-    spx_cuda_free(ctx, S->d_split);
+    spx_cuda_free_async(ctx, S->d_keep); /* behind the plan's work on the context's stream */
+    spx_cuda_free_async(ctx, S->d_split);
     spx_gpu_panels_free(ctx, &S->panels);
     spx_free(ctx, S->h_split);
     for (int j = 0; j < S->sides; j++) cudaEventDestroy(S->join[j]); /* the streams are the context's */
