@@ -204,6 +204,8 @@ extern "C" spx_status spx_solve_cuda_replay(solve_cuda *c)
     return SPX_OK;
 }
 
+extern "C" solve_scalars *spx_solve_cuda_block(solve_cuda *c) { return c->dev; }
+
 extern "C" void spx_solve_cuda_close(solve_cuda *c)
 {
     if (!c) return;
