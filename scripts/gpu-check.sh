@@ -32,6 +32,14 @@
 #   solve     the solvers on the GPU: test_solve (every test on CUDA too), test_solve_steps (the
 #             fused steps and the graph), then spx solve's CG against CuPy's cg
 #             (scripts/solve_cupy_check.py: iterations within 2 %, time per iteration, the floor)
+#   solvepersist the persistent CG kernel (issue 49; docs/solvers.md): tests/test_solve_persistent
+#             (the kernel against the graph path: counts, x; two runs the same bits; the cap,
+#             breakdowns, n = 0 and 1, fp32, the fallbacks), its quick cases under compute-sanitizer
+#             memcheck and racecheck, then spx solve --solver-path graph and persistent side by
+#             side on bcsstk15 and bcsstk16 (Jacobi), poisson3d n=40 and stencil27 n=60 (both):
+#             ms/iteration, the floor, the ratio, the counts (CuPy's cg beside them where CuPy
+#             is there; scripts/solve_cupy_check.py --solver-path graph,persistent); 1-2 minutes
+#             (predicted)
 #   python    the Python module's figures (issue 16): per-call overhead against C on the host
 #             and the device (bench/overhead/run.sh --backend all), then plan.spmv on CuPy
 #             arrays against cupyx's A @ x on the default and large suites in fp64 (and the
@@ -83,6 +91,26 @@ fi
 log() { echo "== $* ==" | tee -a "$out/summary.txt"; }
 
 has() { [[ " $stages " == *" $1 "* ]]; }
+
+# sanitize_persist CS: the persistent CG kernel's quick cases (tests/test_solve_persistent,
+# SPX_SOLVE_TEST_QUICK=1) under memcheck and racecheck, in the background (the caller waits)
+sanitize_persist() {
+  for tool in memcheck racecheck; do
+    SPX_SOLVE_TEST_QUICK=1 timeout 400 "$1" --tool "$tool" --error-exitcode 99 build-gpu/tests/test_solve_persistent \
+      >"$out/sanitize-$tool-solve-persistent.log" 2>&1 &
+  done
+}
+
+# sanitize_verdict LOG...: each log's summary line into the summary; status 1 unless every one
+# reports 0 errors (or hazards) and 0 failed checks
+sanitize_verdict() {
+  for log in "$@"; do
+    ok=$(grep -cE '(ERROR|RACECHECK) SUMMARY: 0 (errors|hazards)' "$log")
+    echo "$(basename "$log" .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' "$log" | tr '\n' ' ')" \
+      | tee -a "$out/summary.txt"
+    { [ "$ok" -ge 1 ] && grep -q ' 0 failed' "$log"; } || status=1
+  done
+}
 
 if has build || [ ! -x build-gpu/spx ]; then
   log "build (sm_90)"
@@ -150,14 +178,14 @@ if has sanitize; then
     SPX_SOLVE_TEST_QUICK=1 timeout 400 "$cs" --tool "$tool" --error-exitcode 99 build-gpu/tests/test_solve_steps \
       >"$out/sanitize-$tool-solve-steps.log" 2>&1 &
   done
+  sanitize_persist "$cs" # the persistent CG kernel (grid-wide barriers, the scalar block in shared memory)
   wait
+  logs=()
   for log in "$out"/sanitize-memcheck-*.log "$out"/sanitize-racecheck-*.log; do
     case $log in *-memory.log|*-vec.log|*-cli.log) continue ;; esac
-    ok=$(grep -cE '(ERROR|RACECHECK) SUMMARY: 0 (errors|hazards)' "$log")
-    echo "$(basename "$log" .log): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed,' "$log" | tr '\n' ' ')" \
-      | tee -a "$out/summary.txt"
-    { [ "$ok" -ge 1 ] && grep -q ' 0 failed' "$log"; } || status=1
+    logs+=("$log")
   done
+  sanitize_verdict "${logs[@]}"
   for f in $fmts; do [ -e "build-gpu/tests/test_${f}_gpu" ] || continue
     "$cs" --tool memcheck --error-exitcode 99 "build-gpu/tests/test_${f}_gpu" >"$out/sanitize-memcheck-$f-gpu.log" 2>&1 || status=1
     echo "memcheck test_${f}_gpu: $(grep -E 'ERROR SUMMARY|passed,' "$out/sanitize-memcheck-$f-gpu.log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
@@ -303,6 +331,22 @@ if has solve; then
   rc=$?
   [ $rc = 0 ] || { [ $rc = 77 ] && echo "solve_cupy_check skipped (no CuPy)" | tee -a "$out/summary.txt"; } || status=1
   cat "$out/solve-cupy.txt"
+fi
+
+if has solvepersist; then
+  log "solvepersist: the persistent CG kernel against the graph path"
+  t0=$SECONDS
+  build-gpu/tests/test_solve_persistent >"$out/test-solve-persistent.log" 2>&1 || status=1
+  grep -E "^cuda |CHECK failed|passed,|^gpu part" "$out/test-solve-persistent.log" | tee -a "$out/summary.txt"
+  sanitize_persist "$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+  wait
+  sanitize_verdict "$out/sanitize-memcheck-solve-persistent.log" "$out/sanitize-racecheck-solve-persistent.log"
+  python3 scripts/solve_cupy_check.py --spx "$spx" --solver-path graph,persistent --allow-no-cupy \
+    --json "$out/solve-persist.json" --md "$out/solve-persist.md" \
+    ../shared/matrices/bcsstk15.mtx.gz@jacobi ../shared/matrices/bcsstk16.mtx.gz@jacobi \
+    gen:poisson3d:n=40,laplace=1@none gen:stencil27:n=60,laplace=1@both >"$out/solve-persist.txt" 2>&1 || status=1
+  if [ -f "$out/solve-persist.md" ]; then tee -a "$out/summary.txt" <"$out/solve-persist.md"; else tail -n 20 "$out/solve-persist.txt"; fi
+  echo "solvepersist stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
 fi
 
 # Whether spx bench's JSON $1 has an auto and a cuSPARSE (baseline) row for every matrix of suite $2.

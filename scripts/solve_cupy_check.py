@@ -7,7 +7,8 @@
 # the iteration's vector bytes at the copy bandwidth, measured by `spx solve` in the same run).
 #
 #   solve_cupy_check.py [--spx BIN] [--tol T] [--maxit N] [--format F] [--precond none|jacobi|both]
-#                       [--max-rows N] [--shared DIR] [--json FILE] [--md FILE] [SPEC...]
+#                       [--solver-path P[,P...]] [--allow-no-cupy] [--max-rows N] [--shared DIR]
+#                       [--json FILE] [--md FILE] [SPEC...]
 #
 # SPEC: a gen: spec, a Matrix Market file, or ddom:FILE (FILE's symmetric pattern made strictly
 # diagonally dominant: -1 off the diagonal, the row's off-diagonal count + 1 on it, so SPD),
@@ -25,9 +26,15 @@
 # separate untimed call. spx's: its own per-iteration time (iter_s: the iteration phase less
 # the one capture of the iteration as a CUDA graph, any iterations run past the end included)
 # beside its whole solve call per iteration (solve_s / iterations: the capture, the initial
-# residual and the work vectors included); CuPy/spx is given for both, the whole call first. Exit 0 all agree, 1 a count outside
-# 2 % or a solve that did not converge, 2 an error, 77 (skip) without CuPy, scipy or a GPU. The
-# issue's speed targets are reported (the `targets` column), not enforced.
+# residual and the work vectors included); CuPy/spx is given for both, the whole call first.
+# --solver-path runs spx once per path named (auto, graph, persistent: `spx solve --solver-path`;
+# the persistent kernel's iter_s is its device time over the iterations), CuPy once per matrix and
+# preconditioner, and adds a table of the paths side by side (time per iteration, the floor, the
+# ratio, the counts, which must be equal). --allow-no-cupy runs spx alone where CuPy, scipy or a
+# GPU for it is missing (the rows say so). Exit 0 all agree, 1 a count outside 2 % (or another
+# count on another path) or a solve that did not converge, 2 an error, 77 (skip) without CuPy,
+# scipy or a GPU unless --allow-no-cupy. The issue's speed targets are reported (the `targets`
+# column), not enforced.
 import argparse
 import inspect
 import json
@@ -82,11 +89,11 @@ def split_spec(spec, default_precond):
     return base, ["none", "jacobi"] if pre == "both" else [pre]
 
 
-def spx_solve(spx, src, precond, args, tmp):
-    """`spx solve SRC --backend cuda --precond P --json`'s result record (exit 0 or 1)."""
+def spx_solve(spx, src, precond, path, args, tmp):
+    """`spx solve SRC --backend cuda --precond P --solver-path PATH --json`'s result record (exit 0 or 1)."""
     out = os.path.join(tmp, "solve.json")
     cmd = [spx, "solve", src, "--backend", "cuda", "--method", "cg", "--precond", precond, "--tol", repr(args.tol),
-           "--maxit", str(args.maxit), "--json", out] + (["--format", args.format] if args.format else [])
+           "--maxit", str(args.maxit), "--solver-path", path, "--json", out] + (["--format", args.format] if args.format else [])
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode not in (0, 1):
         raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), res.returncode, res.stderr.strip()))
@@ -205,9 +212,10 @@ def cupy_matrix(spec, rows, spx, args, tmp):
     return A, None
 
 
-def spx_row(spec, precond, s):
-    """The spx half of a row."""
-    return {"matrix": spec, "precond": precond, "rows": s["m"], "nnz": s["nnz"],
+def spx_row(spec, precond, path, s):
+    """The spx half of a row (path: the one asked; spx_path: the one that ran, and why)."""
+    return {"matrix": spec, "precond": precond, "path_asked": path, "spx_path": s.get("path"),
+            "spx_path_reason": s.get("path_reason"), "spx_kernel_s": s.get("kernel_s"), "rows": s["m"], "nnz": s["nnz"],
             "spx_format": "%s/%s" % (s["format"], s["algo"]), "spx_iterations": s["iterations"],
             "spx_converged": bool(s["converged"]), "spx_iter_s": s["iter_s"], "spx_true_residual": s["rel_residual_true"],
             "spx_floor_s": s.get("floor_s"), "spx_iter_over_floor": s.get("iter_over_floor"),
@@ -235,37 +243,90 @@ def targets(row):
     return ", ".join(out)
 
 
+def add_cupy(row, cupy):
+    """CuPy's figures (iterations, seconds, converged, true residual) and the ratios into row."""
+    iters, seconds, converged, true_res = cupy
+    row.update({"cupy": "ran", "cupy_iterations": iters, "cupy_converged": converged,
+                "cupy_iter_s": seconds / iters if iters else None, "cupy_true_residual": true_res})
+    row["iterations_agree"] = abs(row["spx_iterations"] - iters) <= max(1, round(ITER_AGREEMENT * iters))
+    if row["cupy_iter_s"] and row["spx_iter_s"]:
+        row["cupy_over_spx"] = row["cupy_iter_s"] / row["spx_iter_s"]
+    if row["cupy_iter_s"] and row["spx_call_iter_s"]:
+        row["cupy_over_spx_call"] = row["cupy_iter_s"] / row["spx_call_iter_s"]
+
+
 def compare(spec, preconds, spx, args, tmp):
-    """One matrix: spx's solve with each preconditioner, then CuPy's on the same matrix."""
+    """One matrix: spx's solve with each preconditioner on each path, then CuPy's on the same
+    matrix (once per preconditioner)."""
     src, host = spx_source(spec, tmp)
-    rows, why = [], None
+    rows, why = [], args.no_cupy
     for precond in preconds:
-        row = spx_row(spec, precond, spx_solve(spx, src, precond, args, tmp))
-        if host is None and why is None:
-            host, why = cupy_matrix(spec, row["rows"], spx, args, tmp)
-        if host is None:
-            row["cupy"] = why
-        else:
-            import cupyx.scipy.sparse as csp
-            iters, seconds, converged, true_res = cupy_cg(csp.csr_matrix(host), args.tol, args.maxit, precond)
-            row.update({"cupy": "ran", "cupy_iterations": iters, "cupy_converged": converged,
-                        "cupy_iter_s": seconds / iters if iters else None, "cupy_true_residual": true_res})
-            row["iterations_agree"] = abs(row["spx_iterations"] - iters) <= max(1, round(ITER_AGREEMENT * iters))
-            if row["cupy_iter_s"] and row["spx_iter_s"]:
-                row["cupy_over_spx"] = row["cupy_iter_s"] / row["spx_iter_s"]
-            if row["cupy_iter_s"] and row["spx_call_iter_s"]:
-                row["cupy_over_spx_call"] = row["cupy_iter_s"] / row["spx_call_iter_s"]
-        row["targets"] = targets(row)
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+        cupy = None
+        for path in args.paths:
+            row = spx_row(spec, precond, path, spx_solve(spx, src, precond, path, args, tmp))
+            if host is None and why is None:
+                host, why = cupy_matrix(spec, row["rows"], spx, args, tmp)
+            if host is None or args.no_cupy:
+                row["cupy"] = why
+            else:
+                import cupyx.scipy.sparse as csp
+                cupy = cupy or cupy_cg(csp.csr_matrix(host), args.tol, args.maxit, precond)
+                add_cupy(row, cupy)
+            row["targets"] = targets(row)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
     return rows
 
 
 def passed(row):
-    """Both converged and the counts within 2 % (spx alone: it converged)."""
+    """Both converged and the counts within 2 % (spx alone: it converged); the same count as the
+    matrix's other paths (paths_agree, when several ran)."""
+    if row.get("paths_agree") is False:
+        return False
     if row["cupy"] != "ran":
         return row["spx_converged"]
     return row["spx_converged"] and row["cupy_converged"] and row["iterations_agree"]
+
+
+def by_solve(rows):
+    """The rows grouped by (matrix, preconditioner), in order: one group a solve, a row a path."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["matrix"], r["precond"]), []).append(r)
+    return list(groups.values())
+
+
+def mark_paths(rows):
+    """paths_agree on every row of a solve run on several paths: the same iteration count on all."""
+    for g in by_solve(rows):
+        if len(g) > 1:
+            same = len({r["spx_iterations"] for r in g}) == 1
+            for r in g:
+                r["paths_agree"] = same
+
+
+def paths_markdown(rows):
+    """The paths side by side, a line a solve: each path's ms/iteration, its ratio to the floor and
+    its count (the path that ran, where it is not the one asked), the floor, CuPy's ms/iteration."""
+    groups = [g for g in by_solve(rows) if len(g) > 1]
+    if not groups:
+        return ""
+    paths = [r["path_asked"] for r in groups[0]]
+    head = "| matrix | precond | nnz | floor ms | " + " | ".join("%s ms/it | %s /floor | %s iters" % (p, p, p) for p in paths)
+    lines = ["", "The paths side by side (spx solve --solver-path; ms per iteration: the graph path's iteration "
+             "phase less its capture, the persistent kernel's device time; both over the iterations)", "",
+             head + " | CuPy ms/it | same count |", "|---|---|---|---|" + "---|---|---|" * len(paths) + "---|---|"]
+    for g in groups:
+        cells = []
+        for r in g:
+            ran = r["spx_path"] if r["spx_path"] == r["path_asked"] else "%s ran" % r["spx_path"]
+            cells.append("%s%s | %s | %d" % (ms(r["spx_iter_s"]), "" if ran == r["path_asked"] else " (%s)" % ran,
+                                               x(r["spx_iter_over_floor"]), r["spx_iterations"]))
+        lines.append("| %s | %s | %d | %s | %s | %s | %s |" % (g[0]["matrix"], g[0]["precond"], g[0]["nnz"],
+                                                           ms(g[0]["spx_floor_s"]), " | ".join(cells),
+                                                           ms(g[0].get("cupy_iter_s")),
+                                                           "yes" if g[0].get("paths_agree") else "NO"))
+    return "\n".join(lines) + "\n"
 
 
 def ms(v, digits=4):
@@ -278,24 +339,31 @@ def x(v):
     return "-" if not v else "%.2fx" % v
 
 
+def how_ran(r):
+    """How spx's iterations ran: the graph (its capture, the reads' interval) or the kernel (its time)."""
+    if r["spx_path"] == "persistent":
+        return "kernel (%s), 1 read" % ms(r.get("spx_kernel_s"), 2)
+    return "%s (%s), %s" % ("graph" if r["spx_graph"] else "no graph", ms(r.get("spx_graph_s"), 2), r["spx_check_every"])
+
+
 def markdown(rows, tol):
     """The table: counts, per-iteration times, their ratio, the floor, the path, the targets."""
     lines = ["CG to ||r||/||b|| <= %g, b = A*ones, x0 = 0; times per iteration (ms); floor = SpMV back to back + "
              "the iteration's vector bytes at the copy bandwidth (spx solve, same run)" % tol, "",
-             "| matrix | precond | nnz | spx format | spx iters | CuPy iters | spx ms/it | spx call ms/it | CuPy ms/it "
-             "| CuPy/spx (call) | CuPy/spx (iteration) | floor ms | spx/floor | graph (capture ms), reads every "
+             "| matrix | precond | nnz | spx format | spx path | spx iters | CuPy iters | spx ms/it | spx call ms/it "
+             "| CuPy ms/it | CuPy/spx (call) | CuPy/spx (iteration) | floor ms | spx/floor | how: graph (capture ms), reads every; "
+             "or the kernel (ms) "
              "| spx true res | CuPy true res | targets | ok |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ran = r["cupy"] == "ran"
-        lines.append("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s), %s | %.2e | %s | %s | %s |" % (
-            r["matrix"], r["precond"], r["nnz"], r["spx_format"], r["spx_iterations"],
+        lines.append("| %s | %s | %d | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2e | %s | %s | %s |" % (
+            r["matrix"], r["precond"], r["nnz"], r["spx_format"], r["spx_path"], r["spx_iterations"],
             r["cupy_iterations"] if ran else r["cupy"], ms(r["spx_iter_s"]), ms(r.get("spx_call_iter_s")),
             ms(r.get("cupy_iter_s")), x(r.get("cupy_over_spx_call")), x(r.get("cupy_over_spx")), ms(r["spx_floor_s"]),
-            x(r["spx_iter_over_floor"]), "yes" if r["spx_graph"] else "no", ms(r.get("spx_graph_s"), 2),
-            r["spx_check_every"], r["spx_true_residual"],
+            x(r["spx_iter_over_floor"]), how_ran(r), r["spx_true_residual"],
             "%.2e" % r["cupy_true_residual"] if ran else "-", r["targets"] or "-", "yes" if passed(r) else "NO"))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + paths_markdown(rows)
 
 
 def specs_of(args):
@@ -324,31 +392,44 @@ def main():
     ap.add_argument("--format", default=None, help="spx's format (default: auto)")
     ap.add_argument("--precond", default="none", choices=["none", "jacobi", "both"],
                     help="preconditioners of a SPEC without @ (none)")
+    ap.add_argument("--solver-path", default="auto",
+                    help="spx's paths, comma-separated: auto, graph, persistent (auto); each runs every solve")
+    ap.add_argument("--allow-no-cupy", action="store_true",
+                    help="without CuPy, scipy or a GPU for them: run spx alone (else exit 77)")
     ap.add_argument("--max-rows", type=int, default=2000000, help="largest generated matrix CuPy gets (2000000)")
     ap.add_argument("--shared", default="../shared/matrices", help="the shared matrices (../shared/matrices)")
     ap.add_argument("--json", default=None, help="write the rows as JSON")
     ap.add_argument("--md", default=None, help="write the markdown table")
     args = ap.parse_args()
+    args.paths = args.solver_path.split(",")
+    if any(p not in ("auto", "graph", "persistent") for p in args.paths) or len(set(args.paths)) != len(args.paths):
+        print("error: --solver-path takes auto, graph and persistent, each once, not '%s'" % args.solver_path,
+              file=sys.stderr)
+        return 2
     why = cupy_ready()
-    if why:
+    if why and not args.allow_no_cupy:
         print("skipped: %s" % why)
         return SKIP
+    args.no_cupy = why and "no CuPy: %s" % why
     spx = args.spx or default_spx()
-    import cupy
     rows = []
     try:
         specs = specs_of(args)
         with tempfile.TemporaryDirectory() as tmp:
-            check_laplace(spx, tmp)
+            if not args.no_cupy:
+                check_laplace(spx, tmp)
             for spec, preconds in specs:
                 rows += compare(spec, preconds, spx, args, tmp)
-    except (RuntimeError, OSError, ValueError, KeyError) as e:
+    except (RuntimeError, OSError, ValueError, KeyError, ImportError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
+    mark_paths(rows)
     table = markdown(rows, args.tol)
     print(table)
-    env = {"cupy": cupy.__version__, "device": cupy.cuda.runtime.getDeviceProperties(0)["name"].decode(),
-           "spx": run([spx, "--version"]).strip()}
+    env = {"spx": run([spx, "--version"]).strip(), "solver_paths": args.paths}
+    if not args.no_cupy:
+        import cupy
+        env.update({"cupy": cupy.__version__, "device": cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()})
     if args.json:
         write_json_atomic(args.json, {"env": env, "tol": args.tol, "maxit": args.maxit, "results": rows})
     if args.md:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cuda/gateway.h"
 #include "spx/spx.h"
 
 #define HIST_CAP 4096
@@ -34,6 +35,7 @@ typedef struct cfg {
     int plan_order; /* SPX_ORDER_PLAN: vectors and Jacobi in the plan's numbering */
     const char *algo;  /* the format's algorithm (NULL: its default) */
     int check_every;   /* spx_solve_opts.check_every (0: automatic) */
+    spx_solve_path path; /* spx_solve_opts.path (0: auto) */
 } cfg;
 
 /* What one solve gave. */
@@ -107,7 +109,8 @@ static inline void solve(spx_ctx *ctx, const spx_csr *A, const cfg *c, outcome *
                          .history = o->history,
                          .history_cap = c->history_cap ? c->history_cap : HIST_CAP,
                          .callback = c->callback,
-                         .check_every = c->check_every};
+                         .check_every = c->check_every,
+                         .path = c->path};
     spx_status s = spx_plan_create(ctx, A, &po, &plan);
     if (!s) s = spx_plan_permutation(plan, &perm);
     o->plan_order = perm != NULL;
@@ -133,6 +136,22 @@ static inline void solve(spx_ctx *ctx, const spx_csr *A, const cfg *c, outcome *
     spx_vec_destroy(&d);
     spx_plan_destroy(&plan);
     free(bh);
+}
+
+/* A CUDA context for a test's GPU part, or NULL: no device or no CUDA in this build (the reason
+ * printed), or a context that cannot be made on a present device (a failed check). */
+static inline spx_ctx *gpu_ctx(void)
+{
+    spx_ctx *ctx = NULL;
+    if (!spx_cuda_compiled() || spx_cuda_device_count() == 0) {
+        printf("GPU part skipped: %s\n", spx_cuda_compiled() ? "no CUDA device" : "CUDA not compiled in");
+        return NULL;
+    }
+    if (spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA})) {
+        CHECK(!"CUDA context");
+        return NULL;
+    }
+    return ctx;
 }
 
 /* A generated matrix (NULL after a failed CHECK). */

@@ -4,8 +4,10 @@
 # back as --x0, --rhs, BiCGSTAB with Jacobi, fp32, a run that does not converge (exit 1, the
 # report still printed and written), bad options, missing and wrong-length vector files (both
 # lengths named), a zero diagonal under Jacobi, output paths refused before anything runs, no
-# partial output left; the iteration's path (--check-every gives the same history); on a GPU
-# machine the CUDA run with its floor, its graph and its break-even against cuSPARSE.
+# partial output left; the iteration's path (--check-every and --solver-path give the same
+# history, a bad --solver-path is refused); on a GPU machine the CUDA run with its floor, its
+# graph and its break-even against cuSPARSE, and the persistent kernel (--solver-path: the same
+# count, one read; a format other than csr falls back and says why).
 # Usage: test_cli_solve.sh SPX_BINARY TEST_DATA_DIR SHARED_MATRICES_DIR
 set -u
 spx=$1; data=$2; shared=$3
@@ -30,6 +32,10 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["result"]["history"]
 # same solve read every 5 iterations gives the same count and history (--check-every)
 json_eq "$tmp/s.json" '(lambda r: r["graph"]==0 and r["check_every"]==1 and r["iterations_run"]==r["iterations"] and r["iter_vector_bytes"]==10*'$m'*8 and r["floor_s"] is None and r["floor_note"].startswith("n/a"))(d["result"])'
 expect 0 "$spx" solve $P --backend cpu --check-every 5 --json "$tmp/s5.json"
+# the path on the CPU: the host's steps whatever --solver-path asks, the same solve, said in the JSON
+json_eq "$tmp/s.json" '(lambda r: r["path"]=="host" and r["path_reason"].startswith("not a CUDA plan") and r["kernel_s"]==0)(d["result"])'
+expect 0 "$spx" solve $P --backend cpu --solver-path persistent --json "$tmp/sp.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["result"]; b=json.load(open(sys.argv[2]))["result"]; sys.exit(0 if a["history"]==b["history"] and b["path"]=="host" else 1)' "$tmp/s.json" "$tmp/sp.json" && ok || bad "--solver-path persistent on the CPU differs"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["result"]; b=json.load(open(sys.argv[2]))["result"]; sys.exit(0 if a["history"]==b["history"] and a["iterations"]==b["iterations"] and b["check_every"]==5 and b["iterations"]<=b["iterations_run"]<b["iterations"]+5 else 1)' "$tmp/s.json" "$tmp/s5.json" && ok || bad "--check-every 5 differs"
 # --plot: the residual history as an SVG line chart, well-formed, one line of iterations+1 points
 expect 0 "$spx" solve $P --backend cpu --plot "$tmp/r.svg" --json "$tmp/p.json"
@@ -68,7 +74,7 @@ grep -q "^status  *breakdown: p'Ap <= 0" "$tmp/out" && ok || bad "breakdown repo
 
 # bad options and inputs: exit 2, one error line, nothing written
 for a in "--method gmres" "--precond ilu" "--tol 0" "--tol -1" "--tol abc" "--tol nan" "--maxit 0" "--maxit x" "--format nosuch" \
-         "--check-every 0" "--check-every 129" "--check-every x" \
+         "--check-every 0" "--check-every 129" "--check-every x" "--solver-path gpu" "--solver-path" "--solver-path Graph" \
          "--precision fp16" "--foo" "--backend gpu" "--rhs" "$P"; do
   expect 2 "$spx" solve $P $a -o "$tmp/never.mtx"; one_error_line
 done
@@ -128,11 +134,17 @@ done
 
 # on a GPU machine: the CUDA run and its break-even against the baseline, measured in the run
 if "$spx" --version | grep -q 'CUDA backend built' && command -v nvidia-smi >/dev/null && nvidia-smi >/dev/null 2>&1; then
-  expect 0 "$spx" solve gen:poisson3d:n=40,laplace=1 --backend cuda --format csr --json "$tmp/g.json"
+  expect 0 "$spx" solve gen:poisson3d:n=40,laplace=1 --backend cuda --format csr --solver-path graph --json "$tmp/g.json"
   json_eq "$tmp/g.json" '(lambda r: r["backend"]=="cuda" and r["converged"]==1 and r["rel_residual_true"]<=1.01e-8 and r["baseline"]=="cusparse/alg1" and r["t_spmv_s_baseline"]>0 and r["t_spmv_s_format"]>0 and r["plan_s_baseline"]>0 and r["break_even_iterations"] is not None)(d["result"])'
   # the GPU path: csr's iteration a replayed graph, the floor measured in the run
   json_eq "$tmp/g.json" '(lambda r: r["graph"]==1 and 1<=r["check_every"]<=128 and r["checks"]>=1 and r["iterations_run"]>=r["iterations"] and r["floor_s"]>0 and r["floor_spmv_s"]>0 and r["copy_bandwidth_bytes_per_s"]>0 and r["iter_over_floor"]>0)(d["result"])'
-  grep -q '^floor .*per iteration = 1 x SpMV' "$tmp/out" && grep -q 'x the floor' "$tmp/out" && grep -q '^path .*replayed CUDA graph' "$tmp/out" && ok || bad "GPU floor/path lines: $(grep -E '^(floor|path)' "$tmp/out")"
+  grep -q '^floor .*per iteration = 1 x SpMV' "$tmp/out" && grep -q 'x the floor' "$tmp/out" && grep -q '^path .*replayed CUDA graph' "$tmp/out" && grep -q '^ *graph path: asked' "$tmp/out" && ok || bad "GPU floor/path lines: $(grep -E '^(floor|path)' "$tmp/out")"
+  # the persistent kernel (auto on this small csr plan): the same count, one read, its own time
+  expect 0 "$spx" solve gen:poisson3d:n=40,laplace=1 --backend cuda --format csr --json "$tmp/gp.json"
+  python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["result"]; b=json.load(open(sys.argv[2]))["result"]; sys.exit(0 if b["path"]=="persistent" and b["path_reason"].startswith("auto: csr") and b["graph"]==0 and b["checks"]==1 and b["iterations"]==a["iterations"] and b["iterations_run"]==b["iterations"] and b["kernel_s"]>0 and abs(b["iter_s"]-b["kernel_s"]/b["iterations"])<=1e-9 and b["iter_over_floor"]>0 and len(b["history"])==b["iterations"]+1 else 1)' "$tmp/g.json" "$tmp/gp.json" && ok || bad "persistent run: $(grep -E '^(path|floor|iterations)' "$tmp/out")"
+  grep -q '^path  *persistent: the whole solve one cooperative kernel' "$tmp/out" && ok || bad "persistent path line: $(grep -A2 '^path' "$tmp/out")"
+  expect 0 "$spx" solve gen:poisson3d:n=40,laplace=1 --backend cuda --format cusparse --solver-path persistent --json "$tmp/gc.json"
+  json_eq "$tmp/gc.json" '(lambda r: r["path"]=="graph" and r["path_reason"].startswith("persistent asked, but the plan") and "format is cusparse, not csr" in r["path_reason"])(d["result"])'
   expect 0 "$spx" solve gen:poisson3d:n=40,laplace=1 --backend cuda --format cusparse
   grep -q 'n/a (this format is the baseline)' "$tmp/out" && ok || bad "baseline's own break-even: $(grep break-even "$tmp/out")"
 fi

@@ -7,7 +7,9 @@
  * refused; the result's new fields; fp32 and Jacobi, so every step kernel runs in both precisions
  * with and without the preconditioner. SPX_SOLVE_TEST_QUICK=1 leaves out the larger matrices (the
  * sanitizers' run, scripts/gpu-check.sh). On CUDA: csr's iteration runs as a replayed graph, two runs
- * give the same bits, and every format's graph and check figures are printed. */
+ * give the same bits, and every format's path, graph and check figures are printed. The cases ask
+ * for the graph path (the one whose reads they test; tests/test_solve_persistent.c tests the
+ * persistent kernel, which auto takes on small csr plans). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,7 +112,7 @@ static int make_cases(spx_ctx *ctx, spx_backend b, const char *algo, int quick, 
         {3, {1, 2, -2, 1, -1, 1, 1, -1, 0}, {2, 0, -2}, SPX_SOLVE_BREAKDOWN_OMEGA, "bicgstab (t, s) = 0"},
         {3, {1, 2, 0, 2, 1, 2, 1, -2, 1}, {0, -1, 0}, SPX_SOLVE_BREAKDOWN_RHO, "bicgstab rho = 0 at 2"},
     };
-    const cfg base = {.backend = b, .algo = algo};
+    const cfg base = {.backend = b, .algo = algo, .path = SPX_SOLVE_PATH_GRAPH};
     int n = 0;
     spx_csr *L = gen(ctx, "gen:poisson2d:n=30,laplace=1"), *N = gen(ctx, "gen:poisson2d:n=20,laplace=1");
     for (int64_t i = 0; N && i < N->nnz; i++) N->val[i] = -N->val[i];
@@ -241,7 +243,7 @@ static void test_cuda_graph(spx_ctx *ctx, const char *algo)
     if (!A) return;
     for (int m = 0; m < 2; m++) {
         outcome *o1 = malloc(sizeof *o1), *o2 = malloc(sizeof *o2);
-        const cfg c = {.backend = SPX_BACKEND_CUDA, .algo = algo, .bicgstab = m, .jacobi = 1};
+        const cfg c = {.backend = SPX_BACKEND_CUDA, .algo = algo, .bicgstab = m, .jacobi = 1, .path = SPX_SOLVE_PATH_GRAPH};
         solve(ctx, A, &c, o1);
         solve(ctx, A, &c, o2);
         CHECK_MSG(o1->st == SPX_OK && o1->r.status == SPX_SOLVE_CONVERGED && o1->r.graph == 1 && o1->r.checks >= 1,
@@ -262,8 +264,8 @@ static void test_cuda_graph(spx_ctx *ctx, const char *algo)
         outcome o;
         solve(ctx, A, &(cfg){.backend = SPX_BACKEND_CUDA, .format = d.name}, &o);
         CHECK_MSG(o.st == SPX_OK && o.r.status == SPX_SOLVE_CONVERGED, "cuda %s: %s", d.name, spx_solve_status_str(o.r.status));
-        printf("cuda %s cg: %d iterations, graph %d, read every %d (%d reads, %d launched)\n", d.name, o.r.iterations,
-               o.r.graph, o.r.check_every, o.r.checks, o.r.iterations_run);
+        printf("cuda %s cg: %d iterations, path %s, graph %d, read every %d (%d reads, %d launched)\n", d.name,
+               o.r.iterations, spx_solve_path_str(o.r.path), o.r.graph, o.r.check_every, o.r.checks, o.r.iterations_run);
         free(o.x);
     }
     spx_csr_destroy(&A);
@@ -292,14 +294,7 @@ int main(void)
     test_backend(ctx, SPX_BACKEND_CPU, NULL);
     printf("cpu part %.2f s\n", spx_wtime() - t0);
     spx_ctx_destroy(&ctx);
-    if (!spx_cuda_compiled() || spx_cuda_device_count() == 0) {
-        printf("GPU part skipped: %s\n", spx_cuda_compiled() ? "no CUDA device" : "CUDA not compiled in");
-        return check_report();
-    }
-    if (spx_ctx_create(&ctx, &(spx_ctx_opts){.backend = SPX_BACKEND_CUDA})) {
-        CHECK(!"CUDA context");
-        return check_report();
-    }
+    if (!(ctx = gpu_ctx())) return check_report();
     t0 = spx_wtime();
     test_backend(ctx, SPX_BACKEND_CUDA, "vector");
     printf("gpu part %.2f s\n", spx_wtime() - t0);

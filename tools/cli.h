@@ -45,6 +45,7 @@ typedef struct cli_opts {
     double tol;          /* solve: --tol (0: not given) */
     int maxit;           /* solve: --maxit (0: not given) */
     int check_every;     /* solve: --check-every (0: not given, automatic) */
+    spx_solve_path solver_path; /* solve: --solver-path auto|graph|persistent (SPX_SOLVE_PATH_AUTO) */
     int k;               /* spmm: --k, the columns of X and Y (0: not given) */
     spx_dense_layout layout; /* spmm: --layout row|col (layout_given: set) */
     int layout_given;

@@ -167,6 +167,11 @@ static int set_option(cli_opts *o, const char *opt, const char *val)
         else if (!strcmp(val, "cuda")) o->backend = SPX_BACKEND_CUDA;
         else if (!strcmp(val, "auto")) o->backend = SPX_BACKEND_AUTO;
         else return cli_error("--backend must be cpu, cuda or auto, not '%s'", val);
+    } else if (!strcmp(opt, "--solver-path")) {
+        if (!strcmp(val, "auto")) o->solver_path = SPX_SOLVE_PATH_AUTO;
+        else if (!strcmp(val, "graph")) o->solver_path = SPX_SOLVE_PATH_GRAPH;
+        else if (!strcmp(val, "persistent")) o->solver_path = SPX_SOLVE_PATH_PERSISTENT;
+        else return cli_error("--solver-path must be auto, graph or persistent, not '%s'", val);
     } else if (!strcmp(opt, "--order")) {
         if (!strcmp(val, "caller")) o->order = SPX_ORDER_CALLER;
         else if (!strcmp(val, "plan")) o->order = SPX_ORDER_PLAN;

@@ -53,6 +53,7 @@ typedef struct solve_report {
     double tol;
     int maxit;
     int check_every; /* --check-every (0: automatic) */
+    spx_solve_path path; /* --solver-path (auto, graph, persistent) */
     int have_rhs;
     spx_plan_info plan;
     double precond_s; /* building the Jacobi vector */
@@ -79,6 +80,7 @@ static int check_options(const cli_opts *o, solve_report *rep)
     rep->tol = o->tol > 0 ? o->tol : SPX_SOLVE_DEFAULT_TOL;
     rep->maxit = o->maxit > 0 ? o->maxit : SPX_SOLVE_DEFAULT_MAX_ITER;
     rep->check_every = o->check_every;
+    rep->path = o->solver_path;
     return CLI_OK;
 }
 
@@ -138,7 +140,7 @@ static int run_solver(spx_ctx *ctx, const spx_csr *A, spx_plan *plan, const doub
     spx_vec *b = NULL, *x = NULL, *d = NULL;
     history_make(&rep->hist, rep->maxit);
     spx_solve_opts so = {.tol = rep->tol, .max_iter = rep->maxit, .history = rep->hist.v, .history_cap = rep->hist.cap,
-                         .check_every = rep->check_every};
+                         .check_every = rep->check_every, .path = rep->path};
     const char *what = "solve";
     const int32_t *perm = NULL;
     spx_plan_permutation(plan, &perm);
@@ -279,12 +281,15 @@ static void measure_after(spx_ctx *ctx, const spx_csr *A, solve_report *rep)
     spx_bench_case_destroy(&c);
 }
 
-/* Seconds per iteration of the solve, NaN without iterations: the iteration phase less the
- * one capture of the iteration as a CUDA graph (reported on its own: graph_s). */
+/* Seconds per iteration of the solve, NaN without iterations: the persistent kernel's device
+ * time (CUDA events around its one launch), else the iteration phase less the one capture of
+ * the iteration as a CUDA graph (reported on its own: graph_s). */
 static double per_iteration(const solve_report *rep)
 {
     const spx_solve_result *r = &rep->res;
-    return r->iterations > 0 ? (r->iter_seconds - r->graph_seconds) / r->iterations : NAN;
+    if (r->iterations <= 0) return NAN;
+    if (r->path == SPX_SOLVE_PATH_PERSISTENT) return r->kernel_seconds / r->iterations;
+    return (r->iter_seconds - r->graph_seconds) / r->iterations;
 }
 
 /* The whole time: plan, preconditioner, solve. */
@@ -325,19 +330,26 @@ static void print_floor(const solve_report *rep)
     if (rep->res.iterations > 0) printf("            per iteration %.2fx the floor\n", per_iteration(rep) / fl->floor_s);
 }
 
-/* How the iterations ran: the graph, the host's reads of the scalars. */
+/* How the iterations ran: the persistent kernel, or the graph and the host's reads of the
+ * scalars; and why that path. */
 static void print_path(const solve_report *rep)
 {
     const spx_solve_result *r = &rep->res;
     char every[48] = "every iteration";
     if (r->check_every > 1) snprintf(every, sizeof every, "every %d iterations", r->check_every);
-    if (rep->plan.backend == SPX_BACKEND_CUDA)
+    if (r->path == SPX_SOLVE_PATH_PERSISTENT)
+        printf("path        persistent: the whole solve one cooperative kernel; scalars on the device, read once at the "
+               "end (%d reads; %d iterations run)\n"
+               "            the kernel %.3f ms (device time, the time per iteration's)\n",
+               r->checks, r->iterations_run, r->kernel_seconds * 1e3);
+    else if (rep->plan.backend == SPX_BACKEND_CUDA)
         printf("path        %s; scalars on the device, read %s (%d reads; %d iterations run, %d past the end)\n"
                "            the graph's capture %.3f ms, once (left out of the time per iteration)\n",
                r->graph ? "each iteration a replayed CUDA graph" : "plain launches (the SpMV could not be captured)", every,
                r->checks, r->iterations_run, r->iterations_run - r->iterations, r->graph_seconds * 1e3);
     else
         printf("path        fused OpenMP steps, scalars read %s\n", every);
+    if (rep->plan.backend == SPX_BACKEND_CUDA) printf("            %s path: %s\n", spx_solve_path_str(r->path), r->path_reason);
 }
 
 /* The readable report on stdout. */
@@ -412,6 +424,9 @@ static void json_floor(FILE *f, int *first, const solve_report *rep)
     json_kv_int(f, first, "check_every", r->check_every);
     json_kv_int(f, first, "checks", r->checks);
     json_kv_int(f, first, "iterations_run", r->iterations_run);
+    json_kv_str(f, first, "path", spx_solve_path_str(r->path));
+    json_kv_str(f, first, "path_reason", r->path_reason);
+    json_kv_num(f, first, "kernel_s", r->kernel_seconds);
 }
 
 /* The report's figures as JSON members. */
@@ -567,6 +582,8 @@ static int print_help(void)
            "       [-o X.mtx] [--json FILE] [--history FILE.json] [--plot FILE.svg] [--threads N] [--strict]\n"
            "       [--order caller|plan (plan: the iteration in the plan's numbering, e.g. ehyb's)]\n"
            "       [--check-every N (the host reads the solver's scalars every N iterations; default: measured)]\n"
+           "       [--solver-path auto|graph|persistent (CUDA: each iteration a replayed graph, or CG on csr as one\n"
+           "        cooperative kernel; auto: the kernel on csr plans of at most 2^21 nonzeros)]\n"
            "Solves A x = b (b = A*ones without --rhs, so x = ones) from x0 (0 without --x0) until\n"
            "||r||/||b|| <= T (default %g) or N iterations (default %d). Vectors are Matrix Market arrays\n"
            "(m rows, 1 column). Exit 0 converged, 1 not converged (the report is still printed and\n"
@@ -581,7 +598,7 @@ int cmd_solve(int argc, char **argv)
     if (cli_has_flag(argc, argv, 2, "--distributed")) return cli_dist_solve(argc, argv);
     cli_opts o = {0};
     if (cli_parse(argc, argv, 2,
-                  "--rhs: --x0: --method: --precond: --tol: --maxit: --check-every: --format: --algo: --backend: --precision: --order: --threads: "
+                  "--rhs: --x0: --method: --precond: --tol: --maxit: --check-every: --solver-path: --format: --algo: --backend: --precision: --order: --threads: "
                   "--strict -o: --json: --history: --plot:",
                   &o))
         return CLI_ERROR;

@@ -39,6 +39,21 @@ typedef enum spx_solve_status {
                                      or the preconditioner, or an overflow */
 } spx_solve_status;
 
+/* How a CUDA solve iterates (spx_solve_opts.path asks, spx_solve_result.path says what ran;
+ * docs/solvers.md). */
+typedef enum spx_solve_path {
+    SPX_SOLVE_PATH_AUTO = 0,   /* options: the persistent kernel where it can run and is predicted
+                                  to pay (a csr plan of at most 2^21 nonzeros, no callback, no
+                                  check_every asked), else the graph */
+    SPX_SOLVE_PATH_GRAPH,      /* fused step kernels, each iteration a replayed CUDA graph, the host
+                                  reading the scalars every check_every iterations */
+    SPX_SOLVE_PATH_PERSISTENT, /* CG on a csr plan: the whole solve one cooperative kernel (its
+                                  SpMV inside, grid-wide barriers between its phases), the host
+                                  reading the scalars once, at the end */
+    SPX_SOLVE_PATH_HOST        /* result only: the CPU's fused passes, or the distributed solvers'
+                                  operations (the options' path is ignored there) */
+} spx_solve_path;
+
 typedef struct spx_solve_opts {
     double tol;   /* stop when ||r_k|| / ||b|| <= tol; 0: SPX_SOLVE_DEFAULT_TOL */
     int max_iter; /* iteration cap; 0: SPX_SOLVE_DEFAULT_MAX_ITER */
@@ -59,6 +74,11 @@ typedef struct spx_solve_opts {
      * outcome does not depend on it: iterations run past the end change nothing (same x, count,
      * status, history); with a callback it is always 1 (the callback sees every iteration) */
     int check_every;
+    /* CUDA: the path asked for (0: SPX_SOLVE_PATH_AUTO). A path that cannot run here (the
+     * persistent kernel needs CG on a csr plan, no callback, a device that launches cooperative
+     * kernels and holds its grid) falls back to the graph, and spx_solve_result.path_reason says
+     * why; the outcome (status, count, x to rounding) does not depend on it */
+    spx_solve_path path;
 } spx_solve_opts;
 
 typedef struct spx_solve_result {
@@ -86,6 +106,15 @@ typedef struct spx_solve_result {
     double graph_seconds; /* CUDA: the capture of the iteration as a graph (instantiation and
                              upload included), once per solve; part of iter_seconds, which less
                              this is the time of the iterations themselves */
+    spx_solve_path path;  /* the path that ran: GRAPH (graph = 0 when the SpMV could not be
+                             captured), PERSISTENT (graph = 0, checks = 1: the one read at the end,
+                             check_every = 0), or HOST */
+    char path_reason[160]; /* why that path: asked, auto's rule, or what kept the one asked from
+                              running (e.g. "persistent asked, but the plan's format is ehyb, not
+                              csr") */
+    double kernel_seconds; /* PERSISTENT: the device time of the one launch (CUDA events around
+                              it): the iterations alone, without the initial residual and the
+                              host's read; 0 on the other paths */
 } spx_solve_result;
 
 /* Solves A x = b by conjugate gradients (A symmetric positive definite), with x on entry as
@@ -96,9 +125,10 @@ typedef struct spx_solve_result {
  * iteration ran, whatever its outcome (res->status); SPX_ERR_ARG for bad arguments (with a
  * message in the vectors' context), SPX_ERR_NOMEM / SPX_ERR_DEVICE_ALLOC for the work vectors
  * (CG: 3, 4 with Jacobi), SPX_ERR_CUDA. b = 0 gives x = 0, converged in 0 iterations. On CUDA
- * the scalars stay on the device and each iteration is replayed as a CUDA graph on a side
- * stream of the context (the context's stream is synchronised before the iterations and the
- * side stream after them; the call returns with x complete), see docs/solvers.md. */
+ * the scalars stay on the device and the iterations run on a side stream of the context (the
+ * context's stream is synchronised before the iterations and the side stream after them; the
+ * call returns with x complete): each replayed as a CUDA graph, or on a csr plan all of them as
+ * one persistent cooperative kernel (opts.path), see docs/solvers.md. */
 spx_status spx_solve_cg(spx_plan *A, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts, spx_solve_result *res);
 /* Solves A x = b by BiCGSTAB (van der Vorst 1992; any nonsingular A), right-preconditioned
  * with Jacobi when asked; arguments and returns as spx_solve_cg (5 work vectors, 7 with
@@ -111,6 +141,9 @@ spx_status spx_solve_bicgstab(spx_plan *A, const spx_vec *b, spx_vec *x, const s
  * is not stored, zero, not finite, or whose inverse overflows the precision is SPX_ERR_ARG
  * naming the first such row (1-based, as in the file). */
 spx_status spx_solve_inv_diag(spx_ctx *ctx, const spx_csr *A, const spx_plan *plan, spx_vec **out);
+
+/* The path's name: "auto", "graph", "persistent", "host"; never NULL. */
+const char *spx_solve_path_str(spx_solve_path p);
 
 /* The status's name, e.g. "converged", "breakdown: p'Ap <= 0"; never NULL. */
 const char *spx_solve_status_str(spx_solve_status s);

@@ -60,6 +60,8 @@ static spx_status resolve_opts(solve_run *s, const spx_solve_opts *opts)
     if (o->check_every < 0 || o->check_every > SPX_SOLVE_MAX_CHECK_EVERY)
         return spx_fail(s->ctx, SPX_ERR_ARG, "%s: check_every %d is not 0 (automatic) to %d", s->fn, o->check_every,
                         SPX_SOLVE_MAX_CHECK_EVERY);
+    if (o->path != SPX_SOLVE_PATH_AUTO && o->path != SPX_SOLVE_PATH_GRAPH && o->path != SPX_SOLVE_PATH_PERSISTENT)
+        return spx_fail(s->ctx, SPX_ERR_ARG, "%s: path %d is not auto, graph or persistent", s->fn, (int)o->path);
     if (o->precond == SPX_PRECOND_NONE) {
         if (o->inv_diag) return spx_fail(s->ctx, SPX_ERR_ARG, "%s: inv_diag given without precond = SPX_PRECOND_JACOBI", s->fn);
         return SPX_OK;
@@ -97,7 +99,7 @@ spx_status solve_plan_space(spx_ctx *ctx, const char *fn, spx_plan *A, solve_spa
         return ctx ? spx_fail(ctx, SPX_ERR_ARG, "%s: a solve needs a square matrix, the plan is %d x %d", fn, info.m, info.n)
                    : SPX_ERR_ARG;
     *out = (solve_space){.apply = plan_apply, .dot = plan_dot, .nrm2 = plan_nrm2, .user = A, .n = info.n,
-                         .backend = info.backend, .precision = info.precision, .fused = 1};
+                         .backend = info.backend, .precision = info.precision, .fused = 1, .plan = A};
     return SPX_OK;
 }
 
@@ -353,6 +355,24 @@ done:
     return st;
 }
 
+/* The persistent kernel's iterations after the first step (CG on a csr plan): one launch, its
+ * device time, the one read of the block and the history copied back by the launch itself; no
+ * iteration runs past the end, so the SpMVs of the block count the launched iterations (CG:
+ * one each, a p'Ap breakdown's included). */
+static spx_status persist_iterate(solve_iter *it, const solve_persist_job *job, solve_checks *ch)
+{
+    solve_run *s = it->s;
+    spx_status st = solve_persist_launch(it, job, &s->res->kernel_seconds);
+    if (st) return st;
+    ch->count = 1;
+    ch->m = 0;
+    ch->launched = it->sc->spmvs;
+    ch->seen = it->sc->rec_k;
+    const int last = job->history_len - 1 < it->sc->rec_k ? job->history_len - 1 : it->sc->rec_k;
+    if (last >= 1) s->res->history_len = last + 1;
+    return SPX_OK;
+}
+
 /* ---- the run ---- */
 
 /* Records the initial residual rel = ||b - A x0|| / ||b|| as record 0 and takes it (history,
@@ -441,8 +461,9 @@ static spx_status solve_run_method(solve_run *s, const solve_method *m, spx_vec 
     solve_scalars local;
     solve_iter it = {.s = s, .sc = &local, .m = m};
     solve_checks ch;
+    solve_persist_job job;
     const int jacobi = s->o.precond != SPX_PRECOND_NONE;
-    int done = 0, zero = 0;
+    int done = 0, zero = 0, persistent = 0;
     spx_status st = SPX_OK;
     it.v[SOLVE_V_X] = s->x;
     it.v[SOLVE_V_D] = (spx_vec *)s->o.inv_diag; /* read only: the steps never write D */
@@ -452,11 +473,12 @@ static spx_status solve_run_method(solve_run *s, const solve_method *m, spx_vec 
     checks_start(&ch, s, s->backend == SPX_BACKEND_CUDA && s->sp->fused);
     s->res->iter_vector_bytes = (double)(jacobi ? m->passes_jacobi : m->passes_plain) * (double)s->n *
                                 (double)spx_precision_bytes(s->precision);
+    SOLVE_TRY(solve_path_pick(&it, &job, &persistent));
     SOLVE_TRY(solve_initial(&it, &ch, &done, &zero));
     if (!done) {
         if (s->backend == SPX_BACKEND_CUDA && s->sp->fused) SOLVE_TRY(to_device(&it));
         SOLVE_TRY(solve_step_run(&it, m->init));
-        SOLVE_TRY(iterate(&it, &ch));
+        SOLVE_TRY(persistent ? persist_iterate(&it, &job, &ch) : iterate(&it, &ch));
     }
     if (zero)
         zero_result(s);

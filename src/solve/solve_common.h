@@ -8,6 +8,7 @@
 #define SPX_SOLVE_SOLVE_COMMON_H
 
 #include "core/ctx.h"
+#include "solve/solve_persist.h"
 #include "solve/solve_scalars.h"
 #include "solve/solve_steps.h"
 
@@ -33,6 +34,8 @@ typedef struct solve_space {
     spx_precision precision;
     int fused; /* 1: the vectors are the whole problem (a plan's space), so the backend's fused
                   steps may form the sums; 0: every sum through dot and nrm2 */
+    spx_plan *plan; /* the plan of a plan's space (the persistent kernel reads its layout); NULL
+                       for the distributed one */
 } solve_space;
 
 /* The space of a square plan A (fn names the caller in messages): spx_plan_apply, spx_vec_dot,
@@ -76,8 +79,9 @@ typedef struct solve_iter {
 
 /* A method: its work vectors (w[0] the residual), their roles, its first step, its iteration
  * (SpMVs and steps only: no decision on the host, so it can be captured and replayed), its
- * steps over the space's operations (the distributed space's path), and the vectors of n
- * entries its fused steps read or write per iteration (the floor's vector traffic). */
+ * steps over the space's operations (the distributed space's path), the vectors of n entries
+ * its fused steps read or write per iteration (the floor's vector traffic), and whether a
+ * persistent kernel runs its iterations (src/solve/persist_cuda.cu). */
 typedef struct solve_method {
     int work_plain, work_jacobi;
     int passes_plain, passes_jacobi;
@@ -85,6 +89,7 @@ typedef struct solve_method {
     solve_step init;
     spx_status (*body)(solve_iter *it);
     spx_status (*space_step)(solve_iter *it, solve_step step);
+    int persistent;
 } solve_method;
 
 /* The whole of a method over space sp: checks, work vectors, the initial residual, its
@@ -109,6 +114,15 @@ spx_status solve_dot(solve_run *s, const spx_vec *x, const spx_vec *y, double *o
 spx_status solve_nrm2(solve_run *s, const spx_vec *x, double *out);
 /* z = M^-1 r: D^-1 r for Jacobi; nothing without a preconditioner (the callers then use r). */
 spx_status solve_precond(solve_run *s, const spx_vec *r, spx_vec *z);
+
+/* Picks the path of the run (src/solve/persist.c: solve_path_choose over its facts), its
+ * result's path and path_reason set; *persistent = 1 with *job filled (the plan's device CSR,
+ * the vectors, the history) when it is the persistent kernel. The device is queried, nothing
+ * launched. */
+spx_status solve_path_pick(solve_iter *it, solve_persist_job *job, int *persistent);
+/* The persistent kernel's one launch (spx_solve_persist_run) with the plan held meanwhile
+ * (spx_plan_enter), after the first step; *seconds its device time. */
+spx_status solve_persist_launch(solve_iter *it, const solve_persist_job *job, double *seconds);
 
 /* The CPU's fused steps (src/solve/steps_cpu.c): step as one OpenMP pass, summing as
  * spx_vec_dot does, so the scalars have the bits of the space's own operations. */

@@ -67,6 +67,8 @@ spx_status spx_solve_cuda_step(solve_cuda *c, solve_step step, spx_precision p, 
 spx_status spx_solve_cuda_capture(solve_cuda *c, spx_status (*body)(void *arg), void *arg, int *ok);
 /* Launches the captured iteration once on the solve's stream. */
 spx_status spx_solve_cuda_replay(solve_cuda *c);
+/* The scalar block in device memory (the persistent kernel's, src/solve/persist_cuda.cu). */
+solve_scalars *spx_solve_cuda_block(solve_cuda *c);
 /* Frees the device half (NULL: nothing) and gives the context its stream back. */
 void spx_solve_cuda_close(solve_cuda *c);
 

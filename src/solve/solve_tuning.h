@@ -1,5 +1,6 @@
 /* src/solve/solve_tuning.h: the solvers' tuning constants: how often the host reads the
- * scalars on the GPU (the issue's bound: a check costs under 5 % of the time). */
+ * scalars on the GPU (the issue's bound: a check costs under 5 % of the time), and when and how
+ * the persistent CG kernel runs (src/solve/persist.c, persist_cuda.cu). */
 #ifndef SPX_SOLVE_SOLVE_TUNING_H
 #define SPX_SOLVE_SOLVE_TUNING_H
 
@@ -15,5 +16,24 @@
  * end are then at most m / 8 (their SpMVs wasted), and a prediction that comes too early costs
  * at most 8 more checks. */
 #define SOLVE_TAIL_DIV 8
+
+/* The persistent path (issue 49): `auto` takes it for CG on a csr plan of at most this many
+ * nonzeros. A prediction, not measured: an iteration of the graph path is ~4 kernel nodes
+ * (the SpMV, pq, r, xp) at ~2-3 us of launch and drain each on an H100 even when replayed,
+ * against the persistent kernel's SpMV and vector work plus 3 grid-wide barriers at ~1-2 us
+ * each (cooperative groups' grid.sync with a full grid); the barriers win while the
+ * iteration's own work is a few microseconds, i.e. on small matrices. 2^21 nonzeros (~25 MB of
+ * fp64 CSR, half the H100's L2, so the matrix stays there between iterations; csr's sliced
+ * rule uses the same bound) is where the SpMV's ~10 us of work makes the nodes' cost a few
+ * percent either way. To be replaced by the crossover `spx solve --solver-path graph` and
+ * `persistent` measure (the gpu-check stage solvepersist). */
+#define SOLVE_PERSIST_MAX_NNZ ((int64_t)1 << 21)
+/* Threads a block of the persistent kernel: the step kernels' SPX_VEC_BLOCK (the reductions'
+ * tree is written for it); a guess, not measured against 512 or 1024. */
+#define SOLVE_PERSIST_BLOCK 256
+/* The SpMV inside the kernel gives a row G lanes, the smallest power of two (1 to 32) that
+ * leaves each lane at most this many nonzeros of a mean row: csr's vector kernel rule
+ * (SPX_CSR_CUDA_NZ_PER_LANE, measured there: 8 beat 2 and 4 on the 27-point stencil). */
+#define SOLVE_PERSIST_NZ_PER_LANE 8
 
 #endif

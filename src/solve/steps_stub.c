@@ -32,4 +32,6 @@ spx_status spx_solve_cuda_capture(solve_cuda *c, spx_status (*body)(void *arg), 
 
 spx_status spx_solve_cuda_replay(solve_cuda *c) { return SPX_ERR_NOT_COMPILED; }
 
+solve_scalars *spx_solve_cuda_block(solve_cuda *c) { return NULL; }
+
 void spx_solve_cuda_close(solve_cuda *c) {}

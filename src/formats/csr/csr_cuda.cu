@@ -1335,3 +1335,12 @@ static const spx_format_cuda csr_cuda = {
 };
 
 extern "C" const spx_format_cuda *spx_csr_cuda(void) { return &csr_cuda; }
+
+extern "C" spx_status spx_csr_cuda_view(const void *dev, spx_dev_csr *out)
+{
+    const csr_dev *d = (const csr_dev *)dev;
+    if (!d || !out) return SPX_ERR_ARG;
+    const spx_dev_csr view = {d->m, d->n, d->nnz, d->prec, d->rowptr, d->colind, d->val, NULL};
+    *out = view;
+    return SPX_OK;
+}

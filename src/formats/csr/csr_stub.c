@@ -22,3 +22,10 @@ spx_status spx_csr_stream_blocks_device(spx_ctx *ctx, const int32_t *rp, int32_t
     if (out) memset(out, 0, sizeof *out);
     return spx_fail(ctx, SPX_ERR_NOT_COMPILED, "csr stream blocks (device): the CUDA backend is not compiled into this build");
 }
+
+spx_status spx_csr_cuda_view(const void *dev, spx_dev_csr *out)
+{
+    (void)dev;
+    if (out) memset(out, 0, sizeof *out);
+    return SPX_ERR_NOT_COMPILED;
+}
