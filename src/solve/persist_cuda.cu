@@ -206,6 +206,7 @@ __global__ void __launch_bounds__(BLOCK) bi_persist_kernel(persist_args<VT> a)
         __syncthreads();
         if (!sc_running(&sh)) { /* converged at the half step (x += alpha p^), or ||s|| not finite */
             entries<VT, SOLVE_BI_R, JAC, 0>(a, scalars_of(sh), s);
+            __syncthreads(); /* every thread has read the block before r's finisher clears x_due */
             if (threadIdx.x == 0) bi_after_r(&sh, 0.0, 0.0);
             break;
         }
