@@ -32,14 +32,15 @@
 #   solve     the solvers on the GPU: test_solve (every test on CUDA too), test_solve_steps (the
 #             fused steps and the graph), then spx solve's CG against CuPy's cg
 #             (scripts/solve_cupy_check.py: iterations within 2 %, time per iteration, the floor)
-#   solvepersist the persistent CG kernel (issue 49; docs/solvers.md): tests/test_solve_persistent
-#             (the kernel against the graph path: counts, x; two runs the same bits; the cap,
-#             breakdowns, n = 0 and 1, fp32, the fallbacks), its quick cases under compute-sanitizer
-#             memcheck and racecheck, then spx solve --solver-path graph and persistent side by
-#             side on bcsstk15 and bcsstk16 (Jacobi), poisson3d n=40 and stencil27 n=60 (both):
-#             ms/iteration, the floor, the ratio, the counts (CuPy's cg beside them where CuPy
-#             is there; scripts/solve_cupy_check.py --solver-path graph,persistent); 1-2 minutes
-#             (predicted)
+#   solvepersist the persistent CG and BiCGSTAB kernels (issue 49; docs/solvers.md):
+#             tests/test_solve_persistent (the kernels against the graph path: counts, x; two runs
+#             the same bits; the caps, breakdowns, n = 0 and 1, fp32, the fallbacks), its quick
+#             cases under compute-sanitizer memcheck and racecheck, then CG by spx solve
+#             --solver-path graph and persistent side by side on bcsstk15 and bcsstk16 (Jacobi),
+#             poisson3d n=40 and stencil27 n=60 (both): ms/iteration, the floor, the ratio, the
+#             counts (CuPy's cg beside them where CuPy is there; scripts/solve_cupy_check.py
+#             --solver-path graph,persistent); BiCGSTAB on cage10 (Jacobi) on both paths;
+#             1-2 minutes (predicted)
 #   python    the Python module's figures (issue 16): per-call overhead against C on the host
 #             and the device (bench/overhead/run.sh --backend all), then plan.spmv on CuPy
 #             arrays against cupyx's A @ x on the default and large suites in fp64 (and the
@@ -92,7 +93,7 @@ log() { echo "== $* ==" | tee -a "$out/summary.txt"; }
 
 has() { [[ " $stages " == *" $1 "* ]]; }
 
-# sanitize_persist CS: the persistent CG kernel's quick cases (tests/test_solve_persistent,
+# sanitize_persist CS: the persistent kernels' quick cases (tests/test_solve_persistent,
 # SPX_SOLVE_TEST_QUICK=1) under memcheck and racecheck, in the background (the caller waits)
 sanitize_persist() {
   for tool in memcheck racecheck; do
@@ -178,7 +179,7 @@ if has sanitize; then
     SPX_SOLVE_TEST_QUICK=1 timeout 400 "$cs" --tool "$tool" --error-exitcode 99 build-gpu/tests/test_solve_steps \
       >"$out/sanitize-$tool-solve-steps.log" 2>&1 &
   done
-  sanitize_persist "$cs" # the persistent CG kernel (grid-wide barriers, the scalar block in shared memory)
+  sanitize_persist "$cs" # the persistent kernels (grid-wide barriers, the scalar block in shared memory)
   wait
   logs=()
   for log in "$out"/sanitize-memcheck-*.log "$out"/sanitize-racecheck-*.log; do
@@ -334,7 +335,7 @@ if has solve; then
 fi
 
 if has solvepersist; then
-  log "solvepersist: the persistent CG kernel against the graph path"
+  log "solvepersist: the persistent kernels against the graph path"
   t0=$SECONDS
   build-gpu/tests/test_solve_persistent >"$out/test-solve-persistent.log" 2>&1 || status=1
   grep -E "^cuda |CHECK failed|passed,|^gpu part" "$out/test-solve-persistent.log" | tee -a "$out/summary.txt"
@@ -346,6 +347,19 @@ if has solvepersist; then
     ../shared/matrices/bcsstk15.mtx.gz@jacobi ../shared/matrices/bcsstk16.mtx.gz@jacobi \
     gen:poisson3d:n=40,laplace=1@none gen:stencil27:n=60,laplace=1@both >"$out/solve-persist.txt" 2>&1 || status=1
   if [ -f "$out/solve-persist.md" ]; then tee -a "$out/summary.txt" <"$out/solve-persist.md"; else tail -n 20 "$out/solve-persist.txt"; fi
+  # BiCGSTAB (CuPy has none): the same solve on both paths, the counts and times side by side
+  for p in graph persistent; do
+    $spx solve ../shared/matrices/cage10.mtx.gz --method bicgstab --precond jacobi --backend cuda --solver-path $p \
+      --json "$out/solve-persist-bicgstab-$p.json" >"$out/solve-persist-bicgstab-$p.txt" 2>&1 || status=1
+  done
+  python3 -c 'import json, sys
+f = lambda v, scale, fmt: "-" if v is None else fmt % (v * scale)
+for p in ("graph", "persistent"):
+    r = json.load(open(sys.argv[1] % p))["result"]
+    print("bicgstab+jacobi cage10 %-10s ran %-10s %4d iterations  %s ms/it  floor %s ms  %s the floor  (%s)" % (
+        p, r["path"], r["iterations"], f(r["iter_s"], 1e3, "%.4f"), f(r["floor_s"], 1e3, "%.4f"),
+        f(r["iter_over_floor"], 1, "%.2fx"), r["path_reason"]))' \
+    "$out/solve-persist-bicgstab-%s.json" 2>&1 | tee -a "$out/summary.txt"
   echo "solvepersist stage: $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
 fi
 

@@ -1,14 +1,15 @@
-/* tests/test_solve_persistent.c: the persistent CG path (issue 49: the whole solve one
+/* tests/test_solve_persistent.c: the persistent path (issue 49: a CG or BiCGSTAB solve as one
  * cooperative kernel on a csr plan). On the CPU, always: the rule that picks it or the graph
  * (every reason, both forced paths, auto's nonzero bound), its launch shape's arithmetic, the
  * option's check, and a CPU solve reporting the host path whatever was asked. With a GPU: the
- * persistent path against the graph path on the same solve (Laplacians, bcsstk15 with Jacobi,
- * fp32): the same status and iteration count, x within a stated tolerance (the sums are added in
- * another order, so the bits may differ); two persistent runs give the same bits (x, history,
- * residual); the cap; breakdowns (p'Ap <= 0, (r, z) <= 0 at the first step); n = 0 and 1; what
- * falls back to the graph and says why (another format, BiCGSTAB, a callback, check_every under
- * auto); the result's fields (path, one read, no iteration past the end, the kernel's time).
- * SPX_SOLVE_TEST_QUICK=1 leaves out the shared matrix (the sanitizers' run, gpu-check.sh). */
+ * persistent path against the graph path on the same solve (CG on Laplacians and bcsstk15 with
+ * Jacobi, BiCGSTAB on cage8 and a Laplacian, fp32): the same status and iteration count, x
+ * within a stated tolerance (the sums are added in another order, so the bits may differ); two
+ * persistent runs give the same bits (x, history, residual); the cap; every breakdown of both
+ * methods and BiCGSTAB's half step, each as the graph path ends it; n = 0 and 1; what falls back
+ * to the graph and says why (another format, a callback, check_every under auto); the result's
+ * fields (path, one read, no iteration past the end, the kernel's time).
+ * SPX_SOLVE_TEST_QUICK=1 leaves out the larger matrices (the sanitizers' run, gpu-check.sh). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,7 +63,7 @@ static void test_rule(void)
         int method, callback, coop, resident;
         const char *not_csr;
     } blocked[] = {
-        {"bicgstab", "BiCGSTAB has no persistent kernel", 0, 0, 1, 528, NULL},
+        {"no kernel", "the method has no persistent kernel", 0, 0, 1, 528, NULL},
         {"not csr", "the plan's format is ehyb, not csr", 1, 0, 1, 528, "the plan's format is ehyb, not csr"},
         {"callback", "a callback sees every iteration", 1, 1, 1, 528, NULL},
         {"no cooperative launch", "the device cannot launch cooperative kernels (cudaDevAttrCooperativeLaunch = 0)", 1, 0,
@@ -148,15 +149,25 @@ static double max_diff(const double *a, const double *b, int32_t m)
     return d;
 }
 
+/* max |a_i| over m entries. */
+static double max_abs(const double *a, int32_t m)
+{
+    double v = 0.0;
+    for (int32_t i = 0; i < m; i++)
+        if (fabs(a[i]) > v) v = fabs(a[i]);
+    return v;
+}
+
 /* The result fields of a run on the persistent path: one read at the end, no iteration past the
- * end (but the one a p'Ap breakdown started), no graph, the kernel's device time. */
+ * end (a breakdown may stop the iteration it started before its record), no graph, the kernel's
+ * device time. */
 static void check_persistent_fields(const char *what, const outcome *o)
 {
     const spx_solve_result *r = &o->r;
-    const int past = r->status == SPX_SOLVE_BREAKDOWN_PAP;
+    const int past = r->status >= SPX_SOLVE_BREAKDOWN_RHO;
     CHECK_MSG(o->st == SPX_OK && r->path == SPX_SOLVE_PATH_PERSISTENT && r->graph == 0 && r->checks == 1 &&
-                  r->check_every == 0 && r->iterations_run == r->iterations + past && r->kernel_seconds > 0.0 &&
-                  r->graph_seconds == 0.0,
+                  r->check_every == 0 && r->iterations_run >= r->iterations && r->iterations_run <= r->iterations + past &&
+                  r->kernel_seconds > 0.0 && r->graph_seconds == 0.0,
               "%s: path %s (%s), graph %d, %d checks every %d, %d run for %d, kernel %g s", what, spx_solve_path_str(r->path),
               r->path_reason, r->graph, r->checks, r->check_every, r->iterations_run, r->iterations, r->kernel_seconds);
 }
@@ -168,7 +179,8 @@ static void compare_paths(spx_ctx *ctx, const char *name, const spx_csr *A, cfg 
 {
     outcome *g = malloc(sizeof *g), *p = malloc(sizeof *p), *q = malloc(sizeof *q);
     char what[160];
-    snprintf(what, sizeof what, "cuda %s%s %s", name, c.jacobi ? "+jacobi" : "", c.precision == SPX_FP32 ? "fp32" : "fp64");
+    snprintf(what, sizeof what, "cuda %s %s%s %s", c.bicgstab ? "bicgstab" : "cg", name, c.jacobi ? "+jacobi" : "",
+             c.precision == SPX_FP32 ? "fp32" : "fp64");
     c.path = SPX_SOLVE_PATH_GRAPH;
     solve(ctx, A, &c, g);
     c.path = SPX_SOLVE_PATH_PERSISTENT;
@@ -208,9 +220,10 @@ static void compare_paths(spx_ctx *ctx, const char *name, const spx_csr *A, cfg 
 
 /* The persistent path against the graph on converging solves. Tolerances on x: the Laplacians
  * (condition ~60, ~30 iterations) take 1e-9 in fp64, where the other order of the sums moves x
- * by ~1e-13; bcsstk15 (condition ~1e9, ~500 iterations) takes the two solutions' own error
- * against ones: the rounding is amplified to that level, so no tighter bound is honest; fp32
- * takes its error too plus 1e-6. */
+ * by ~1e-13; bcsstk15 (condition ~1e9, ~500 iterations) and cage8 (BiCGSTAB, whose iterates
+ * are less smooth in the rounding) take the two solutions' own error against ones: the rounding
+ * is amplified to that level, so no tighter bound is honest; fp32 takes its error too plus
+ * 1e-6. */
 static void test_against_graph(spx_ctx *ctx, int quick)
 {
     spx_csr *P = gen(ctx, "gen:poisson3d:n=12,laplace=1"), *S = gen(ctx, "gen:stencil27:n=10,laplace=1");
@@ -223,49 +236,82 @@ static void test_against_graph(spx_ctx *ctx, int quick)
                       (cfg){.backend = SPX_BACKEND_CUDA, .precision = SPX_FP32, .tol = 1e-5, .jacobi = 1}, 1e-6, 1);
     }
     if (S) compare_paths(ctx, "stencil27 n=10", S, (cfg){.backend = SPX_BACKEND_CUDA, .jacobi = 1}, 1e-9, 0);
-    spx_csr *B = quick ? NULL : shared(ctx, SHARED("bcsstk15"));
+    if (P) {
+        compare_paths(ctx, "poisson3d n=12", P, (cfg){.backend = SPX_BACKEND_CUDA, .bicgstab = 1}, 1e-9, 1);
+        compare_paths(ctx, "poisson3d n=12", P,
+                      (cfg){.backend = SPX_BACKEND_CUDA, .bicgstab = 1, .precision = SPX_FP32, .tol = 1e-5, .jacobi = 1}, 1e-6, 1);
+    }
+    spx_csr *B = quick ? NULL : shared(ctx, SHARED("bcsstk15")), *C = shared(ctx, SHARED("cage8"));
     if (B) compare_paths(ctx, "bcsstk15", B, (cfg){.backend = SPX_BACKEND_CUDA, .jacobi = 1, .max_iter = 800}, 1e-12, 1);
+    for (int j = 0; C && j < 2; j++)
+        compare_paths(ctx, "cage8", C, (cfg){.backend = SPX_BACKEND_CUDA, .bicgstab = 1, .jacobi = j}, 1e-12, 1);
     spx_csr_destroy(&P);
     spx_csr_destroy(&S);
     spx_csr_destroy(&B);
+    spx_csr_destroy(&C);
 }
+
+/* BiCGSTAB's breakdowns on literal matrices (test_solve.c's exact cases) and its half step. */
+static const struct {
+    int32_t m;
+    double a[9], b[3];
+} bi_lit[] = {
+    {2, {0, 1, -1, 0}, {1, 2}},                          /* skew: (r0^, v) = 0 */
+    {2, {1, 1, 0, 0}, {1, 1}},                           /* singular: t = 0 */
+    {3, {1, 2, -2, 1, -1, 1, 1, -1, 0}, {2, 0, -2}},     /* (t, s) = 0 */
+    {3, {1, 2, 0, 2, 1, 2, 1, -2, 1}, {0, -1, 0}},       /* rho = 0 at 2 */
+    {3, {2, 0, 0, 0, 2, 0, 0, 0, 2}, {2, 2, 2}},         /* 2I: converged at the half step */
+    {3, {2, 0, 0, 0, 3, 0, 0, 0, 4}, {2, 3, 4}},         /* the same with Jacobi */
+};
 
 /* The cap, and the breakdowns: CG on -L stops at p'Ap <= 0 in iteration 1 (the kernel's first
  * finisher), with Jacobi at (r, z) <= 0 in the first step (the kernel launched, nothing run); a
- * random symmetric matrix breaks down later. Each as the graph path ends it. */
+ * random symmetric matrix breaks down later; BiCGSTAB's cap, breakdowns and half step. Each as
+ * the graph path ends it. */
 static void test_ends(spx_ctx *ctx)
 {
     spx_csr *L = gen(ctx, "gen:poisson2d:n=30,laplace=1"), *N = gen(ctx, "gen:poisson2d:n=20,laplace=1"),
-            *R = gen(ctx, "gen:poisson2d:n=20");
+            *R = gen(ctx, "gen:poisson2d:n=20"), *D[6];
     for (int64_t i = 0; N && i < N->nnz; i++) N->val[i] = -N->val[i];
+    for (int i = 0; i < 6; i++) D[i] = dense(ctx, bi_lit[i].m, bi_lit[i].a);
     const struct {
         const char *what;
         spx_csr *A;
-        int jacobi, max_iter;
+        int bicgstab, jacobi, max_iter;
+        const double *b;
         spx_solve_status want;
         const char *reason;
     } k[] = {
-        {"cap 7", L, 0, 7, SPX_SOLVE_MAX_ITER, "after 7 iterations (the cap)"},
-        {"cap 1 jacobi", L, 1, 1, SPX_SOLVE_MAX_ITER, "after 1 iterations (the cap)"},
-        {"-L", N, 0, 0, SPX_SOLVE_BREAKDOWN_PAP, "at iteration 1: A is not symmetric positive definite"},
-        {"-L jacobi", N, 1, 0, SPX_SOLVE_BREAKDOWN_RHO, "at iteration 0: the preconditioner is not positive definite"},
-        {"random symmetric", R, 0, 0, SPX_SOLVE_BREAKDOWN_PAP, "A is not symmetric positive definite"},
+        {"cap 7", L, 0, 0, 7, NULL, SPX_SOLVE_MAX_ITER, "after 7 iterations (the cap)"},
+        {"cap 1 jacobi", L, 0, 1, 1, NULL, SPX_SOLVE_MAX_ITER, "after 1 iterations (the cap)"},
+        {"-L", N, 0, 0, 0, NULL, SPX_SOLVE_BREAKDOWN_PAP, "at iteration 1: A is not symmetric positive definite"},
+        {"-L jacobi", N, 0, 1, 0, NULL, SPX_SOLVE_BREAKDOWN_RHO, "at iteration 0: the preconditioner is not positive definite"},
+        {"random symmetric", R, 0, 0, 0, NULL, SPX_SOLVE_BREAKDOWN_PAP, "A is not symmetric positive definite"},
+        {"bicgstab cap 7", L, 1, 0, 7, NULL, SPX_SOLVE_MAX_ITER, "after 7 iterations (the cap)"},
+        {"bicgstab skew", D[0], 1, 0, 0, bi_lit[0].b, SPX_SOLVE_BREAKDOWN_RV, "(r0^, v) = 0 at iteration 1"},
+        {"bicgstab singular", D[1], 1, 0, 0, bi_lit[1].b, SPX_SOLVE_BREAKDOWN_OMEGA, "t = A s^ = 0"},
+        {"bicgstab (t, s) = 0", D[2], 1, 0, 0, bi_lit[2].b, SPX_SOLVE_BREAKDOWN_OMEGA, "omega = (t, s) / (t, t) = 0"},
+        {"bicgstab rho = 0", D[3], 1, 0, 0, bi_lit[3].b, SPX_SOLVE_BREAKDOWN_RHO, "at iteration 2, 0 to rounding"},
+        {"bicgstab half step", D[4], 1, 0, 0, bi_lit[4].b, SPX_SOLVE_CONVERGED, "after 1 iterations"},
+        {"bicgstab+jacobi half step", D[5], 1, 1, 0, bi_lit[5].b, SPX_SOLVE_CONVERGED, "after 1 iterations"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         if (!k[i].A) continue;
         outcome p, g;
-        cfg c = {.backend = SPX_BACKEND_CUDA, .jacobi = k[i].jacobi, .max_iter = k[i].max_iter, .path = SPX_SOLVE_PATH_PERSISTENT};
+        cfg c = {.backend = SPX_BACKEND_CUDA, .bicgstab = k[i].bicgstab, .jacobi = k[i].jacobi, .max_iter = k[i].max_iter,
+                 .b = k[i].b, .path = SPX_SOLVE_PATH_PERSISTENT};
         solve(ctx, k[i].A, &c, &p);
         c.path = SPX_SOLVE_PATH_GRAPH;
         solve(ctx, k[i].A, &c, &g);
         char what[96];
         snprintf(what, sizeof what, "cuda persistent %s", k[i].what);
         CHECK_MSG(p.st == SPX_OK && p.r.status == k[i].want && strstr(p.r.reason, k[i].reason) && g.r.status == p.r.status &&
-                      g.r.iterations == p.r.iterations && p.r.spmvs == g.r.spmvs,
+                      g.r.iterations == p.r.iterations && p.r.spmvs == g.r.spmvs && p.x && g.x &&
+                      max_diff(p.x, g.x, k[i].A->m) <= 1e-12 * (1.0 + max_abs(g.x, k[i].A->m)),
                   "%s: %s after %d (%d SpMVs): %s; graph %s after %d (%d SpMVs)", what, spx_solve_status_str(p.r.status),
                   p.r.iterations, p.r.spmvs, p.r.reason, spx_solve_status_str(g.r.status), g.r.iterations, g.r.spmvs);
         check_persistent_fields(what, &p);
-        if (k[i].want == SPX_SOLVE_BREAKDOWN_RHO)
+        if (k[i].want == SPX_SOLVE_BREAKDOWN_RHO && !k[i].bicgstab)
             CHECK_MSG(p.r.iterations_run == 0, "%s: %d iterations run", what, p.r.iterations_run);
         free(p.x);
         free(g.x);
@@ -273,6 +319,7 @@ static void test_ends(spx_ctx *ctx)
     spx_csr_destroy(&L);
     spx_csr_destroy(&N);
     spx_csr_destroy(&R);
+    for (int i = 0; i < 6; i++) spx_csr_destroy(&D[i]);
 }
 
 /* n = 0 (b = 0: converged at once, nothing launched) and n = 1 (one iteration, one block), with
@@ -328,8 +375,9 @@ static void test_fallbacks(spx_ctx *ctx)
         {"graph", {.backend = SPX_BACKEND_CUDA, .path = SPX_SOLVE_PATH_GRAPH}, SPX_SOLVE_PATH_GRAPH, "asked"},
         {"cusparse", {.backend = SPX_BACKEND_CUDA, .format = "cusparse", .path = SPX_SOLVE_PATH_PERSISTENT},
          SPX_SOLVE_PATH_GRAPH, "persistent asked, but the plan's format is cusparse, not csr"},
-        {"bicgstab", {.backend = SPX_BACKEND_CUDA, .bicgstab = 1, .path = SPX_SOLVE_PATH_PERSISTENT}, SPX_SOLVE_PATH_GRAPH,
-         "persistent asked, but BiCGSTAB has no persistent kernel"},
+        {"bicgstab", {.backend = SPX_BACKEND_CUDA, .bicgstab = 1}, SPX_SOLVE_PATH_PERSISTENT, "auto: csr"},
+        {"bicgstab, cusparse", {.backend = SPX_BACKEND_CUDA, .bicgstab = 1, .format = "cusparse"}, SPX_SOLVE_PATH_GRAPH,
+         "auto: the plan's format is cusparse, not csr"},
         {"callback", {.backend = SPX_BACKEND_CUDA, .callback = never_stop, .path = SPX_SOLVE_PATH_PERSISTENT},
          SPX_SOLVE_PATH_GRAPH, "persistent asked, but a callback sees every iteration"},
     };

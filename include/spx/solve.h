@@ -47,9 +47,9 @@ typedef enum spx_solve_path {
                                   check_every asked), else the graph */
     SPX_SOLVE_PATH_GRAPH,      /* fused step kernels, each iteration a replayed CUDA graph, the host
                                   reading the scalars every check_every iterations */
-    SPX_SOLVE_PATH_PERSISTENT, /* CG on a csr plan: the whole solve one cooperative kernel (its
-                                  SpMV inside, grid-wide barriers between its phases), the host
-                                  reading the scalars once, at the end */
+    SPX_SOLVE_PATH_PERSISTENT, /* CG or BiCGSTAB on a csr plan: the whole solve one cooperative
+                                  kernel (its SpMV inside, grid-wide barriers between its phases),
+                                  the host reading the scalars once, at the end */
     SPX_SOLVE_PATH_HOST        /* result only: the CPU's fused passes, or the distributed solvers'
                                   operations (the options' path is ignored there) */
 } spx_solve_path;
@@ -75,7 +75,7 @@ typedef struct spx_solve_opts {
      * status, history); with a callback it is always 1 (the callback sees every iteration) */
     int check_every;
     /* CUDA: the path asked for (0: SPX_SOLVE_PATH_AUTO). A path that cannot run here (the
-     * persistent kernel needs CG on a csr plan, no callback, a device that launches cooperative
+     * persistent kernel needs a csr plan, no callback, a device that launches cooperative
      * kernels and holds its grid) falls back to the graph, and spx_solve_result.path_reason says
      * why; the outcome (status, count, x to rounding) does not depend on it */
     spx_solve_path path;

@@ -124,7 +124,7 @@ enum { BI_PASSES = 4 + 2 + 3 + 2 + 7, BI_PASSES_JACOBI = BI_PASSES + 2 + 2 + 1 }
 
 /* BiCGSTAB as solve_drive runs it. */
 static const solve_method bi_method = {BI_PHAT,       BI_WORK, BI_PASSES,     BI_PASSES_JACOBI, bi_roles,
-                                       SOLVE_BI_INIT, bi_body, bi_space_step, 0};
+                                       SOLVE_BI_INIT, bi_body, bi_space_step, SOLVE_PERSIST_BICGSTAB};
 
 spx_status solve_bicgstab_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x,
                                 const spx_solve_opts *opts, spx_solve_result *res)

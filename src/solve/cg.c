@@ -93,7 +93,7 @@ enum { CG_PASSES = 2 + 3 + 5, CG_PASSES_JACOBI = CG_PASSES + 2 };
 
 /* CG as solve_drive runs it. */
 static const solve_method cg_method = {CG_Z,          CG_WORK, CG_PASSES,     CG_PASSES_JACOBI, cg_roles,
-                                       SOLVE_CG_INIT, cg_body, cg_space_step, 1};
+                                       SOLVE_CG_INIT, cg_body, cg_space_step, SOLVE_PERSIST_CG};
 
 spx_status solve_cg_space(const char *fn, const solve_space *sp, const spx_vec *b, spx_vec *x, const spx_solve_opts *opts,
                           spx_solve_result *res)

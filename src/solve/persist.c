@@ -1,7 +1,7 @@
-/* src/solve/persist.c: the persistent CG path's host side (issue 49): the rule that picks it or
- * the graph for a solve (pure: the CPU tests run it on made-up facts), its launch shape's
+/* src/solve/persist.c: the persistent path's host side (issue 49): the rule that picks it or the
+ * graph for a solve (pure: the CPU tests run it on made-up facts), its launch shape's
  * arithmetic, the facts of a run (is the plan csr on the device, what the device holds), and
- * the one launch with the plan held. The kernel is src/solve/persist_cuda.cu. */
+ * the one launch with the plan held. The kernels are src/solve/persist_cuda.cu. */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +41,7 @@ int solve_persist_grid(int resident, int64_t n, int group)
 static int persist_blocked(const solve_path_facts *f, char *why, size_t len)
 {
     if (!f->method)
-        snprintf(why, len, "BiCGSTAB has no persistent kernel (CG only)");
+        snprintf(why, len, "the method has no persistent kernel");
     else if (f->not_csr)
         snprintf(why, len, "%s", f->not_csr);
     else if (f->callback)
@@ -121,11 +121,13 @@ spx_status solve_path_pick(solve_iter *it, solve_persist_job *job, int *persiste
     if (f.device && f.method && !plan_csr(s->sp->plan, s->ctx, &job->A, not_csr, sizeof not_csr)) f.not_csr = not_csr;
     f.nnz = job->A.nnz;
     if (f.device && f.method && !f.not_csr && !f.callback && f.asked != SPX_SOLVE_PATH_GRAPH) {
-        spx_status st = spx_solve_persist_shape(s->ctx, s->precision, it->v[SOLVE_V_D] != NULL, s->n, f.nnz, &f.shape);
+        spx_status st = spx_solve_persist_shape(s->ctx, (solve_persist_method)it->m->persistent, s->precision,
+                                                it->v[SOLVE_V_D] != NULL, s->n, f.nnz, &f.shape);
         if (st) return st;
     }
     s->res->path = solve_path_choose(&f, s->res->path_reason, sizeof s->res->path_reason);
     if (s->res->path != SPX_SOLVE_PATH_PERSISTENT) return SPX_OK;
+    job->method = (solve_persist_method)it->m->persistent;
     job->ctx = s->ctx;
     job->precision = s->precision;
     job->shape = f.shape;

@@ -355,10 +355,10 @@ done:
     return st;
 }
 
-/* The persistent kernel's iterations after the first step (CG on a csr plan): one launch, its
- * device time, the one read of the block and the history copied back by the launch itself; no
- * iteration runs past the end, so the SpMVs of the block count the launched iterations (CG:
- * one each, a p'Ap breakdown's included). */
+/* The persistent kernel's iterations after the first step (a csr plan): one launch, its device
+ * time, the one read of the block and the history copied back by the launch itself. No
+ * iteration runs past the end: the kernel stops in the iteration k the block ends in (its
+ * SpMVs counted: none when the first step ended the solve). */
 static spx_status persist_iterate(solve_iter *it, const solve_persist_job *job, solve_checks *ch)
 {
     solve_run *s = it->s;
@@ -366,7 +366,7 @@ static spx_status persist_iterate(solve_iter *it, const solve_persist_job *job, 
     if (st) return st;
     ch->count = 1;
     ch->m = 0;
-    ch->launched = it->sc->spmvs;
+    ch->launched = it->sc->spmvs > 0 ? it->sc->k : 0;
     ch->seen = it->sc->rec_k;
     const int last = job->history_len - 1 < it->sc->rec_k ? job->history_len - 1 : it->sc->rec_k;
     if (last >= 1) s->res->history_len = last + 1;

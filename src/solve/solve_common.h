@@ -80,8 +80,8 @@ typedef struct solve_iter {
 /* A method: its work vectors (w[0] the residual), their roles, its first step, its iteration
  * (SpMVs and steps only: no decision on the host, so it can be captured and replayed), its
  * steps over the space's operations (the distributed space's path), the vectors of n entries
- * its fused steps read or write per iteration (the floor's vector traffic), and whether a
- * persistent kernel runs its iterations (src/solve/persist_cuda.cu). */
+ * its fused steps read or write per iteration (the floor's vector traffic), and the persistent
+ * kernel that can run its iterations (src/solve/persist_cuda.cu). */
 typedef struct solve_method {
     int work_plain, work_jacobi;
     int passes_plain, passes_jacobi;
@@ -89,7 +89,7 @@ typedef struct solve_method {
     solve_step init;
     spx_status (*body)(solve_iter *it);
     spx_status (*space_step)(solve_iter *it, solve_step step);
-    int persistent;
+    solve_persist_method persistent; /* its kernel, or SOLVE_PERSIST_NONE */
 } solve_method;
 
 /* The whole of a method over space sp: checks, work vectors, the initial residual, its

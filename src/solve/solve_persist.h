@@ -1,4 +1,4 @@
-/* src/solve/solve_persist.h: the persistent CG path (issue 49): the whole solve as one
+/* src/solve/solve_persist.h: the persistent path (issue 49): a CG or BiCGSTAB solve as one
  * cooperative kernel over a csr plan's device arrays (src/solve/persist_cuda.cu;
  * src/solve/persist_stub.c without CUDA): its launch shape, the rule that picks it or the graph
  * (src/solve/persist.c, pure, so the CPU tests run it), and its one launch. */
@@ -12,6 +12,9 @@
 extern "C" {
 #endif
 
+/* The methods with a persistent kernel (solve_method.persistent). */
+typedef enum solve_persist_method { SOLVE_PERSIST_NONE = 0, SOLVE_PERSIST_CG, SOLVE_PERSIST_BICGSTAB } solve_persist_method;
+
 /* The launch shape of the persistent kernel for one solve on the context's device. */
 typedef struct solve_persist_shape {
     int coop;     /* the device launches cooperative kernels (cudaDevAttrCooperativeLaunch) */
@@ -24,7 +27,7 @@ typedef struct solve_persist_shape {
 typedef struct solve_path_facts {
     spx_solve_path asked; /* opts.path */
     int device;           /* a CUDA plan's solve with fused steps (else the host path) */
-    int method;           /* the method has a persistent kernel (CG) */
+    int method;           /* the method has a persistent kernel (CG, BiCGSTAB) */
     const char *not_csr;  /* why the plan's device arrays cannot be the kernel's; NULL: they can */
     int callback;         /* opts.callback: the host must read every iteration */
     int check_every;      /* opts.check_every (> 0: reads every that many iterations asked) */
@@ -41,16 +44,17 @@ int solve_persist_group(int64_t n, int64_t nnz);
  * at most resident. */
 int solve_persist_grid(int resident, int64_t n, int group);
 
-/* The shape of the kernel for n rows of nnz nonzeros in precision p (Jacobi or not) on the
- * context's device: the cooperative-launch attribute, the occupancy of that kernel; nothing
+/* The shape of method m's kernel for n rows of nnz nonzeros in precision p (Jacobi or not) on
+ * the context's device: the cooperative-launch attribute, the occupancy of that kernel; nothing
  * launched. */
-spx_status spx_solve_persist_shape(spx_ctx *ctx, spx_precision p, int jacobi, int64_t n, int64_t nnz,
-                                   solve_persist_shape *out);
+spx_status spx_solve_persist_shape(spx_ctx *ctx, solve_persist_method m, spx_precision p, int jacobi, int64_t n,
+                                   int64_t nnz, solve_persist_shape *out);
 
-/* One persistent solve: its context and precision, the shape, the plan's device CSR, the
- * vectors' device data by role (CG's: x, r, p, q, z, and D with Jacobi, else NULL), and where
- * the history goes. */
+/* One persistent solve: its method, context and precision, the shape, the plan's device CSR,
+ * the vectors' device data by role (the method's, and D with Jacobi, else NULL), and where the
+ * history goes. */
 typedef struct solve_persist_job {
+    solve_persist_method method;
     spx_ctx *ctx;
     spx_precision precision;
     solve_persist_shape shape;
@@ -61,8 +65,8 @@ typedef struct solve_persist_job {
     int history_len;
 } solve_persist_job;
 
-/* Runs the CG iterations after the first step (SOLVE_CG_INIT) as one cooperative launch on the
- * solve's stream, from the scalar block c holds on the device until its status ends; then reads
+/* Runs the method's iterations after its first step (SOLVE_CG_INIT, SOLVE_BI_INIT) as one
+ * cooperative launch on the solve's stream, from the scalar block c holds on the device until its status ends; then reads
  * the block back into host (c's host copy: the one check) and copies the records 1 ..
  * min(rec_k, history_len - 1) into job->history. *seconds: the launch's device time (CUDA
  * events). Device memory: the partial sums and the history, freed before it returns. */

@@ -1,6 +1,6 @@
 /* src/solve/solve_tuning.h: the solvers' tuning constants: how often the host reads the
  * scalars on the GPU (the issue's bound: a check costs under 5 % of the time), and when and how
- * the persistent CG kernel runs (src/solve/persist.c, persist_cuda.cu). */
+ * the persistent kernels run (src/solve/persist.c, persist_cuda.cu). */
 #ifndef SPX_SOLVE_SOLVE_TUNING_H
 #define SPX_SOLVE_SOLVE_TUNING_H
 
@@ -17,8 +17,9 @@
  * at most 8 more checks. */
 #define SOLVE_TAIL_DIV 8
 
-/* The persistent path (issue 49): `auto` takes it for CG on a csr plan of at most this many
- * nonzeros. A prediction, not measured: an iteration of the graph path is ~4 kernel nodes
+/* The persistent path (issue 49): `auto` takes it for CG and BiCGSTAB on a csr plan of at most
+ * this many nonzeros. A prediction, not measured (for CG; BiCGSTAB's 5 barriers against ~7 nodes
+ * move it the same way): an iteration of the graph path is ~4 kernel nodes
  * (the SpMV, pq, r, xp) at ~2-3 us of launch and drain each on an H100 even when replayed,
  * against the persistent kernel's SpMV and vector work plus 3 grid-wide barriers at ~1-2 us
  * each (cooperative groups' grid.sync with a full grid); the barriers win while the

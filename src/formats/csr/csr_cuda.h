@@ -22,7 +22,7 @@ spx_status spx_csr_stream_blocks_device(spx_ctx *ctx, const int32_t *rp, int32_t
 /* The device arrays of a csr plan's GPU state dev (the plan's spx_plan.dev; its shape,
  * precision, row pointers, columns and values, in the caller's numbering: csr never renumbers)
  * as a view into *out (scratch NULL), for a kernel outside the format that runs over them (the
- * persistent CG solver); the plan keeps owning them. SPX_ERR_ARG on NULL. */
+ * persistent solvers); the plan keeps owning them. SPX_ERR_ARG on NULL. */
 spx_status spx_csr_cuda_view(const void *dev, spx_dev_csr *out);
 
 #ifdef __cplusplus
