@@ -100,50 +100,77 @@ static int tuple_int(PyObject *t, Py_ssize_t i, long long *out)
     return *out == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* Checks the interface dict d of a 1-D device array of n entries (n < 0: any number, into
- * *len when len is not NULL) of `typestr` (itemsize bytes) and sets *ptr and *readonly; 0, or -1
- * with ValueError / TypeError. */
-static int check_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int64_t n, void **ptr,
-                     int *readonly, long long *len_out)
+/* The fields of a __cuda_array_interface__: the data pointer, whether it is read-only, the
+ * shape and the strides in bytes (those of a C-contiguous array when the interface has none). */
+typedef struct cai_fields {
+    void *ptr;
+    int readonly;
+    long long shape[2], strides[2];
+} cai_fields;
+
+/* Reads the interface dict d of a device array of ndim (1 or 2) dimensions of `typestr`
+ * (itemsize bytes), not masked, into *f; 0, or -1 with ValueError / TypeError naming `name`. */
+static int read_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int ndim, cai_fields *f)
 {
     PyObject *shape = PyDict_GetItemString(d, "shape");
     PyObject *type = PyDict_GetItemString(d, "typestr");
     PyObject *data = PyDict_GetItemString(d, "data");
     PyObject *strides = PyDict_GetItemString(d, "strides");
     PyObject *mask = PyDict_GetItemString(d, "mask");
-    long long len = 0, addr = 0, stride = itemsize;
+    long long addr = 0;
     if (!shape || !PyTuple_Check(shape) || !type || !PyUnicode_Check(type) || !data || !PyTuple_Check(data) ||
         PyTuple_Size(data) != 2 || tuple_int(data, 0, &addr)) {
         if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s has a malformed __cuda_array_interface__", name);
         return -1;
     }
-    if (PyTuple_Size(shape) != 1 || tuple_int(shape, 0, &len)) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s must be 1-D", name);
+    if (PyTuple_Size(shape) != ndim) {
+        if (ndim == 1) PyErr_Format(PyExc_ValueError, "%s must be 1-D", name);
+        else PyErr_Format(PyExc_ValueError, "%s must be %d-D (got %zd-D)", name, ndim, PyTuple_Size(shape));
         return -1;
     }
+    for (int i = 0; i < ndim; i++)
+        if (tuple_int(shape, i, &f->shape[i])) return -1;
     if (PyUnicode_CompareWithASCIIString(type, typestr) != 0) {
         PyErr_Format(PyExc_TypeError, "%s has typestr %R, expected '%s' like the plan: pass %s.astype(...)", name,
                      type, typestr, name);
         return -1;
     }
-    if (strides && strides != Py_None && (!PyTuple_Check(strides) || PyTuple_Size(strides) != 1 ||
-                                          tuple_int(strides, 0, &stride))) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s has malformed strides", name);
-        return -1;
-    }
-    if (len > 1 && stride != itemsize) {
-        PyErr_Format(PyExc_ValueError, "%s is not contiguous: pass cupy.ascontiguousarray(%s)", name, name);
-        return -1;
+    f->strides[ndim - 1] = itemsize; /* no strides: C-contiguous */
+    if (ndim == 2) f->strides[0] = f->shape[1] * itemsize;
+    if (strides && strides != Py_None) {
+        int bad = !PyTuple_Check(strides) || PyTuple_Size(strides) != ndim;
+        for (int i = 0; !bad && i < ndim; i++) bad = tuple_int(strides, i, &f->strides[i]);
+        if (bad) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s has malformed strides", name);
+            return -1;
+        }
     }
     if (mask && mask != Py_None) {
         PyErr_Format(PyExc_ValueError, "%s is masked: spx takes plain arrays", name);
         return -1;
     }
-    if (n >= 0 && spxpy_check_length(name, len, n)) return -1;
-    if (len_out) *len_out = len;
-    *ptr = (void *)(uintptr_t)addr;
-    *readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
-    return *readonly < 0 ? -1 : 0;
+    f->ptr = (void *)(uintptr_t)addr;
+    f->readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
+    return f->readonly < 0 ? -1 : 0;
+}
+
+/* Checks the interface dict d of a 1-D, contiguous device array of n entries (n < 0: any
+ * number, into *len_out when it is not NULL) of `typestr` (itemsize bytes) and sets *ptr and
+ * *readonly; 0, or -1 with ValueError / TypeError. */
+static int check_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int64_t n, void **ptr,
+                     int *readonly, long long *len_out)
+{
+    cai_fields f;
+    if (read_cai(d, name, typestr, itemsize, 1, &f)) return -1;
+    if (f.shape[0] > 1 && f.strides[0] != itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s is not contiguous: pass cupy.ascontiguousarray(%s)", name, name);
+        return -1;
+    }
+    if (n >= 0 && spxpy_check_length(name, f.shape[0], n)) return -1;
+    if (len_out) *len_out = f.shape[0];
+    *ptr = f.ptr;
+    *readonly = f.readonly;
+    return 0;
 }
 
 int spxpy_check_length(const char *name, long long len, int64_t n)
