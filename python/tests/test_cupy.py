@@ -109,7 +109,7 @@ def test_fast_path_against_the_general_path_and_scipy(cuda, dtype):
         yd = p @ xd  # y made by cupy.zeros, then the fast path
         assert last_entry(spy) == "spmv_device_ptr" and isinstance(yd, cupy.ndarray) and yd.dtype == dtype, name
         assert_spmv(cupy.asnumpy(yd), A, x, dtype)
-        assert p.stats == {"spmv_calls": 4, "host_copies": 0, "host_copy_bytes": 0}, name
+        assert p.stats == {"spmv_calls": 4, "spmm_calls": 0, "host_copies": 0, "host_copy_bytes": 0}, name
 
 
 def test_fast_path_taken_for_common_cupy_arrays(cuda):
@@ -220,7 +220,8 @@ def test_host_arrays_on_a_cuda_plan_are_copied_and_counted(cuda):
     y = y0.copy()
     p.spmv(x, y, 1.0, 1.0)
     assert_spmv(y, A, x, np.float64, 1.0, 1.0, y0)
-    assert p.stats == {"spmv_calls": 2, "host_copies": 2, "host_copy_bytes": 8 * (200 + 300) + 8 * (200 + 2 * 300)}
+    assert p.stats == {"spmv_calls": 2, "spmm_calls": 0, "host_copies": 2,
+                       "host_copy_bytes": 8 * (200 + 300) + 8 * (200 + 2 * 300)}
 
 
 def test_cupyx_csr_in_and_out(cuda):
