@@ -297,3 +297,16 @@ def test_copy_path_on_the_cpu(cpu, dtype, order):
         p._plan.spmm_host(block(1999, 2, dtype), np.zeros((2100, 2), dtype), 1.0, 0.0, True)
     assert p.stats["host_copies"] == 6
 
+
+def test_linear_operator_matmat(cpu):
+    """spx.aslinearoperator's matmat is plan.spmm (scipy's default would loop over matvec);
+    strided arrays are made contiguous first."""
+    A = random_csr(80, 70, 5, seed=19)
+    p = spx.plan(A, context=cpu)
+    op = spx.aslinearoperator(p)
+    X = block(70, 5, order="F")
+    assert_spmm(op.matmat(X), A, X, np.float64)
+    assert_spmm(op @ X, A, X, np.float64)
+    Xs = block(70, 10)[:, ::2]
+    assert_spmm(op.matmat(Xs), A, Xs, np.float64)
+    assert p.stats["spmm_calls"] == 3 and p.stats["spmv_calls"] == 0
