@@ -1,4 +1,4 @@
-# python/spx/_core.py: contexts, CSR matrices over scipy arrays (host) and CuPy arrays (device, zero-copy), SpMV plans (with a fast path for CuPy arrays) and SpGEMM (C on the device for device operands): argument handling and type dispatch over the C layer spx._spx.
+# python/spx/_core.py: contexts, CSR matrices over scipy arrays (host) and CuPy arrays (device, zero-copy), SpMV and SpMM plans (with a fast path for CuPy vectors) and SpGEMM (C on the device for device operands): argument handling and type dispatch over the C layer spx._spx.
 import operator
 import sys
 import threading
@@ -13,6 +13,7 @@ _BACKENDS = {None: 0, "auto": 0, "cpu": 1, "cuda": 2}
 _BUILDS = {None: 0, "auto": 0, "host": 1, "device": 2}
 _ORDERS = {None: 0, "caller": 0, "plan": 1}
 _PRECISIONS = {"fp64": 0, "fp32": 1}
+_LAYOUTS = {"col": 0, "row": 1}  # spx_dense_layout
 _DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 _default_lock = threading.Lock()
@@ -287,8 +288,8 @@ def gen(spec, context=None):
 
 
 class Plan:
-    """An SpMV plan: the matrix analysed, converted (and uploaded for CUDA) once; spmv many
-    times. Make one with spx.plan(A, ...)."""
+    """An SpMV plan: the matrix analysed, converted (and uploaded for CUDA) once; spmv (and spmm,
+    many vectors at once) many times. Make one with spx.plan(A, ...)."""
 
     __slots__ = ("_plan", "matrix", "_dtype", "_device")
 
@@ -312,7 +313,7 @@ class Plan:
         b = self._plan.permutation()
         return None if b is None else np.frombuffer(b, dtype=np.int32)
     stats = property(lambda self: self._plan.stats,
-                     doc="calls, host-array calls of a CUDA plan and the bytes they copied")
+                     doc="spmv and spmm calls, host-array calls of a CUDA plan and the bytes they copied")
 
     def spmv(self, x, y=None, alpha=1.0, beta=0.0, stream=None):
         """y = alpha*A*x + beta*y; returns y (a new zero array when None; beta then must be 0).
@@ -355,8 +356,55 @@ class Plan:
                 x = np.asarray(x, dtype=self._dtype)
             self._plan.spmv_host(x, y, float(alpha), float(beta))
 
+    def spmm(self, X, Y=None, alpha=1.0, beta=0.0, stream=None):
+        """Y = alpha*A*X + beta*Y for a 2-D X (n x k) and Y (m x k); returns Y (a new zero array
+        in X's layout when None; beta then must be 0). beta = 0 never reads Y. NumPy arrays (any
+        buffer) on any plan: a CPU plan reads and writes them in place, a CUDA plan copies X in
+        and Y out (and Y in when beta != 0), counted in .stats; device arrays (CuPy) on CUDA
+        plans, in place, ordered on `stream` (default: CuPy's current stream). X and Y have the
+        plan's dtype and one layout: C order (row-major), Fortran order (column-major), or a
+        slice of either whose lines keep a unit stride (X[:, :k] of a wider array, X[:n] of a
+        taller one), taken without a copy; Y is writable and does not overlap X. For a plan
+        made with order='plan' whose format renumbers (Plan.permutation perm), X and Y are in
+        the plan's numbering, as vectors are: plan @ X[perm] is (A @ X)[perm]."""
+        if isinstance(X, (list, tuple)):
+            X = np.asarray(X, dtype=self._dtype)
+        if Y is None:
+            Y = self._new_Y(X, beta)
+        if is_device_array(X):
+            _check_device(self.context, X, "X")
+            _check_device(self.context, Y, "Y")
+            self._plan.spmm_device(X, Y, float(alpha), float(beta), current_stream(X) if stream is None else stream)
+        else:
+            self._plan.spmm_host(X, Y, float(alpha), float(beta))
+        return Y
+
+    def _new_Y(self, X, beta):
+        """A zero Y of m rows and X's columns, in X's layout (C order when X reads as both), of
+        the plan's dtype, on the device when X is a device array."""
+        if beta != 0.0:
+            raise ValueError("beta != 0 reads Y: pass Y")
+        layout, k = self._plan.spmm_layout(X)
+        shape, order = (self.shape[0], k), "C" if layout == "row" else "F"
+        if is_device_array(X):
+            import cupy
+            return cupy.zeros(shape, dtype=self._dtype, order=order)
+        return np.zeros(shape, dtype=self._dtype, order=order)
+
+    def spmm_info(self, k, layout="row"):
+        """What plan.spmm runs for k columns in `layout` ('row': C order, 'col': Fortran order), as
+        a dict of spx_plan_spmm_info: kernel (its name; '<SpMV kernel>_spmv_x<k>' for the
+        fallback), fallback (True: the format has no SpMM kernel on this backend, so k SpMVs run,
+        one a column) and bytes (the least the call moves with beta = 0)."""
+        return self._plan.spmm_info(operator.index(k), _code(_LAYOUTS, layout, "layout"))
+
     def __matmul__(self, x):
-        return self.spmv(x)
+        """plan @ x: spmv for a vector, spmm for a 2-D array."""
+        nd = getattr(x, "ndim", None)
+        if nd is None:
+            shape = getattr(x, "__cuda_array_interface__", {}).get("shape") if is_device_array(x) else np.shape(x)
+            nd = len(shape)
+        return self.spmm(x) if nd >= 2 else self.spmv(x)
 
     def __repr__(self):
         info = self.info

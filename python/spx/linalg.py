@@ -113,9 +113,9 @@ def bicgstab(A, b, x0=None, rtol=1e-5, maxiter=None, M=None, *, full_output=Fals
 
 
 def aslinearoperator(plan, device=False):
-    """A LinearOperator whose matvec is plan.spmv: scipy.sparse.linalg's (NumPy vectors), or
-    with device=True cupyx.scipy.sparse.linalg's (CuPy vectors, CUDA plans). A plan is made
-    with spx.plan's defaults when `plan` is a matrix."""
+    """A LinearOperator whose matvec is plan.spmv and matmat plan.spmm: scipy.sparse.linalg's
+    (NumPy arrays), or with device=True cupyx.scipy.sparse.linalg's (CuPy arrays, CUDA plans).
+    A plan is made with spx.plan's defaults when `plan` is a matrix."""
     if not isinstance(plan, Plan):
         plan = make_plan(plan)
     if device:
@@ -130,4 +130,8 @@ def aslinearoperator(plan, device=False):
     def matvec(x):
         return plan.spmv(xp.ascontiguousarray(x.reshape(-1), dtype=plan.dtype))
 
-    return LinearOperator(plan.shape, matvec=matvec, dtype=plan.dtype)
+    def matmat(X):
+        X = xp.asarray(X, dtype=plan.dtype)
+        return plan.spmm(X if X.flags.c_contiguous or X.flags.f_contiguous else xp.ascontiguousarray(X))
+
+    return LinearOperator(plan.shape, matvec=matvec, matmat=matmat, dtype=plan.dtype)

@@ -100,50 +100,77 @@ static int tuple_int(PyObject *t, Py_ssize_t i, long long *out)
     return *out == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* Checks the interface dict d of a 1-D device array of n entries (n < 0: any number, into
- * *len when len is not NULL) of `typestr` (itemsize bytes) and sets *ptr and *readonly; 0, or -1
- * with ValueError / TypeError. */
-static int check_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int64_t n, void **ptr,
-                     int *readonly, long long *len_out)
+/* The fields of a __cuda_array_interface__: the data pointer, whether it is read-only, the
+ * shape and the strides in bytes (those of a C-contiguous array when the interface has none). */
+typedef struct cai_fields {
+    void *ptr;
+    int readonly;
+    long long shape[2], strides[2];
+} cai_fields;
+
+/* Reads the interface dict d of a device array of ndim (1 or 2) dimensions of `typestr`
+ * (itemsize bytes), not masked, into *f; 0, or -1 with ValueError / TypeError naming `name`. */
+static int read_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int ndim, cai_fields *f)
 {
     PyObject *shape = PyDict_GetItemString(d, "shape");
     PyObject *type = PyDict_GetItemString(d, "typestr");
     PyObject *data = PyDict_GetItemString(d, "data");
     PyObject *strides = PyDict_GetItemString(d, "strides");
     PyObject *mask = PyDict_GetItemString(d, "mask");
-    long long len = 0, addr = 0, stride = itemsize;
+    long long addr = 0;
     if (!shape || !PyTuple_Check(shape) || !type || !PyUnicode_Check(type) || !data || !PyTuple_Check(data) ||
         PyTuple_Size(data) != 2 || tuple_int(data, 0, &addr)) {
         if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s has a malformed __cuda_array_interface__", name);
         return -1;
     }
-    if (PyTuple_Size(shape) != 1 || tuple_int(shape, 0, &len)) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s must be 1-D", name);
+    if (PyTuple_Size(shape) != ndim) {
+        if (ndim == 1) PyErr_Format(PyExc_ValueError, "%s must be 1-D", name);
+        else PyErr_Format(PyExc_ValueError, "%s must be %d-D (got %zd-D)", name, ndim, PyTuple_Size(shape));
         return -1;
     }
+    for (int i = 0; i < ndim; i++)
+        if (tuple_int(shape, i, &f->shape[i])) return -1;
     if (PyUnicode_CompareWithASCIIString(type, typestr) != 0) {
         PyErr_Format(PyExc_TypeError, "%s has typestr %R, expected '%s' like the plan: pass %s.astype(...)", name,
                      type, typestr, name);
         return -1;
     }
-    if (strides && strides != Py_None && (!PyTuple_Check(strides) || PyTuple_Size(strides) != 1 ||
-                                          tuple_int(strides, 0, &stride))) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s has malformed strides", name);
-        return -1;
-    }
-    if (len > 1 && stride != itemsize) {
-        PyErr_Format(PyExc_ValueError, "%s is not contiguous: pass cupy.ascontiguousarray(%s)", name, name);
-        return -1;
+    f->strides[ndim - 1] = itemsize; /* no strides: C-contiguous */
+    if (ndim == 2) f->strides[0] = f->shape[1] * itemsize;
+    if (strides && strides != Py_None) {
+        int bad = !PyTuple_Check(strides) || PyTuple_Size(strides) != ndim;
+        for (int i = 0; !bad && i < ndim; i++) bad = tuple_int(strides, i, &f->strides[i]);
+        if (bad) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s has malformed strides", name);
+            return -1;
+        }
     }
     if (mask && mask != Py_None) {
         PyErr_Format(PyExc_ValueError, "%s is masked: spx takes plain arrays", name);
         return -1;
     }
-    if (n >= 0 && spxpy_check_length(name, len, n)) return -1;
-    if (len_out) *len_out = len;
-    *ptr = (void *)(uintptr_t)addr;
-    *readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
-    return *readonly < 0 ? -1 : 0;
+    f->ptr = (void *)(uintptr_t)addr;
+    f->readonly = PyObject_IsTrue(PyTuple_GetItem(data, 1));
+    return f->readonly < 0 ? -1 : 0;
+}
+
+/* Checks the interface dict d of a 1-D, contiguous device array of n entries (n < 0: any
+ * number, into *len_out when it is not NULL) of `typestr` (itemsize bytes) and sets *ptr and
+ * *readonly; 0, or -1 with ValueError / TypeError. */
+static int check_cai(PyObject *d, const char *name, const char *typestr, int itemsize, int64_t n, void **ptr,
+                     int *readonly, long long *len_out)
+{
+    cai_fields f;
+    if (read_cai(d, name, typestr, itemsize, 1, &f)) return -1;
+    if (f.shape[0] > 1 && f.strides[0] != itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s is not contiguous: pass cupy.ascontiguousarray(%s)", name, name);
+        return -1;
+    }
+    if (n >= 0 && spxpy_check_length(name, f.shape[0], n)) return -1;
+    if (len_out) *len_out = f.shape[0];
+    *ptr = f.ptr;
+    *readonly = f.readonly;
+    return 0;
 }
 
 int spxpy_check_length(const char *name, long long len, int64_t n)
@@ -214,4 +241,125 @@ int spxpy_device_array(PyObject *obj, const char *name, int kind, int *which, in
     Py_DECREF(d);
     *len = l;
     return rc;
+}
+
+/* ---- 2-D blocks (SpMM's X and Y) ---- */
+
+/* The leading dimension, in entries, of n lines `s` bytes apart of len entries each (itemsize
+ * bytes): s / itemsize when that is whole and at least len; a single line's len (at least 1);
+ * 0 when the lines cannot be read so. */
+static int64_t lead_of(int64_t n, long long s, long long itemsize, int64_t len)
+{
+    if (n <= 1) return len > 1 ? len : 1;
+    return s > 0 && s % itemsize == 0 && s / itemsize >= len ? s / itemsize : 0;
+}
+
+/* Sets b->ld from strides s0, s1 (bytes) of entries of itemsize bytes: row-major needs a unit
+ * stride along a row, column-major along a column (a stride across a dimension of one entry
+ * never matters; an empty block reads either way). */
+static void block_lds(spxpy_block *b, long long s0, long long s1, long long itemsize)
+{
+    const int64_t r = b->rows, c = b->cols;
+    int64_t *ld = b->ld;
+    ld[SPX_DENSE_COL_MAJOR] = ld[SPX_DENSE_ROW_MAJOR] = 0;
+    if (r == 0 || c == 0) {
+        ld[SPX_DENSE_COL_MAJOR] = r > 1 ? r : 1;
+        ld[SPX_DENSE_ROW_MAJOR] = c > 1 ? c : 1;
+        return;
+    }
+    if (c == 1 || s1 == itemsize) ld[SPX_DENSE_ROW_MAJOR] = lead_of(r, s0, itemsize, c);
+    if (r == 1 || s0 == itemsize) ld[SPX_DENSE_COL_MAJOR] = lead_of(c, s1, itemsize, r);
+}
+
+/* ValueError unless b reads as a row- or column-major block (strides s0, s1 in bytes), saying
+ * to pass module.ascontiguousarray(name); 0 or -1. */
+static int need_layout(const spxpy_block *b, const char *name, long long s0, long long s1, const char *module)
+{
+    if (b->ld[SPX_DENSE_COL_MAJOR] || b->ld[SPX_DENSE_ROW_MAJOR]) return 0;
+    PyErr_Format(PyExc_ValueError, "%s (shape (%lld, %lld), strides (%lld, %lld) bytes) is neither row- nor "
+                 "column-major with a unit stride along its lines: pass %s.ascontiguousarray(%s)", name,
+                 (long long)b->rows, (long long)b->cols, s0, s1, module, name);
+    return -1;
+}
+
+int spxpy_host_block(PyObject *obj, const char *name, spx_precision p, int writable, Py_buffer *view, spxpy_block *b)
+{
+    const char *want = p == SPX_FP32 ? "float32" : "float64";
+    if (!PyObject_CheckBuffer(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a 2-D NumPy array of %s, not %R", name, want, (PyObject *)Py_TYPE(obj));
+        return -1;
+    }
+    if (PyObject_GetBuffer(obj, view, PyBUF_FULL_RO) < 0) return -1;
+    char c = format_code(view);
+    const int ok = p == SPX_FP32 ? c == 'f' && view->itemsize == 4 : c == 'd' && view->itemsize == 8;
+    const long long s0 = view->ndim == 2 ? view->strides[0] : 0, s1 = view->ndim == 2 ? view->strides[1] : 0;
+    if (view->ndim != 2) {
+        PyErr_Format(PyExc_ValueError, "%s must be 2-D (got %d-D)%s", name, view->ndim,
+                     view->ndim == 1 ? ": plan.spmv takes vectors" : "");
+    } else if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s must be %s like the plan (buffer format '%s'): pass %s.astype(numpy.%s)", name,
+                     want, view->format ? view->format : "B", name, want);
+    } else if (writable && view->readonly) {
+        PyErr_Format(PyExc_ValueError, "%s is read-only: pass a writable array", name);
+    } else {
+        *b = (spxpy_block){.data = view->buf, .rows = view->shape[0], .cols = view->shape[1]};
+        if (!view->suboffsets) block_lds(b, s0, s1, view->itemsize);
+        if (!need_layout(b, name, s0, s1, "numpy")) return 0;
+    }
+    PyBuffer_Release(view);
+    return -1;
+}
+
+int spxpy_device_block(PyObject *obj, const char *name, spx_precision p, int writable, spxpy_block *b)
+{
+    PyObject *d = cai_dict(obj, name);
+    if (!d) return -1;
+    cai_fields f;
+    const int itemsize = p == SPX_FP32 ? 4 : 8;
+    int rc = read_cai(d, name, p == SPX_FP32 ? SPXPY_NATIVE("f4") : SPXPY_NATIVE("f8"), itemsize, 2, &f);
+    Py_DECREF(d);
+    if (rc) return -1;
+    if (writable && f.readonly) {
+        PyErr_Format(PyExc_ValueError, "%s is read-only: pass a writable array", name);
+        return -1;
+    }
+    *b = (spxpy_block){.data = f.ptr, .rows = f.shape[0], .cols = f.shape[1]};
+    block_lds(b, f.strides[0], f.strides[1], itemsize);
+    return need_layout(b, name, f.strides[0], f.strides[1], "cupy");
+}
+
+int spxpy_check_block_shape(const char *name, const spxpy_block *b, int64_t rows, int64_t cols)
+{
+    if (b->rows == rows && (cols < 0 || b->cols == cols)) return 0;
+    if (cols < 0)
+        PyErr_Format(PyExc_ValueError, "%s has %lld rows, expected %lld", name, (long long)b->rows, (long long)rows);
+    else
+        PyErr_Format(PyExc_ValueError, "%s has shape (%lld, %lld), expected (%lld, %lld)", name, (long long)b->rows,
+                     (long long)b->cols, (long long)rows, (long long)cols);
+    return -1;
+}
+
+/* The name of layout l as numpy says it. */
+static const char *order_name(spx_dense_layout l)
+{
+    return l == SPX_DENSE_ROW_MAJOR ? "row-major (C order)" : "column-major (Fortran order)";
+}
+
+int spxpy_block_layout(const spxpy_block *x, const spxpy_block *y, spx_dense_layout *out)
+{
+    const spx_dense_layout row = SPX_DENSE_ROW_MAJOR, col = SPX_DENSE_COL_MAJOR;
+    if (x->ld[row] && y->ld[row]) *out = row;
+    else if (x->ld[col] && y->ld[col]) *out = col;
+    else {
+        PyErr_Format(PyExc_ValueError, "X is %s and Y %s: pass Y in X's layout", order_name(x->ld[row] ? row : col),
+                     order_name(y->ld[row] ? row : col));
+        return -1;
+    }
+    return 0;
+}
+
+size_t spxpy_block_span(const spxpy_block *b, spx_dense_layout l, size_t itemsize)
+{
+    const int64_t lines = l == SPX_DENSE_ROW_MAJOR ? b->rows : b->cols, len = l == SPX_DENSE_ROW_MAJOR ? b->cols : b->rows;
+    return lines && len ? (size_t)((lines - 1) * b->ld[l] + len) * itemsize : 0;
 }

@@ -47,9 +47,9 @@ typedef struct spxpy_devcsr {
     PyObject *keep[3];      /* indptr, indices, data of a wrapped matrix (NULL: none) */
 } spxpy_devcsr;
 
-/* Counters the binding keeps for a plan (host arrays copied to and from the device). */
+/* Counters the binding keeps for a plan (calls; host arrays copied to and from the device). */
 typedef struct spxpy_plan_stats {
-    long long spmv_calls, host_copies, host_copy_bytes;
+    long long spmv_calls, spmm_calls, host_copies, host_copy_bytes;
 } spxpy_plan_stats;
 
 typedef struct spxpy_plan {
@@ -111,10 +111,43 @@ enum { SPXPY_INT32 = 0, SPXPY_INTS = 1, SPXPY_FLOATS = 2 };
  * of kind's types: *which 0 for int32 / float64, 1 for int64 / float32. 0, or -1 with
  * TypeError / ValueError naming `name`. */
 int spxpy_device_array(PyObject *obj, const char *name, int kind, int *which, int64_t *len, void **ptr);
+/* A 2-D operand of SpMM (X or Y) as spx_dense_wrap takes it: rows x cols entries at data, and
+ * its leading dimension (entries) in each layout it reads as: ld[SPX_DENSE_COL_MAJOR] and
+ * ld[SPX_DENSE_ROW_MAJOR], 0 for a layout it does not (an array with one entry a line, or
+ * none, reads as both). */
+typedef struct spxpy_block {
+    void *data;
+    int64_t rows, cols;
+    int64_t ld[2];
+} spxpy_block;
+/* A 2-D host array (buffer protocol) of precision p, writable when asked, with a unit stride
+ * along its rows or its columns and the other stride a whole number of entries, at least a
+ * line (C or Fortran order, or a slice of one); *view holds it (released on failure).
+ * TypeError / ValueError naming `name` and what to pass otherwise. Returns 0 or -1. */
+int spxpy_host_block(PyObject *obj, const char *name, spx_precision p, int writable, Py_buffer *view, spxpy_block *b);
+/* As spxpy_host_block for a device array (__cuda_array_interface__, 2-D). */
+int spxpy_device_block(PyObject *obj, const char *name, spx_precision p, int writable, spxpy_block *b);
+/* ValueError unless b has `rows` rows and `cols` columns (cols < 0: any); 0 or -1. */
+int spxpy_check_block_shape(const char *name, const spxpy_block *b, int64_t rows, int64_t cols);
+/* The layout X and Y both read as, row-major first, in *out; ValueError naming both layouts
+ * when there is none. 0 or -1. */
+int spxpy_block_layout(const spxpy_block *x, const spxpy_block *y, spx_dense_layout *out);
+/* Bytes from b's first entry to the end of its last in layout l. */
+size_t spxpy_block_span(const spxpy_block *b, spx_dense_layout l, size_t itemsize);
 /* ValueError "NAME has LEN entries, expected N" unless len == n; returns 0 or -1. */
 int spxpy_check_length(const char *name, long long len, int64_t n);
 /* Whether [a, a+na) and [b, b+nb) (bytes) overlap. */
 int spxpy_overlap(const void *a, size_t na, const void *b, size_t nb);
+
+/* TypeError unless o is a CUDA plan; returns 0 or -1. */
+int spxpy_need_cuda(const spxpy_plan *o);
+/* Reads `stream` (None: the default stream; else a cudaStream_t as an int) into *s; 0 or -1. */
+int spxpy_stream_arg(PyObject *so, void **s);
+/* The Plan's SpMM methods (python/src/spmm.c). */
+PyObject *spxpy_plan_spmm_host(PyObject *self, PyObject *args);
+PyObject *spxpy_plan_spmm_device(PyObject *self, PyObject *args);
+PyObject *spxpy_plan_spmm_layout(PyObject *self, PyObject *x);
+PyObject *spxpy_plan_spmm_info(PyObject *self, PyObject *args);
 
 /* Type specs, defined beside their methods. */
 extern PyType_Spec spxpy_context_spec, spxpy_csr_spec, spxpy_plan_spec, spxpy_devcsr_spec;

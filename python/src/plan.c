@@ -1,7 +1,8 @@
 /* python/src/plan.c: the Plan type over spx_plan: creation from a Csr or a DevCsr, SpMV on host arrays
  * (CPU plans in place; CUDA plans through the plan's staging copies, counted in .stats) and
  * on device arrays (CUDA plans, zero-copy, on the caller's stream; spmv_device_ptr, the lean
- * entry of the CuPy fast path, on raw pointers), and spx_plan_info as a dict. */
+ * entry of the CuPy fast path, on raw pointers), and spx_plan_info as a dict (SpMM's methods:
+ * spmm.c). */
 #include <string.h>
 
 #include "binding.h"
@@ -203,8 +204,7 @@ typedef struct device_args {
     double a, b;
 } device_args;
 
-/* TypeError unless o is a CUDA plan; returns 0 or -1. */
-static int need_cuda(const spxpy_plan *o)
+int spxpy_need_cuda(const spxpy_plan *o)
 {
     if (o->info.backend == SPX_BACKEND_CUDA) return 0;
     PyErr_Format(PyExc_TypeError, "this plan runs on the CPU: pass NumPy arrays, or make the plan with a cuda "
@@ -212,8 +212,7 @@ static int need_cuda(const spxpy_plan *o)
     return -1;
 }
 
-/* Reads `stream` (None: the default stream; else a cudaStream_t as an int) into *s; 0 or -1. */
-static int stream_arg(PyObject *so, void **s)
+int spxpy_stream_arg(PyObject *so, void **s)
 {
     *s = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
     return PyErr_Occurred() ? -1 : 0;
@@ -244,7 +243,7 @@ static PyObject *plan_spmv_device(PyObject *self, PyObject *args)
     PyObject *xo, *yo, *so;
     device_args d;
     if (!PyArg_ParseTuple(args, "OOddO", &xo, &yo, &d.a, &d.b, &so)) return NULL;
-    if (need_cuda(o) || stream_arg(so, &d.stream)) return NULL;
+    if (spxpy_need_cuda(o) || spxpy_stream_arg(so, &d.stream)) return NULL;
     spx_precision prec = o->info.precision;
     if (spxpy_device_vector(xo, "x", prec, o->info.n, 0, &d.x) || spxpy_device_vector(yo, "y", prec, o->info.m, 1, &d.y))
         return NULL;
@@ -274,7 +273,7 @@ static PyObject *plan_spmv_device_ptr(PyObject *self, PyObject *const *args, Py_
     device_args d;
     Py_ssize_t nx = 0, ny = 0;
     if (nargs != 7) return PyErr_Format(PyExc_TypeError, "spmv_device_ptr takes 7 arguments (%zd given)", nargs);
-    if (need_cuda(o) || stream_arg(args[6], &d.stream) || ptr_args(args, &d, &nx, &ny)) return NULL;
+    if (spxpy_need_cuda(o) || spxpy_stream_arg(args[6], &d.stream) || ptr_args(args, &d, &nx, &ny)) return NULL;
     if (spxpy_check_length("x", nx, o->info.n) || spxpy_check_length("y", ny, o->info.m)) return NULL;
     return device_spmv(self, &d);
 }
@@ -341,13 +340,13 @@ static PyObject *plan_permutation(PyObject *self, PyObject *unused)
     return PyBytes_FromStringAndSize((const char *)perm, (Py_ssize_t)o->info.m * (Py_ssize_t)sizeof *perm);
 }
 
-/* stats: the binding's counters: spmv calls, host-array calls of a CUDA plan (each copies x
- * in, y out, and y in when beta != 0) and the bytes those copies moved. */
+/* stats: the binding's counters: spmv and spmm calls, host-array calls of a CUDA plan (each
+ * copies x or X in, y or Y out, and y or Y in when beta != 0) and the bytes those copies moved. */
 static PyObject *plan_stats(PyObject *self, void *unused)
 {
     const spxpy_plan_stats *s = &((spxpy_plan *)self)->stats;
-    return Py_BuildValue("{s:L,s:L,s:L}", "spmv_calls", s->spmv_calls, "host_copies", s->host_copies,
-                         "host_copy_bytes", s->host_copy_bytes);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L}", "spmv_calls", s->spmv_calls, "spmm_calls", s->spmm_calls, "host_copies",
+                         s->host_copies, "host_copy_bytes", s->host_copy_bytes);
 }
 
 static PyObject *plan_shape(PyObject *self, void *unused)
@@ -390,6 +389,11 @@ static PyMethodDef plan_methods[] = {
     {"spmv_device", plan_spmv_device, METH_VARARGS, "spmv_device(x, y, alpha, beta, stream) on device arrays"},
     {"spmv_device_ptr", (PyCFunction)(void (*)(void))plan_spmv_device_ptr, METH_FASTCALL,
      "spmv_device_ptr(x_ptr, x_size, y_ptr, y_size, alpha, beta, stream) on checked device pointers"},
+    {"spmm_host", spxpy_plan_spmm_host, METH_VARARGS, "spmm_host(X, Y, alpha, beta, copied=False) on 2-D host arrays"},
+    {"spmm_device", spxpy_plan_spmm_device, METH_VARARGS,
+     "spmm_device(X, Y, alpha, beta, stream) on 2-D device arrays"},
+    {"spmm_layout", spxpy_plan_spmm_layout, METH_O, "spmm_layout(X) -> ('row' or 'col', k): the layout of a new Y"},
+    {"spmm_info", spxpy_plan_spmm_info, METH_VARARGS, "spmm_info(k, layout) -> spx_plan_spmm_info as a dict"},
     {"info", plan_info, METH_NOARGS, "spx_plan_info as a dict"},
     {"permutation", plan_permutation, METH_NOARGS, "the plan's numbering of x and y as int32 bytes, or None"},
     {NULL, NULL, 0, NULL},

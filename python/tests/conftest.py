@@ -1,4 +1,4 @@
-# python/tests/conftest.py: shared fixtures of the spx pytest suite: contexts per backend (CUDA only with a GPU), the DESIGN.md section 8 edge-case matrices built with scipy, the shared matrices, reference checks against scipy, a spy that records which C entry a Plan called, and refused calls as operations (the leak tests).
+# python/tests/conftest.py: shared fixtures of the spx pytest suite: contexts per backend (CUDA only with a GPU), the DESIGN.md section 8 edge-case matrices built with scipy, the shared matrices, reference checks against scipy (vectors and 2-D blocks), a spy that records which C entry a Plan called, and refused calls as operations (the leak tests).
 import os
 
 import numpy as np
@@ -113,6 +113,21 @@ def assert_spmv(y, A, x, dtype, alpha=1.0, beta=0.0, y0=None):
     bound = TOL[dtype] * scale + np.finfo(dtype).tiny
     worst = int(np.argmax(err - bound)) if len(err) else 0
     assert np.all(err <= bound), f"row {worst}: {y[worst]} vs {ref[worst]} (bound {bound[worst]})"
+
+
+def block(rows, k, dtype=np.float64, order="C", seed=11):
+    """A reproducible rows x k NumPy array of values in [-1, 1] in the given order."""
+    a = np.random.default_rng(seed).uniform(-1, 1, (rows, k)).astype(dtype)
+    return np.asarray(a, order=order)
+
+
+def assert_spmm(Y, A, X, dtype, alpha=1.0, beta=0.0, Y0=None):
+    """Y (host) agrees with alpha*A@X + beta*Y0 (scipy, fp64) column by column, entry by entry
+    within assert_spmv's tolerance."""
+    Y, X = np.asarray(Y), np.asarray(X)
+    assert Y.dtype == dtype and Y.shape == (A.shape[0], X.shape[1])
+    for j in range(X.shape[1]):
+        assert_spmv(Y[:, j], A, X[:, j], dtype, alpha, beta, None if Y0 is None else np.asarray(Y0)[:, j])
 
 
 class Spy:

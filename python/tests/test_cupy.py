@@ -1,4 +1,4 @@
-# python/tests/test_cupy.py: the device paths with CuPy (skipped without CuPy or without a GPU spx can use): SpMV on CuPy arrays in place and on CuPy's current stream, Plan.spmv's CuPy fast path (taken, against the general __cuda_array_interface__ path and scipy, its refusals, streams and devices), host arrays on CUDA plans (counted copies), cupyx CSR in and out, SpGEMM, the solvers on CuPy vectors, the CuPy LinearOperator, refusals and leaks.
+# python/tests/test_cupy.py: the device paths with CuPy (skipped without CuPy or without a GPU spx can use): SpMV on CuPy arrays in place and on CuPy's current stream, SpMM on 2-D CuPy arrays (C and Fortran order, slices, the plan's order, streams, refusals) and on NumPy arrays of a CUDA plan (copied and counted), Plan.spmv's CuPy fast path (taken, against the general __cuda_array_interface__ path and scipy, its refusals, streams and devices), host arrays on CUDA plans (counted copies), cupyx CSR in and out, SpGEMM, the solvers on CuPy vectors, the CuPy LinearOperator, refusals and leaks.
 import gc
 import inspect
 import sys
@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 import spx
-from conftest import GPU, Spy, assert_spmv, edge_cases, random_csr, refused, vector
+from conftest import GPU, Spy, assert_spmm, assert_spmv, block, edge_cases, random_csr, refused, vector
 
 cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
 cpx_sparse = pytest.importorskip("cupyx.scipy.sparse")
@@ -109,7 +109,7 @@ def test_fast_path_against_the_general_path_and_scipy(cuda, dtype):
         yd = p @ xd  # y made by cupy.zeros, then the fast path
         assert last_entry(spy) == "spmv_device_ptr" and isinstance(yd, cupy.ndarray) and yd.dtype == dtype, name
         assert_spmv(cupy.asnumpy(yd), A, x, dtype)
-        assert p.stats == {"spmv_calls": 4, "host_copies": 0, "host_copy_bytes": 0}, name
+        assert p.stats == {"spmv_calls": 4, "spmm_calls": 0, "host_copies": 0, "host_copy_bytes": 0}, name
 
 
 def test_fast_path_taken_for_common_cupy_arrays(cuda):
@@ -220,7 +220,8 @@ def test_host_arrays_on_a_cuda_plan_are_copied_and_counted(cuda):
     y = y0.copy()
     p.spmv(x, y, 1.0, 1.0)
     assert_spmv(y, A, x, np.float64, 1.0, 1.0, y0)
-    assert p.stats == {"spmv_calls": 2, "host_copies": 2, "host_copy_bytes": 8 * (200 + 300) + 8 * (200 + 2 * 300)}
+    assert p.stats == {"spmv_calls": 2, "spmm_calls": 0, "host_copies": 2,
+                       "host_copy_bytes": 8 * (200 + 300) + 8 * (200 + 2 * 300)}
 
 
 def test_cupyx_csr_in_and_out(cuda):
@@ -296,6 +297,24 @@ def test_device_refusals(cuda):
         spx._spx.solve("cg", S._plan, fake[0], fake[1], 1e-8, 10)
 
 
+def assert_no_leaks(cuda, ops, keep, warm, calls):
+    """`calls` calls of each op (after `warm` to warm up) leave the reference counts of `keep` and
+    the context's device and host accounting where they were."""
+    for name, op in ops.items():
+        for _ in range(warm):
+            op()
+        cupy.cuda.get_current_stream().synchronize()
+        gc.collect()
+        refs = [sys.getrefcount(o) for o in keep]
+        dev, host = cuda.mem_stats()["device_bytes"], cuda.mem_stats()["host_bytes"]
+        for _ in range(calls):
+            op()
+        cupy.cuda.get_current_stream().synchronize()
+        gc.collect()
+        assert [sys.getrefcount(o) for o in keep] == refs, name
+        assert cuda.mem_stats()["device_bytes"] == dev and cuda.mem_stats()["host_bytes"] == host, name
+
+
 def test_no_leaks_on_device_calls(cuda):
     A = random_csr(100, 80, 4)
     p = spx.plan(A, context=cuda)
@@ -310,16 +329,188 @@ def test_no_leaks_on_device_calls(cuda):
         "refused_in_c": refused(lambda: p.spmv(short, yd), ValueError),
         "refused_dtype": refused(lambda: p.spmv(xd.astype(cupy.float32), yd), TypeError),
     }
-    for name, op in ops.items():
-        for _ in range(100):
-            op()
-        cupy.cuda.get_current_stream().synchronize()
-        gc.collect()
-        refs = [sys.getrefcount(o) for o in keep]
-        dev = cuda.mem_stats()["device_bytes"]
-        for _ in range(10_000):
-            op()
-        cupy.cuda.get_current_stream().synchronize()
-        gc.collect()
-        assert [sys.getrefcount(o) for o in keep] == refs, name
-        assert cuda.mem_stats()["device_bytes"] == dev, name
+    assert_no_leaks(cuda, ops, keep, 100, 10_000)
+
+
+# ---- SpMM: 2-D CuPy arrays and NumPy arrays on CUDA plans ----
+
+SPMM_KS = [1, 2, 3, 8, 33]
+
+
+@pytest.mark.parametrize("fmt", cuda_formats())
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["fp64", "fp32"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_spmm_on_cupy_blocks_every_format(cuda, fmt, dtype, order):
+    A = random_csr(300, 250, 6, seed=21, dtype=dtype)
+    p = spx.plan(A, format=fmt, context=cuda)
+    for k in SPMM_KS:
+        X = block(250, k, dtype, order)
+        Xd = cupy.array(X, order=order)
+        Yd = p @ Xd
+        assert isinstance(Yd, cupy.ndarray) and Yd.flags[order + "_CONTIGUOUS"], k
+        assert_spmm(cupy.asnumpy(Yd), A, X, dtype)
+        Y0 = block(300, k, dtype, order, seed=5)
+        Yd = cupy.array(Y0, order=order)
+        ptr = Yd.data.ptr
+        assert p.spmm(Xd, Yd, alpha=1.5, beta=-0.75) is Yd and Yd.data.ptr == ptr  # in place
+        assert_spmm(cupy.asnumpy(Yd), A, X, dtype, 1.5, -0.75, Y0)
+        info = p.spmm_info(k, "row" if order == "C" else "col")
+        assert not info["fallback"] or info["kernel"] == f"{p.info['kernel']}_spmv_x{k}", info
+    assert p.stats["spmm_calls"] == 2 * len(SPMM_KS) and p.stats["host_copies"] == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["fp64", "fp32"])
+def test_spmm_edge_cases_and_nan_y(cuda, dtype):
+    for name, A in edge_cases().items():
+        A = A.astype(dtype)
+        p = spx.plan(A, context=cuda)
+        for order in ("C", "F"):
+            X = block(A.shape[1], 3, dtype, order)
+            Yd = cupy.full((A.shape[0], 3), cupy.nan, dtype=dtype, order=order)
+            p.spmm(cupy.array(X, order=order), Yd)  # beta = 0 never reads Y
+            assert_spmm(cupy.asnumpy(Yd), A, X, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["fp64", "fp32"])
+def test_spmm_cupy_slices_in_place(cuda, dtype):
+    """X[:, :k] of a wider C array and X[:n] of a taller Fortran array, zero-copy; nothing
+    outside Y written."""
+    A = random_csr(120, 90, 5, seed=8, dtype=dtype)
+    p = spx.plan(A, context=cuda)
+    for k in (1, 3, 8):
+        cases = [
+            (block(90, k + 5, dtype, "C"), lambda W: W[:, :k], block(120, k + 4, dtype, "C", 7), lambda V: V[:, 2:2 + k]),
+            (block(97, k, dtype, "F"), lambda W: W[:90], block(123, k, dtype, "F", 7), lambda V: V[3:123]),
+        ]
+        for W, xs, V, ys in cases:
+            Wd, Vd = cupy.array(W, order="K"), cupy.array(V, order="K")
+            p.spmm(xs(Wd), ys(Vd), alpha=2.0, beta=0.5)
+            got = cupy.asnumpy(Vd)
+            assert_spmm(ys(got), A, xs(W), dtype, 2.0, 0.5, ys(V))
+            mask = np.ones(V.shape, dtype=bool)
+            ys(mask)[...] = False
+            assert np.array_equal(got[mask], V[mask]) and np.array_equal(cupy.asnumpy(Wd), W)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["fp64", "fp32"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_spmm_numpy_on_a_cuda_plan_copied_and_counted(cuda, dtype, order):
+    A = random_csr(300, 200, 5, seed=3, dtype=dtype)
+    p = spx.plan(A, context=cuda)
+    eb = np.dtype(dtype).itemsize
+    X = block(200, 8, dtype, order)
+    Y = p @ X
+    assert isinstance(Y, np.ndarray) and Y.flags[order + "_CONTIGUOUS"]
+    assert_spmm(Y, A, X, dtype)
+    Y0 = block(300, 8, dtype, order, seed=4)
+    Y = Y0.copy(order=order)
+    p.spmm(X, Y, alpha=-1.0, beta=2.0)
+    assert_spmm(Y, A, X, dtype, -1.0, 2.0, Y0)
+    W = block(230, 11, dtype, order)  # a slice with ld beyond a line; padding left alone
+    Xs = W[:200, :8]
+    V = block(310, 12, dtype, order, seed=6)
+    Ys = V[5:305, 2:10]
+    V0 = V.copy(order="K")
+    p.spmm(Xs, Ys, beta=1.0)
+    assert_spmm(Ys, A, Xs, dtype, 1.0, 1.0, V0[5:305, 2:10])
+    mask = np.ones(V.shape, dtype=bool)
+    mask[5:305, 2:10] = False
+    assert np.array_equal(V[mask], V0[mask])
+    nan = np.full((300, 8), np.nan, dtype=dtype, order=order)
+    p.spmm(X, nan)
+    assert_spmm(nan, A, X, dtype)
+    big = block(200, 300, dtype, order, seed=9)  # fp32: more than one staging round
+    assert_spmm(p @ big, A, big, dtype)
+    copied = eb * (8 * (200 + 300) + 8 * (200 + 2 * 300) + 8 * (200 + 2 * 300) + 8 * (200 + 300) + 300 * (200 + 300))
+    assert p.stats == {"spmv_calls": 0, "spmm_calls": 5, "host_copies": 5, "host_copy_bytes": copied}
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_spmm_plan_order_on_cuda(cuda, order):
+    A = spx.gen("poisson3d:n=10").to_scipy()
+    p = spx.plan(A, format="ehyb", algo="grow", order="plan", context=cuda)
+    perm = p.permutation
+    assert perm is not None
+    X = block(A.shape[1], 8, order=order)
+    Y = np.empty_like(X)
+    Y[perm] = cupy.asnumpy(p @ cupy.array(X[perm], order=order))
+    assert_spmm(Y, A, X, np.float64)
+
+
+def test_spmm_on_cupy_current_stream(cuda):
+    A = large_random_csr(73, n=100_000, k=800_000)
+    p = spx.plan(A, context=cuda)
+    X = block(100_000, 8)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        Xd = cupy.asarray(X)
+        Xd *= 2.0             # on s
+        Yd = p @ Xd           # on s, after the scaling
+        Zd = Yd * 0.5         # on s
+    s.synchronize()
+    assert_spmm(cupy.asnumpy(Zd), A, X, np.float64)
+    with s:
+        Xd *= 0.5
+        Yd = cupy.zeros((100_000, 8))
+    p.spmm(Xd, Yd, stream=s.ptr)  # outside `with`: on s only because it is named
+    s.synchronize()
+    assert_spmm(cupy.asnumpy(Yd), A, X, np.float64)
+
+
+def test_spmm_cupy_linear_operator(cuda):
+    A = random_csr(80, 70, 5, seed=19)
+    p = spx.plan(A, context=cuda)
+    op = spx.aslinearoperator(p, device=True)
+    X = block(70, 5, order="F")
+    assert_spmm(cupy.asnumpy(op.matmat(cupy.array(X, order="F"))), A, X, np.float64)
+    assert p.stats["spmm_calls"] == 1 and p.stats["host_copies"] == 0
+
+
+def test_spmm_device_refusals(cuda):
+    A = random_csr(50, 40, 3)
+    p = spx.plan(A, context=cuda)
+    X, Y = cupy.ones((40, 3)), cupy.zeros((50, 3))
+    refusals = [
+        (cupy.ones((40, 3), dtype=cupy.float32), Y, TypeError, "X has typestr '<f4', expected '<f8'"),
+        (X, cupy.zeros((50, 3), dtype=cupy.float32), TypeError, "Y has typestr '<f4', expected '<f8'"),
+        (cupy.ones((39, 3)), Y, ValueError, "X has 39 rows, expected 40"),
+        (X, cupy.zeros((50, 4)), ValueError, r"Y has shape \(50, 4\), expected \(50, 3\)"),
+        (cupy.ones((40, 6))[:, ::2], Y, ValueError, r"cupy.ascontiguousarray\(X\)"),
+        (X, cupy.zeros((50, 6))[:, ::2], ValueError, r"cupy.ascontiguousarray\(Y\)"),
+        (cupy.ones((40, 3, 1)), Y, ValueError, r"X must be 2-D \(got 3-D\)"),
+        (cupy.ones((40, 3), order="F"), Y, ValueError, r"X is column-major \(Fortran order\) and Y row-major"),
+        (X, np.zeros((50, 3)), TypeError, "Y must be a device array"),
+    ]
+    for bad_x, bad_y, error, message in refusals:
+        with pytest.raises(error, match=message):
+            p.spmm(bad_x, bad_y)
+    assert not Y.any()
+    Z = cupy.zeros((40, 6))
+    with pytest.raises(ValueError, match="X and Y overlap"):
+        spx.plan(sp.csr_array(sp.eye(40, format="csr")), context=cuda).spmm(Z[:, :3], Z[:, 3:])
+
+    class ReadOnly:
+        def __init__(self, a):
+            d = dict(a.__cuda_array_interface__)
+            d["data"] = (d["data"][0], True)
+            self.__cuda_array_interface__ = d
+    with pytest.raises(ValueError, match="Y is read-only"):
+        p.spmm(X, ReadOnly(Y))
+    with pytest.raises(TypeError, match="this plan runs on the CPU"):
+        spx.plan(A, context=spx.Context("cpu")).spmm(X, Y)
+
+
+def test_spmm_no_leaks(cuda):
+    A = random_csr(100, 80, 4)
+    p, p32 = spx.plan(A, context=cuda), spx.plan(A, precision="fp32", context=cuda)
+    Xd, Yd, X, Y = cupy.asarray(block(80, 4)), cupy.zeros((100, 4)), block(80, 4), np.zeros((100, 4))
+    X32, Y32 = X.astype(np.float32), Y.astype(np.float32)
+    keep = (Xd, Yd, X, Y, X32, Y32, p, p32)
+    ops = {
+        "device": lambda: p.spmm(Xd, Yd, 1.5, 0.5),
+        "device_new_Y": lambda: p @ Xd,
+        "host_fp64": lambda: p.spmm(X, Y, 1.5, 0.5),
+        "host_fp32": lambda: p32.spmm(X32, Y32, 1.5, 0.5),
+        "refused": refused(lambda: p.spmm(Xd[:79], Yd), ValueError),
+    }
+    assert_no_leaks(cuda, ops, keep, 20, 1000)

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 import spx
-from conftest import random_csr, refused, vector
+from conftest import block, random_csr, refused, vector
 
 CALLS = 10_000
 
@@ -18,12 +18,20 @@ def operations(cpu):
     S = sp.csr_array(sp.kronsum(sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(4, 4)),
                                 sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(4, 4))))
     x, y, b = vector(50), np.zeros(60), vector(16)
+    X, Y, X32, Y32 = block(50, 3), np.zeros((60, 3)), block(50, 3, np.float32), np.zeros((60, 3), np.float32)
     p = spx.plan(A, context=cpu)
+    p32 = spx.plan(A, precision="fp32", context=cpu)
     ps = spx.plan(S, context=cpu)
-    keep = (A, S, A.data, A.indices, A.indptr, x, y, b, p, ps, cpu)
+    keep = (A, S, A.data, A.indices, A.indptr, x, y, b, X, Y, X32, Y32, p, p32, ps, cpu)
     ops = {
         "spmv": lambda: p.spmv(x, y, 2.0, 0.5),
         "matmul": lambda: p @ x,
+        "spmm": lambda: p.spmm(X, Y, 2.0, 0.5),
+        "spmm_new_Y": lambda: p @ X,
+        "spmm_copied_fp32": lambda: p32._plan.spmm_host(X32, Y32, 2.0, 0.5, True),
+        "spmm_info": lambda: p.spmm_info(3),
+        "bad_spmm": refused(lambda: p.spmm(X[:49], Y), ValueError),
+        "bad_spmm_layout": refused(lambda: p.spmm(X, np.zeros((60, 3), order="F")), ValueError),
         "wrap": lambda: spx.csr(A, context=cpu),
         "wrap_converting": lambda: spx.csr(A.astype(np.float32), context=cpu),
         "plan": lambda: spx.plan(A, context=cpu),
