@@ -107,6 +107,26 @@ static inline double sc_column_error(const double *y, const double *ref, int64_t
     return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
 }
 
+/* As sc_column_error for the baseline, whose NaN handling is its own (cuSPARSE's SpMM on an
+ * H100, 2026-12-07: its NaN entries differed from the oracle's with a NaN in X): an entry where
+ * exactly one of y and ref is NaN is counted in *spread instead of failing; the entries finite in
+ * both are compared. */
+static inline double sc_column_error_spread(const double *y, const double *ref, int64_t m, int64_t *spread)
+{
+    long double num = 0, den = 0;
+    for (int64_t i = 0; i < m; i++) {
+        if (isnan(ref[i]) || isnan(y[i])) {
+            *spread += isnan(ref[i]) != isnan(y[i]);
+            continue;
+        }
+        if (!isfinite(y[i])) return INFINITY;
+        const long double d = (long double)y[i] - ref[i];
+        num += d * d;
+        den += (long double)ref[i] * ref[i];
+    }
+    return den > 0 ? (double)sqrtl(num / den) : (double)sqrtl(num);
+}
+
 /* A column of R holding an entry (the first row's first), or -1. */
 static inline int32_t sc_used_column(const spx_csr *R)
 {
@@ -171,8 +191,15 @@ static inline void sc_check(spx_ctx *ctx, spx_plan *p, const spx_csr *R, const i
         CHECK_MSG(sc_read(SY, perm, m, k, c->layout, Y, m), "%s: Y's padding was written", label);
         CHECK_MSG(sc_read(SX, perm, n, k, c->layout, Xback, n), "%s: X's padding was written", label);
         CHECK_MSG(sc_same(Xback, X, n * k), "%s: X changed", label);
-        int64_t worst_j;
-        const double worst = sc_worst_column(Y, ref, m, k, &worst_j);
+        int64_t worst_j = 0, spread = 0;
+        spx_plan_info pi;
+        const int baseline = nan_col >= 0 && spx_plan_get_info(p, &pi) == SPX_OK && !strcmp(pi.format, "cusparse");
+        double worst = baseline ? 0.0 : sc_worst_column(Y, ref, m, k, &worst_j);
+        for (int64_t j = 0; baseline && j < k; j++) {
+            const double e = sc_column_error_spread(Y + j * m, ref + j * m, m, &spread);
+            if (!(e <= worst)) worst = e, worst_j = j;
+        }
+        if (spread) printf("  noted: %s: cuSPARSE differs from the oracle in where NaN is (%lld entries)\n", label, (long long)spread);
         CHECK_MSG(worst <= tol, "%s: column %lld rel error %.3e > %.1e", label, (long long)worst_j, worst, tol);
     }
     spx_dense_destroy(&VX);

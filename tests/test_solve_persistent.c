@@ -172,8 +172,8 @@ static void check_persistent_fields(const char *what, const outcome *o)
               r->path_reason, r->graph, r->checks, r->check_every, r->iterations_run, r->iterations, r->kernel_seconds);
 }
 
-/* A solve on the persistent path against the graph path: the same status and count (fp32: count
- * within 1), x within x_tol plus the two solutions' own distance to ones when err_scaled (b =
+/* A solve on the persistent path against the graph path: the same status, the count within 1,
+ * x within x_tol plus the two solutions' own distance to ones when err_scaled (b =
  * A*ones); then a second persistent run with the same bits (x, history, residual, reason). */
 static void compare_paths(spx_ctx *ctx, const char *name, const spx_csr *A, cfg c, double x_tol, int err_scaled)
 {
@@ -187,7 +187,10 @@ static void compare_paths(spx_ctx *ctx, const char *name, const spx_csr *A, cfg 
     solve(ctx, A, &c, p);
     solve(ctx, A, &c, q);
     check_persistent_fields(what, p);
-    const int slack = c.precision == SPX_FP32;
+    /* the sums' order differs between the paths, so a solve whose residual crosses the tolerance
+     * within rounding stops one iteration apart (H100, 2026-12-07: bcsstk15 + Jacobi, persistent
+     * 519, graph 520, CuPy 519) */
+    const int slack = 1;
     CHECK_MSG(g->st == SPX_OK && g->r.path == SPX_SOLVE_PATH_GRAPH && p->r.status == g->r.status &&
                   abs(p->r.iterations - g->r.iterations) <= slack,
               "%s: persistent %s after %d (%s), graph %s after %d", what, spx_solve_status_str(p->r.status), p->r.iterations,
@@ -206,7 +209,8 @@ static void compare_paths(spx_ctx *ctx, const char *name, const spx_csr *A, cfg 
                   !memcmp(p->history, q->history, (size_t)p->r.history_len * sizeof(double)),
               "%s: two persistent runs differ (%d / %d iterations, history %d / %d)", what, p->r.iterations, q->r.iterations,
               p->r.history_len, q->r.history_len);
-    CHECK_MSG(p->r.history_len == g->r.history_len && p->history[p->r.iterations] == p->r.rel_residual &&
+    CHECK_MSG(p->r.history_len - g->r.history_len == p->r.iterations - g->r.iterations &&
+                  p->history[p->r.iterations] == p->r.rel_residual &&
                   p->history[0] == g->history[0],
               "%s: history of %d entries (graph %d), last %.3e for %.3e", what, p->r.history_len, g->r.history_len,
               p->history[p->r.iterations], p->r.rel_residual);

@@ -3,6 +3,7 @@
  * third), with its buffer sizing and preprocessing done at plan time and nothing allocated per
  * call; and cusparseSpMM (CSR_ALG1, ALG2 or ALG3 by the plan's algorithm), sized and
  * preprocessed on the first call of a (k, layout, leading dimensions) and kept for the next. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -319,6 +320,26 @@ static spx_status mm_setup(spx_ctx *ctx, cusparse_dev *d, const spx_spmm_args *a
     return SPX_OK;
 }
 
+/* Bytes to which CSR_ALG3's row-major kernel aligns its loads of X and Y (measured: on an H100,
+ * CUDA 13, csrmm_v3_kernel reads 16 bytes at a time and faults with cudaErrorMisalignedAddress on
+ * fp64 blocks whose lines are 88 bytes apart, bench/results/2026-12-08-nvidia-h100-session). */
+#define CUSPARSE_ALG3_ROW_ALIGN 16
+
+/* SPX_OK, or SPX_ERR_UNSUPPORTED naming why, when a's blocks are ones CSR_ALG3 reads out of
+ * alignment (row-major lines or base pointers not on CUSPARSE_ALG3_ROW_ALIGN bytes). */
+static spx_status alg3_alignment(spx_ctx *ctx, const cusparse_dev *d, const spx_spmm_args *a)
+{
+    if (d->alg != 3 || a->layout != SPX_DENSE_ROW_MAJOR) return SPX_OK;
+    const uint64_t align = CUSPARSE_ALG3_ROW_ALIGN, vb = (uint64_t)spx_precision_bytes(d->prec);
+    const int lines_ok = ((uint64_t)a->ldx * vb) % align == 0 && ((uint64_t)a->ldy * vb) % align == 0;
+    const int base_ok = (uintptr_t)a->x % align == 0 && (uintptr_t)a->y % align == 0;
+    if (lines_ok && base_ok) return SPX_OK;
+    return spx_fail(ctx, SPX_ERR_UNSUPPORTED,
+                    "cuSPARSE SpMM CSR_ALG3 does not take row-major blocks off %d-byte boundaries (ld %lld and %lld "
+                    "of %d-byte values, or the data): its kernel reads %d bytes at a time and faults there",
+                    (int)align, (long long)a->ldx, (long long)a->ldy, (int)vb, (int)align);
+}
+
 /* Y = a*A*X + b*Y through cusparseSpMM on the context's stream (set up on the first call of a
  * configuration, then reused: only the blocks' pointers are set per call). */
 static spx_status cusparse_spmm(spx_ctx *ctx, void *dev, const spx_spmm_args *a)
@@ -331,7 +352,8 @@ static spx_status cusparse_spmm(spx_ctx *ctx, void *dev, const spx_spmm_args *a)
     scalars ab;
     scalars_of(d, &a->alpha, &a->beta, &ab);
     const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    spx_status s = bind_stream(ctx, d);
+    spx_status s = alg3_alignment(ctx, d, a);
+    if (!s) s = bind_stream(ctx, d);
     if (!s && !mm_same(d, a)) s = mm_setup(ctx, d, a, ab.a, ab.b);
     if (s) return s;
     SPX_CUSPARSE_RET(ctx, cusparseDnMatSetValues(d->X, (void *)a->x));
