@@ -18,17 +18,15 @@
 #define SOLVE_TAIL_DIV 8
 
 /* The persistent path (issue 49): `auto` takes it for CG and BiCGSTAB on a csr plan of at most
- * this many nonzeros. A prediction, not measured (for CG; BiCGSTAB's 5 barriers against ~7 nodes
- * move it the same way): an iteration of the graph path is ~4 kernel nodes
- * (the SpMV, pq, r, xp) at ~2-3 us of launch and drain each on an H100 even when replayed,
- * against the persistent kernel's SpMV and vector work plus 3 grid-wide barriers at ~1-2 us
- * each (cooperative groups' grid.sync with a full grid); the barriers win while the
- * iteration's own work is a few microseconds, i.e. on small matrices. 2^21 nonzeros (~25 MB of
- * fp64 CSR, half the H100's L2, so the matrix stays there between iterations; csr's sliced
- * rule uses the same bound) is where the SpMV's ~10 us of work makes the nodes' cost a few
- * percent either way. To be replaced by the crossover `spx solve --solver-path graph` and
- * `persistent` measure (the gpu-check stage solvepersist). */
-#define SOLVE_PERSIST_MAX_NNZ ((int64_t)1 << 21)
+ * this many nonzeros. Measured for CG on an H100 (bench/results/2026-12-08-nvidia-h100-session, call 1:
+ * spx solve --solver-path graph and persistent, time per iteration, the graph's capture left
+ * out): the persistent kernel was faster on every matrix tried, from bcsstk15 (118k nonzeros:
+ * 15.1 against 24.3 us) through stencil27 n=60 (5.6M: 51 against 127 us) to poisson3d n=100
+ * (6.9M: 68.5 against 90.2 us, where the one kernel's csr SpMV still beats the graph's tuned
+ * csr kernel plus its nodes). 2^23 covers what was measured; past it (poisson3d n=150, 23M)
+ * the tuned SpMV kernels may win, untried. BiCGSTAB (5 barriers against ~7 nodes) is taken
+ * alike, unmeasured. */
+#define SOLVE_PERSIST_MAX_NNZ ((int64_t)1 << 23)
 /* Threads a block of the persistent kernel: the step kernels' SPX_VEC_BLOCK (the reductions'
  * tree is written for it); a guess, not measured against 512 or 1024. */
 #define SOLVE_PERSIST_BLOCK 256
