@@ -70,6 +70,16 @@ SPGEMM_AREAS = [  # (key, title, suite file, transpose_b)
 
 # ---------------------------------------------------------------- reading the results
 
+def commit_beside(path):
+    """The commit a device call's commit.txt (beside the JSON) names, else "unknown"."""
+    try:
+        with open(os.path.join(os.path.dirname(path), "commit.txt")) as f:
+            text = f.read().strip()
+    except OSError:
+        return "unknown"
+    return text if re.fullmatch(r"[0-9a-f]{7,40}", text) else "unknown"
+
+
 class Run:
     """One JSON file of a results folder."""
 
@@ -85,7 +95,7 @@ class Run:
         self.device = device_of(self.env, folder)
         commit = str(self.env.get("git_commit") or "")
         m = re.search(r"-([0-9a-f]{7,12})(?:-|$)", folder)
-        self.commit = commit if commit and commit != "unknown" else (m.group(1) if m else "unknown")
+        self.commit = commit if commit and commit != "unknown" else (m.group(1) if m else commit_beside(path))
 
     def key(self):
         """The order "newest" takes: day, merged runs first, time stamp, path."""
@@ -430,15 +440,24 @@ def spgemm_section(run, title, suite, tb, img):
 
 # ---------------------------------------------------------------- solvers, distributed, peers
 
+def auto_path(r):
+    """Whether a solve_cupy_check row ran the path `auto` takes: no path asked, `auto`, or
+    `persistent` (auto's path on every csr plan the script's matrices get since 2026-12-08;
+    a row forced onto the graph path is a comparison, not what a user gets)."""
+    return r.get("path_asked", "auto") in ("auto", "persistent")
+
+
 def solver_pick(runs):
-    """The newest scripts/solve_cupy_check.py JSON."""
-    return newest([r for r in runs if r.results and all("cupy_iter_s" in x and "spx_iter_s" in x for x in r.results)])
+    """The newest scripts/solve_cupy_check.py JSON with rows on auto's path."""
+    return newest([r for r in runs if r.results and all("cupy_iter_s" in x and "spx_iter_s" in x for x in r.results)
+                   and any(auto_path(x) for x in r.results)])
 
 
 def solver_rows(run):
-    """[(matrix, CuPy's time per iteration / spx's)] over the solves both converged."""
+    """[(matrix, CuPy's time per iteration / spx's)] over auto's path's solves both converged."""
     return [(r["matrix"], r["cupy_iter_s"] / r["spx_iter_s"]) for r in run.results
-            if r.get("spx_converged") and r.get("cupy_converged") and r.get("spx_iter_s") and r.get("cupy_iter_s")]
+            if auto_path(r) and r.get("spx_converged") and r.get("cupy_converged") and r.get("spx_iter_s")
+            and r.get("cupy_iter_s")]
 
 
 def solver_section(run):
@@ -448,10 +467,10 @@ def solver_section(run):
              "(`scripts/solve_cupy_check.py`: CG to 1e-8, b = A·ones, x0 = 0; spx with `--format auto`, CuPy's "
              "`cupyx.scipy.sparse.linalg.cg` on the same matrix; time per iteration, CUDA events around the "
              "whole solve).", "",
-             "| matrix | rows | nnz | spx format | iterations spx / CuPy | spx ms/it | CuPy ms/it | CuPy / spx |",
+             "| matrix | rows | nnz | spx format (path) | iterations spx / CuPy | spx ms/it | CuPy ms/it | CuPy / spx |",
              "|---|---|---|---|---|---|---|---|"]
-    for r in run.results:
-        lines.append(f"| {r['matrix']} | {r.get('rows')} | {r.get('nnz')} | {r.get('spx_format')} | "
+    for r in filter(auto_path, run.results):
+        lines.append(f"| {r['matrix']} | {r.get('rows')} | {r.get('nnz')} | {r.get('spx_format')} ({r.get('spx_path', '-')}) | "
                      f"{r.get('spx_iterations')} / {r.get('cupy_iterations')} | {r['spx_iter_s'] * 1e3:.3f} | "
                      f"{r['cupy_iter_s'] * 1e3:.3f} | {x(r['cupy_iter_s'] / r['spx_iter_s'])} |")
     g, lo, arg = ratio_stats(solver_rows(run))
@@ -763,7 +782,7 @@ def solver_summary(solver):
     if not solver:
         return [], []
     g, lo, _ = ratio_stats(solver_rows(solver))
-    return ([["Solvers, CG", f"time per iteration, {len(solver_rows(solver))} Laplacians, spx (`auto`) vs CuPy's cg, fp64",
+    return ([["Solvers, CG", f"time per iteration, {len(solver_rows(solver))} matrices, spx (`auto`'s path) vs CuPy's cg, fp64",
               f"**{x(g)}** vs CuPy (min {x(lo)})", "CuPy is the peer (cuSPARSE inside)", when(solver),
               f"[solvers]({PAGE}#{slug('Solvers: CG against CuPy')})"]], [("CG vs CuPy, per iteration", g)])
 
