@@ -6,6 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# ctest runs $jobs tests at once, each with OpenMP teams: idle OpenMP threads that spin
+# (libgomp's default) take the cores the other tests need on a small machine; passive waits keep
+# CI's time (2 cores) from growing with every OpenMP test. The tests assert no timing.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 bash scripts/build.sh
 echo "== tests (Release, -Werror) =="
 ctest --test-dir build --output-on-failure -j"$jobs"
