@@ -44,11 +44,15 @@ static void check_rule(const char *what, const solve_path_facts *f, spx_solve_pa
 static void test_rule(void)
 {
     solve_path_facts f = good_facts(SPX_SOLVE_PATH_AUTO);
-    check_rule("auto, small csr", &f, SPX_SOLVE_PATH_PERSISTENT, "auto: csr, 117816 nonzeros <= 2097152 (62 blocks");
+    char want[96];
+    snprintf(want, sizeof want, "auto: csr, 117816 nonzeros <= %lld (62 blocks", (long long)SOLVE_PERSIST_MAX_NNZ);
+    check_rule("auto, small csr", &f, SPX_SOLVE_PATH_PERSISTENT, want);
     f.nnz = SOLVE_PERSIST_MAX_NNZ;
     check_rule("auto at the bound", &f, SPX_SOLVE_PATH_PERSISTENT, "auto: csr");
     f.nnz = SOLVE_PERSIST_MAX_NNZ + 1;
-    check_rule("auto past the bound", &f, SPX_SOLVE_PATH_GRAPH, "auto: 2097153 nonzeros > 2097152");
+    snprintf(want, sizeof want, "auto: %lld nonzeros > %lld", (long long)SOLVE_PERSIST_MAX_NNZ + 1,
+             (long long)SOLVE_PERSIST_MAX_NNZ);
+    check_rule("auto past the bound", &f, SPX_SOLVE_PATH_GRAPH, want);
     f = good_facts(SPX_SOLVE_PATH_AUTO);
     f.check_every = 5;
     check_rule("auto, check_every 5", &f, SPX_SOLVE_PATH_GRAPH, "check_every 5 asks for the host's reads every 5");

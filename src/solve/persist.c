@@ -81,7 +81,7 @@ spx_solve_path solve_path_choose(const solve_path_facts *f, char *why, size_t le
         return SPX_SOLVE_PATH_GRAPH;
     }
     if (f->nnz > SOLVE_PERSIST_MAX_NNZ) {
-        snprintf(why, len, "auto: %lld nonzeros > %lld, where the launches' cost is predicted to matter little",
+        snprintf(why, len, "auto: %lld nonzeros > %lld, past the sizes where the kernel was measured faster",
                  (long long)f->nnz, (long long)SOLVE_PERSIST_MAX_NNZ);
         return SPX_SOLVE_PATH_GRAPH;
     }
