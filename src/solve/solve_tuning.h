@@ -18,15 +18,15 @@
 #define SOLVE_TAIL_DIV 8
 
 /* The persistent path (issue 49): `auto` takes it for CG and BiCGSTAB on a csr plan of at most
- * this many nonzeros. Measured for CG on an H100 (bench/results/2026-12-08-nvidia-h100-session, call 1:
- * spx solve --solver-path graph and persistent, time per iteration, the graph's capture left
- * out): the persistent kernel was faster on every matrix tried, from bcsstk15 (118k nonzeros:
- * 15.1 against 24.3 us) through stencil27 n=60 (5.6M: 51 against 127 us) to poisson3d n=100
- * (6.9M: 68.5 against 90.2 us, where the one kernel's csr SpMV still beats the graph's tuned
- * csr kernel plus its nodes). 2^23 covers what was measured; past it (poisson3d n=150, 23M)
- * the tuned SpMV kernels may win, untried. BiCGSTAB (5 barriers against ~7 nodes) is taken
- * alike, unmeasured. */
-#define SOLVE_PERSIST_MAX_NNZ ((int64_t)1 << 23)
+ * this many nonzeros. Measured for CG on an H100 (bench/results/2026-12-08-nvidia-h100-session,
+ * call 1, one solve per process): per iteration the kernel beat the graph path on every matrix
+ * (bcsstk15 15.1 against 24.3 us; poisson3d n=100 68.5 against 90.2), but the whole solve call
+ * carried ~13-18 ms outside the kernel, not yet attributed (the module's first load is the
+ * suspect), so per iteration of the whole call the graph path won on 5 of 6 matrices (bcsstk15
+ * 25.3 against 49.7 us; poisson3d n=100 93 against 133). Until that cost is found, the bound
+ * stays at the first prediction, 2^21 (~25 MB of fp64 CSR, half the H100's L2; csr's sliced
+ * rule uses the same), rather than the 2^23 the kernel times alone suggested. */
+#define SOLVE_PERSIST_MAX_NNZ ((int64_t)1 << 21)
 /* Threads a block of the persistent kernel: the step kernels' SPX_VEC_BLOCK (the reductions'
  * tree is written for it); a guess, not measured against 512 or 1024. */
 #define SOLVE_PERSIST_BLOCK 256
